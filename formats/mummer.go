@@ -1,0 +1,84 @@
+package formats
+
+import (
+	"bufio"
+	"strconv"
+)
+
+// MummerWriter writes MUMmer 3.23's text output: a header line per query sequence and strand,
+// then one line per match, optionally followed by the matching substring.
+type MummerWriter struct {
+	W          *bufio.Writer
+	RefNames   []string // reference record names
+	FourColumn bool     // name column: the reference has several records, or -F
+	ShowLen    bool     // -L
+	ShowString bool     // -s
+	maxName    int
+	buf        []byte
+}
+
+// NewMummerWriter returns a writer for matches against a reference with the given record names.
+func NewMummerWriter(w *bufio.Writer, refNames []string, forceFour, showLen, showString bool) *MummerWriter {
+	m := &MummerWriter{W: w, RefNames: refNames, ShowLen: showLen, ShowString: showString}
+	m.FourColumn = forceFour || len(refNames) > 1
+	for _, n := range refNames {
+		m.maxName = max(m.maxName, len(n))
+	}
+	return m
+}
+
+// Header writes "> NAME[ Reverse][  Len = N]".
+func (m *MummerWriter) Header(name []byte, reverse bool, length int) error {
+	b := append(m.buf[:0], "> "...)
+	b = append(b, name...)
+	if reverse {
+		b = append(b, " Reverse"...)
+	}
+	if m.ShowLen {
+		b = append(b, "  Len = "...)
+		b = strconv.AppendInt(b, int64(length), 10)
+	}
+	b = append(b, '\n')
+	m.buf = b
+	_, err := m.W.Write(b)
+	return err
+}
+
+// Match writes one match line: rec and refPos (1-based, within the record) are the reference
+// side, queryPos the 1-based query position as it is to be printed. substr, when ShowString is on,
+// is the matched reference text, written on the next line.
+func (m *MummerWriter) Match(rec, refPos, queryPos, length int, substr []byte) error {
+	b := m.buf[:0]
+	if m.FourColumn {
+		name := m.RefNames[rec]
+		b = append(b, ' ', ' ')
+		b = append(b, name...)
+		for i := len(name); i < m.maxName; i++ {
+			b = append(b, ' ')
+		}
+		b = append(b, ' ', ' ')
+	}
+	b = appendPadded(b, refPos)
+	b = append(b, ' ', ' ')
+	b = appendPadded(b, queryPos)
+	b = append(b, ' ', ' ')
+	b = appendPadded(b, length)
+	b = append(b, '\n')
+	if m.ShowString {
+		b = append(b, substr...)
+		b = append(b, '\n')
+	}
+	m.buf = b
+	_, err := m.W.Write(b)
+	return err
+}
+
+// appendPadded appends v as C's "%8d" does.
+func appendPadded(b []byte, v int) []byte {
+	var tmp [20]byte
+	d := strconv.AppendInt(tmp[:0], int64(v), 10)
+	for i := len(d); i < 8; i++ {
+		b = append(b, ' ')
+	}
+	return append(b, d...)
+}
