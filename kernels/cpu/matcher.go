@@ -1,0 +1,311 @@
+package cpu
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// Backend is the pure-Go compute backend. It is always available.
+type Backend struct{}
+
+// Name returns "cpu".
+func (Backend) Name() string { return "cpu" }
+
+// Close does nothing; the CPU holds no device state.
+func (Backend) Close() error { return nil }
+
+// NewMatcher indexes ref for matching with opts.
+func (Backend) NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions) (kernels.Matcher, error) {
+	return NewMatcher(ref, opts, 1)
+}
+
+// Matcher matches query batches against the pages of one reference.
+type Matcher struct {
+	ref   *kernels.Reference
+	opts  kernels.MatchOptions
+	pages []*Page
+	pool  sync.Pool // *scratch
+}
+
+type scratch struct {
+	best []candidate
+	tmp  []kernels.Match
+}
+
+// candidate is the best match found so far at one query position across pages (MumReference).
+type candidate struct {
+	len   int32
+	count int32
+	ref   int32
+}
+
+// Overlap returns how far a page's window runs past the positions it owns: enough that every
+// owned position has at least minLen bases of window text.
+func Overlap(minLen int) int { return minLen }
+
+// PageBounds cuts a text of length n into pages of size pageSize (0: one page) and returns the
+// start, owned end and window end of each.
+func PageBounds(n, pageSize, minLen int) [][3]int {
+	if pageSize <= 0 || pageSize >= n {
+		return [][3]int{{0, n, n}}
+	}
+	var b [][3]int
+	for s := 0; s < n; s += pageSize {
+		e := min(s+pageSize, n)
+		b = append(b, [3]int{s, e, min(e+Overlap(minLen), n)})
+	}
+	return b
+}
+
+// NewMatcher builds the page indexes of ref, building up to threads pages at once.
+func NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions, threads int) (*Matcher, error) {
+	if err := opts.Validate(ref); err != nil {
+		return nil, err
+	}
+	bounds := PageBounds(len(ref.Text), opts.PageSize, opts.MinLen)
+	m := &Matcher{ref: ref, opts: opts, pages: make([]*Page, len(bounds))}
+	threads = max(1, threads)
+	sem := make(chan struct{}, threads)
+	var wg sync.WaitGroup
+	for i, b := range bounds {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			m.pages[i] = NewPage(ref.Text, ref.Alpha.Size, b[0], b[1], b[2])
+			<-sem
+		}()
+	}
+	wg.Wait()
+	m.pool.New = func() any { return new(scratch) }
+	return m, nil
+}
+
+// Pages returns the page indexes.
+func (m *Matcher) Pages() []*Page { return m.pages }
+
+// Close releases nothing; the indexes are garbage collected.
+func (m *Matcher) Close() error { return nil }
+
+// Match appends the matches of every segment of b to res.
+func (m *Matcher) Match(b *kernels.Batch, res *kernels.Result) error {
+	sc := m.pool.Get().(*scratch)
+	defer m.pool.Put(sc)
+	for _, sg := range b.Segs {
+		q := b.Codes[sg.Off : sg.Off+sg.Len]
+		start := len(res.Matches)
+		switch {
+		case m.opts.Mode == kernels.MaxMatch:
+			for _, p := range m.pages {
+				res.Matches = p.maxMatches(q, sg.From, sg.To, m.opts.MinLen, res.Matches)
+			}
+			sortMatches(res.Matches[start:], len(m.pages) == 1)
+		case len(m.pages) == 1:
+			res.Matches = m.pages[0].uniqueMatches(q, sg.From, sg.To, m.opts.MinLen, res.Matches)
+			slices.Reverse(res.Matches[start:])
+		default:
+			res.Matches = m.uniqueMatchesPaged(sc, q, sg.From, sg.To, res.Matches)
+		}
+		res.Ends = append(res.Ends, len(res.Matches))
+	}
+	return nil
+}
+
+// sortMatches puts matches in (Query, Ref) order. A single page emits them by descending query
+// position, so reversing leaves only runs of equal positions to sort.
+func sortMatches(ms []kernels.Match, descendingByQuery bool) {
+	if !descendingByQuery {
+		slices.SortFunc(ms, cmpMatch)
+		return
+	}
+	slices.Reverse(ms)
+	for i := 0; i < len(ms); {
+		j := i + 1
+		for j < len(ms) && ms[j].Query == ms[i].Query {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(ms[i:j], cmpMatch)
+		}
+		i = j
+	}
+}
+
+func cmpMatch(a, b kernels.Match) int {
+	if a.Query != b.Query {
+		return int(a.Query) - int(b.Query)
+	}
+	return int(a.Ref) - int(b.Ref)
+}
+
+// maxMatches appends, by descending query position, every maximal match of length >= minLen
+// that starts at a position in [from, to) of q and at a reference position this page owns.
+func (p *Page) maxMatches(q []byte, from, to, minLen int, out []kernels.Match) []kernels.Match {
+	lo, hi, m := p.startState(q, to)
+	for pos := to - 1; pos >= from; pos-- {
+		lo, hi, m = p.extend(lo, hi, m, q[pos])
+		if m < minLen {
+			continue
+		}
+		prev := byte(kernels.CodeNone)
+		if pos > 0 {
+			prev = q[pos-1]
+		}
+		out = p.emitRows(lo, hi, m, prev, q, pos, out)
+		// Rows of the enclosing intervals match exactly as long as their interval's depth.
+		a, b := lo, hi
+		for {
+			d := max(p.lcp[a], p.lcp[b])
+			if int(d) < minLen {
+				break
+			}
+			na, nb := p.prevSmaller(a, d), p.nextSmaller(b, d)
+			out = p.emitRows(na, a, int(d), prev, q, pos, out)
+			out = p.emitRows(b, nb, int(d), prev, q, pos, out)
+			a, b = na, nb
+		}
+	}
+	return out
+}
+
+// emitRows appends the left-maximal owned matches among rows [a, b), each matching d symbols of
+// q[pos:] inside the window.
+func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, out []kernels.Match) []kernels.Match {
+	if a >= b {
+		return out
+	}
+	checkPrev := prev >= kernels.FirstCode
+	if checkPrev && p.occ.Rank(prev, b)-p.occ.Rank(prev, a) == b-a {
+		return out // every row is preceded by prev: none is left-maximal
+	}
+	for k := a; k < b; k++ {
+		if checkPrev && p.occ.Symbol(k) == prev {
+			continue
+		}
+		s := int(p.sa[k])
+		g := p.Start + s
+		if g >= p.End {
+			continue
+		}
+		if s == 0 && !p.leftMaximal(s, q, pos) {
+			continue
+		}
+		out = append(out, kernels.Match{Ref: int32(g), Query: int32(pos), Len: int32(d + p.runOn(s, d, q, pos))})
+	}
+	return out
+}
+
+// uniqueMatches appends, by descending query position, the MumReference matches of positions
+// [from, to) of q: the longest match, when it occurs once in the reference and is left-maximal.
+// The page must cover the whole reference.
+func (p *Page) uniqueMatches(q []byte, from, to, minLen int, out []kernels.Match) []kernels.Match {
+	lo, hi, m := p.startState(q, to)
+	for pos := to - 1; pos >= from; pos-- {
+		lo, hi, m = p.extend(lo, hi, m, q[pos])
+		if m < minLen || hi-lo != 1 {
+			continue
+		}
+		s := int(p.sa[lo])
+		if pos > 0 && s > 0 {
+			if prev := q[pos-1]; prev >= kernels.FirstCode && p.occ.Symbol(lo) == prev {
+				continue
+			}
+		}
+		out = append(out, kernels.Match{Ref: int32(s), Query: int32(pos), Len: int32(m)})
+	}
+	return out
+}
+
+// pageBest finds, at one query position with window match state (lo, hi, m), the longest match
+// over the reference positions this page owns, and how many owned positions reach that length.
+func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen int) candidate {
+	var c candidate
+	owned := p.End - p.Start
+	if hi-lo > p.n-owned+1 {
+		c = candidate{len: int32(m), count: 2} // more occurrences than the overlap can hold
+	} else {
+		for k := lo; k < hi; k++ {
+			if s := int(p.sa[k]); s < owned {
+				c.count++
+				c.ref = int32(p.Start + s)
+			}
+		}
+		if c.count > 0 {
+			c.len = int32(m)
+		}
+	}
+	if p.WinEnd == len(p.text) {
+		return c
+	}
+	// Matches cut short by the window's end: the only row at depth d that can run on is the
+	// suffix of length d, which sorts first in its interval.
+	consider := func(k, d int) {
+		s := int(p.sa[k])
+		if s != p.n-d || s >= owned {
+			return
+		}
+		full := int32(d + p.runOn(s, d, q, pos))
+		switch {
+		case full > c.len:
+			c = candidate{len: full, count: 1, ref: int32(p.Start + s)}
+		case full == c.len && full > int32(d):
+			c.count++
+		}
+	}
+	if c.count > 0 {
+		consider(lo, m)
+	}
+	a, b := lo, hi
+	for {
+		d := max(p.lcp[a], p.lcp[b])
+		if int(d) < minLen || p.n-int(d) >= owned {
+			break
+		}
+		a, b = p.prevSmaller(a, d), p.nextSmaller(b, d)
+		consider(a, int(d))
+	}
+	return c
+}
+
+// uniqueMatchesPaged is uniqueMatches over several pages: the longest match at each position is
+// the longest over the pages, and it is unique when exactly one owned position reaches it.
+func (m *Matcher) uniqueMatchesPaged(sc *scratch, q []byte, from, to int, out []kernels.Match) []kernels.Match {
+	minLen := m.opts.MinLen
+	best := slices.Grow(sc.best[:0], to-from)[:to-from]
+	clear(best)
+	for _, p := range m.pages {
+		lo, hi, d := p.startState(q, to)
+		for pos := to - 1; pos >= from; pos-- {
+			lo, hi, d = p.extend(lo, hi, d, q[pos])
+			if d < minLen {
+				continue
+			}
+			c := p.pageBest(q, pos, lo, hi, d, minLen)
+			b := &best[pos-from]
+			switch {
+			case c.count == 0:
+			case c.len > b.len:
+				*b = c
+			case c.len == b.len:
+				b.count += c.count
+			}
+		}
+	}
+	sc.best = best
+	text := m.ref.Text
+	for i, b := range best {
+		if int(b.len) < minLen || b.count != 1 {
+			continue
+		}
+		pos := from + i
+		if pos > 0 && b.ref > 0 {
+			if prev := q[pos-1]; prev >= kernels.FirstCode && text[b.ref-1] == prev {
+				continue
+			}
+		}
+		out = append(out, kernels.Match{Ref: b.ref, Query: int32(pos), Len: b.len})
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+package cpu
+
+import (
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// naiveMatches computes the matches of q against ref by brute force, in (Query, Ref) order.
+func naiveMatches(text, q []byte, mode kernels.Mode, minLen int) []kernels.Match {
+	lcp := func(r, p int) int {
+		k := 0
+		for r+k < len(text) && p+k < len(q) && q[p+k] >= kernels.FirstCode && text[r+k] == q[p+k] {
+			k++
+		}
+		return k
+	}
+	leftMax := func(r, p int) bool {
+		return p == 0 || r == 0 || q[p-1] < kernels.FirstCode || text[r-1] != q[p-1]
+	}
+	var out []kernels.Match
+	for p := range q {
+		if mode == kernels.MaxMatch {
+			for r := range text {
+				if l := lcp(r, p); l >= minLen && leftMax(r, p) {
+					out = append(out, kernels.Match{Ref: int32(r), Query: int32(p), Len: int32(l)})
+				}
+			}
+			continue
+		}
+		best, count, at := 0, 0, 0
+		for r := range text {
+			l := lcp(r, p)
+			switch {
+			case l > best:
+				best, count, at = l, 1, r
+			case l == best && l > 0:
+				count++
+			}
+		}
+		if best >= minLen && count == 1 && leftMax(at, p) {
+			out = append(out, kernels.Match{Ref: int32(at), Query: int32(p), Len: int32(best)})
+		}
+	}
+	return out
+}
+
+func randomDNA(rng *rand.Rand, n int, alpha string) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alpha[rng.Intn(len(alpha))]
+	}
+	return b
+}
+
+// mutate copies s with substitutions and pasted repeats so that long matches and repeats occur.
+func mutate(rng *rand.Rand, s []byte, rate float64) []byte {
+	out := slices.Clone(s)
+	for i := range out {
+		if rng.Float64() < rate {
+			out[i] = "acgtn"[rng.Intn(5)]
+		}
+	}
+	return out
+}
+
+func TestMatcherAgainstNaive(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	total := 0
+	for iter := 0; iter < 300; iter++ {
+		b := kernels.NewReferenceBuilder(iter%5 == 0)
+		nrec := 1 + rng.Intn(3)
+		var all []byte
+		for r := 0; r < nrec; r++ {
+			s := randomDNA(rng, rng.Intn(300), "acgt")
+			if len(all) > 20 && rng.Intn(2) == 0 {
+				k := rng.Intn(len(all) - 10)
+				s = append(s, all[k:k+rng.Intn(len(all)-k)]...)
+			}
+			if rng.Intn(4) == 0 {
+				s = append(s, "nnnnnnnnnn"...)
+			}
+			all = append(all, s...)
+			b.Add(fmt.Sprint("r", r), s)
+		}
+		ref, err := b.Build()
+		if err != nil {
+			continue
+		}
+		src := mutate(rng, all, 0.03)
+		if len(src) > 50 && rng.Intn(2) == 0 {
+			src = src[rng.Intn(len(src)/2):]
+		}
+		q := kernels.EncodeQuery(nil, src, &ref.Alpha, rng.Intn(2) == 0, iter%5 == 0)
+		minLen := 1 + rng.Intn(25)
+		for _, mode := range []kernels.Mode{kernels.MaxMatch, kernels.MumReference} {
+			want := naiveMatches(ref.Text, q, mode, minLen)
+			total += len(want)
+			for _, ps := range []int{0, 37, 150} {
+				m, err := NewMatcher(ref, kernels.MatchOptions{Mode: mode, MinLen: minLen, PageSize: ps}, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, cut := range []int{len(q), 1 + len(q)/3} {
+					batch := &kernels.Batch{Codes: q}
+					for f := 0; f < len(q); f += cut {
+						batch.Segs = append(batch.Segs, kernels.Segment{Off: 0, Len: len(q), From: f, To: min(f+cut, len(q))})
+					}
+					var res kernels.Result
+					if err := m.Match(batch, &res); err != nil {
+						t.Fatal(err)
+					}
+					got := res.Matches
+					if got == nil {
+						got = []kernels.Match{}
+					}
+					if want == nil {
+						want = []kernels.Match{}
+					}
+					if !slices.Equal(got, want) {
+						t.Fatalf("iter %d mode %v minLen %d page %d cut %d:\n got %v\nwant %v", iter, mode, minLen, ps, cut, got, want)
+					}
+				}
+			}
+		}
+	}
+	if total < 1000 {
+		t.Fatalf("only %d matches compared: the generator makes too few", total)
+	}
+	t.Logf("%d matches compared", total)
+}

@@ -1,0 +1,254 @@
+package cpu
+
+import (
+	"sort"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// Page is the index of one window of the reference text: text[Start:WinEnd], of which the positions
+// [Start, End) are owned by this page (a match is reported by the page that owns its reference
+// start). The window runs past End by an overlap so that every owned position has at least the
+// minimum match length of text in the window; matches that run off the window are extended
+// against the full text.
+//
+// The index is an FM-index with the full suffix array and LCP array: backward search gives, for
+// every query position, the suffix-array interval of its longest match (matching statistics), the
+// LCP array gives the enclosing intervals of shorter matches, and the BWT gives left-maximality
+// without touching the suffix array.
+type Page struct {
+	Start, End, WinEnd int
+
+	text []byte // the full reference text (codes)
+	w    []byte // text[Start:WinEnd]
+	n    int    // len(w)
+	sa   []int32
+	lcp  []int32 // lcp[k] = lcp(row k-1, row k); lcp[0] = lcp[n+1] = 0
+	occ  *Occ
+	c    [256]int // c[x] = first row whose suffix starts with x
+	min1 []int32  // min of lcp over each block of 64
+	min2 []int32  // min of min1 over each block of 64
+}
+
+// NewPage indexes text[start:winEnd], owning [start, end).
+func NewPage(text []byte, sigma, start, end, winEnd int) *Page {
+	w := text[start:winEnd]
+	n := len(w)
+	p := &Page{Start: start, End: end, WinEnd: winEnd, text: text, w: w, n: n}
+	// Row 0 is the empty suffix (the virtual end of text), so that LF-mapping is total.
+	p.sa = make([]int32, n+1)
+	p.sa[0] = int32(n)
+	SuffixArray(w, p.sa[1:])
+	p.lcp = make([]int32, n+2)
+	LCP(w, p.sa[1:], p.lcp[1:n+1])
+	p.lcp[1] = 0
+	p.lcp[0], p.lcp[n+1] = 0, 0
+
+	var counts [256]int
+	for _, x := range w {
+		counts[x]++
+	}
+	p.c[0] = 1
+	for x := 1; x < 256; x++ {
+		p.c[x] = p.c[x-1] + counts[x-1]
+	}
+	if sigma < 2 {
+		sigma = 2
+	}
+	p.occ = NewOcc(func(i int) byte {
+		s := p.sa[i]
+		if s == 0 {
+			return kernels.CodeEnd
+		}
+		return w[s-1]
+	}, n+1, sigma)
+	p.min1 = blockMins(p.lcp)
+	p.min2 = blockMins(p.min1)
+	return p
+}
+
+func blockMins(a []int32) []int32 {
+	m := make([]int32, (len(a)+63)/64)
+	for b := range m {
+		lo, hi := b*64, min(b*64+64, len(a))
+		v := a[lo]
+		for _, x := range a[lo+1 : hi] {
+			v = min(v, x)
+		}
+		m[b] = v
+	}
+	return m
+}
+
+// Bytes returns the memory the page's index holds (the shared text not counted).
+func (p *Page) Bytes() int {
+	return 4*(len(p.sa)+len(p.lcp)+len(p.min1)+len(p.min2)) + p.occ.Bytes()
+}
+
+// prevSmaller returns the largest k' <= k with lcp[k'] < d (d >= 1).
+func (p *Page) prevSmaller(k int, d int32) int {
+	lcp := p.lcp
+	i := k
+	for {
+		if lcp[i] < d {
+			return i
+		}
+		if i&63 == 0 {
+			break
+		}
+		i--
+	}
+	b := i>>6 - 1
+	for p.min1[b] >= d {
+		if b&63 == 0 {
+			s := b>>6 - 1
+			for p.min2[s] >= d {
+				s--
+			}
+			b = s*64 + 63
+			for p.min1[b] >= d {
+				b--
+			}
+			break
+		}
+		b--
+	}
+	for i = b*64 + 63; lcp[i] >= d; i-- {
+	}
+	return i
+}
+
+// nextSmaller returns the smallest k' >= k with lcp[k'] < d (d >= 1).
+func (p *Page) nextSmaller(k int, d int32) int {
+	lcp := p.lcp
+	i := k
+	for {
+		if lcp[i] < d {
+			return i
+		}
+		i++
+		if i&63 == 0 {
+			break
+		}
+	}
+	b := i >> 6
+	for p.min1[b] >= d {
+		b++
+		if b&63 == 0 {
+			s := b >> 6
+			for p.min2[s] >= d {
+				s++
+			}
+			b = s * 64
+			for p.min1[b] >= d {
+				b++
+			}
+			break
+		}
+	}
+	for i = b * 64; lcp[i] >= d; i++ {
+	}
+	return i
+}
+
+// parent returns the interval enclosing rows [lo, hi) at the next smaller match depth.
+func (p *Page) parent(lo, hi int) (int, int, int) {
+	d := max(p.lcp[lo], p.lcp[hi])
+	if d == 0 {
+		return 0, p.n + 1, 0
+	}
+	return p.prevSmaller(lo, d), p.nextSmaller(hi, d), int(d)
+}
+
+// extend moves the match state (rows [lo, hi) of the m-long prefix of query[pos+1:]) one position
+// left, to query[pos:] whose first symbol is x, shortening the match until x can precede it.
+func (p *Page) extend(lo, hi, m int, x byte) (int, int, int) {
+	if x < kernels.FirstCode {
+		return 0, p.n + 1, 0
+	}
+	for {
+		r1, r2 := p.occ.Rank(x, lo), p.occ.Rank(x, hi)
+		if r1 < r2 {
+			return p.c[x] + r1, p.c[x] + r2, m + 1
+		}
+		if m == 0 {
+			return 0, p.n + 1, 0
+		}
+		lo, hi, m = p.parent(lo, hi)
+	}
+}
+
+// symAt returns the symbol at offset m of the suffix in row k, or -1 past the window's end.
+func (p *Page) symAt(k, m int) int {
+	s := int(p.sa[k]) + m
+	if s >= p.n {
+		return -1
+	}
+	return int(p.w[s])
+}
+
+// longestPrefix returns the rows and length of the longest prefix of pat that occurs in the window.
+// It starts the backward scan of a segment that ends inside its sequence, so that the scan's state
+// is exact at every position whatever the segment's cut.
+func (p *Page) longestPrefix(pat []byte) (lo, hi, m int) {
+	lo, hi = 0, p.n+1
+	for m < len(pat) {
+		x := pat[m]
+		if x < kernels.FirstCode {
+			break
+		}
+		if hi-lo == 1 {
+			s := int(p.sa[lo])
+			for m < len(pat) && s+m < p.n && pat[m] >= kernels.FirstCode && p.w[s+m] == pat[m] {
+				m++
+			}
+			return lo, hi, m
+		}
+		mm := m
+		nlo := lo + sort.Search(hi-lo, func(i int) bool { return p.symAt(lo+i, mm) >= int(x) })
+		nhi := nlo + sort.Search(hi-nlo, func(i int) bool { return p.symAt(nlo+i, mm) > int(x) })
+		if nlo == nhi {
+			break
+		}
+		lo, hi = nlo, nhi
+		m++
+	}
+	return lo, hi, m
+}
+
+// startState returns the match state of q[to:].
+func (p *Page) startState(q []byte, to int) (int, int, int) {
+	if to >= len(q) {
+		return 0, p.n + 1, 0
+	}
+	return p.longestPrefix(q[to:])
+}
+
+// runOn returns how far the match of length d of q[pos:] against window position s continues
+// beyond the window's end, in the full text. Only a match that reaches the window's end can.
+func (p *Page) runOn(s, d int, q []byte, pos int) int {
+	if s+d != p.n || p.WinEnd == len(p.text) {
+		return 0
+	}
+	t := p.text[p.WinEnd:]
+	qq := q[pos+d:]
+	e := 0
+	for e < len(t) && e < len(qq) && qq[e] >= kernels.FirstCode && t[e] == qq[e] {
+		e++
+	}
+	return e
+}
+
+// leftMaximal reports whether the match of q[pos:] at window position s cannot be extended to the
+// left: pos is the sequence start, s the text start, or the preceding symbols differ.
+func (p *Page) leftMaximal(s int, q []byte, pos int) bool {
+	if pos == 0 {
+		return true
+	}
+	prev := q[pos-1]
+	if prev < kernels.FirstCode {
+		return true
+	}
+	g := p.Start + s
+	return g == 0 || p.text[g-1] != prev
+}

@@ -1,0 +1,126 @@
+package kernels
+
+import "errors"
+
+// isACGT reports whether a lowercased byte is one of the four nucleotides.
+func isACGT(c byte) bool { return c == 'a' || c == 'c' || c == 'g' || c == 't' }
+
+// complement is MUMmer's complement of a lowercased base, IUPAC codes included; anything else
+// becomes 'n'.
+var complement = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 'n'
+	}
+	for _, p := range []string{"at", "cg", "ry", "ss", "ww", "mk", "bv", "dh"} {
+		t[p[0]], t[p[1]] = p[1], p[0]
+	}
+	return t
+}()
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// ErrEmptyReference is returned for a reference of one empty record, which MUMmer refuses (several
+// records that are all empty it accepts, and so does Build).
+var ErrEmptyReference = errors.New("empty sequence in multiple fasta file")
+
+// ReferenceBuilder encodes reference records one at a time into a Reference.
+type ReferenceBuilder struct {
+	nucOnly bool
+	seen    [256]bool
+	raw     []byte // lowercased bytes, 0 for separators and -n wildcards
+	starts  []int
+	names   []string
+}
+
+// NewReferenceBuilder starts a reference; nucleotidesOnly is MUMmer's -n (only a, c, g, t match).
+func NewReferenceBuilder(nucleotidesOnly bool) *ReferenceBuilder {
+	return &ReferenceBuilder{nucOnly: nucleotidesOnly}
+}
+
+// Add appends one record (its bytes as in the file; case is ignored).
+func (b *ReferenceBuilder) Add(name string, seq []byte) {
+	if len(b.starts) > 0 {
+		b.raw = append(b.raw, 0)
+	}
+	b.starts = append(b.starts, len(b.raw))
+	b.names = append(b.names, name)
+	for _, c := range seq {
+		c = lower(c)
+		if c == 0 || (b.nucOnly && !isACGT(c)) {
+			c = 0
+		} else {
+			b.seen[c] = true
+		}
+		b.raw = append(b.raw, c)
+	}
+}
+
+// Len returns the text length so far, separators included.
+func (b *ReferenceBuilder) Len() int { return len(b.raw) }
+
+// Records returns the number of records added.
+func (b *ReferenceBuilder) Records() int { return len(b.starts) }
+
+// Build encodes the text. The builder must not be used afterwards.
+func (b *ReferenceBuilder) Build() (*Reference, error) {
+	if len(b.starts) == 0 || (len(b.starts) == 1 && len(b.raw) == 0) {
+		return nil, ErrEmptyReference
+	}
+	ref := &Reference{Starts: b.starts, Names: b.names}
+	a := &ref.Alpha
+	for i := range a.Code {
+		a.Code[i] = CodeNone
+	}
+	a.Size = FirstCode
+	for c := 1; c < 256; c++ {
+		if b.seen[c] {
+			a.Code[c] = byte(a.Size)
+			a.Byte[a.Size] = byte(c)
+			a.Size++
+		}
+	}
+	a.Code[0] = CodeNone
+	a.Byte[CodeNone] = '#'
+	text := b.raw // encoded in place
+	for i, c := range text {
+		text[i] = a.Code[c]
+	}
+	ref.Text = text
+	b.raw = nil
+	return ref, nil
+}
+
+// EncodeQuery appends to dst the codes of a query sequence as matched against alphabet a, on the
+// forward strand or, if reverse, as its reverse complement. nucleotidesOnly is -n: bytes other than
+// a, c, g, t never match. It returns the extended slice.
+func EncodeQuery(dst, seq []byte, a *Alphabet, reverse, nucleotidesOnly bool) []byte {
+	n := len(dst)
+	dst = append(dst, make([]byte, len(seq))...)
+	out := dst[n:]
+	if !reverse {
+		for i, c := range seq {
+			c = lower(c)
+			if nucleotidesOnly && !isACGT(c) {
+				out[i] = CodeNone
+			} else {
+				out[i] = a.Code[c]
+			}
+		}
+		return dst
+	}
+	last := len(seq) - 1
+	for i, c := range seq {
+		c = lower(c)
+		if nucleotidesOnly && !isACGT(c) {
+			out[last-i] = CodeNone
+		} else {
+			out[last-i] = a.Code[complement[c]]
+		}
+	}
+	return dst
+}

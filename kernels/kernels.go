@@ -1,0 +1,158 @@
+// Package kernels defines what the compute backends of sapipe share: the encoded reference, the
+// query batch that crosses into a backend, the match records that come back, and the Backend
+// interface that the CPU backend (kernels/cpu) and the GPU backend implement with identical results.
+//
+// Data enters as a Reference (the reference sequences, encoded once) and as Batches (flat slices of
+// encoded query sequences and the segments of them to match); it leaves as flat slices of Match.
+package kernels
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Symbol codes shared by every backend. Sequence bytes are encoded into small codes so that a
+// suffix array and a rank structure over the reference stay compact.
+const (
+	// CodeEnd is the code of the virtual end-of-text row; it never occurs in a text.
+	CodeEnd = 0
+	// CodeNone marks a reference separator, a reference wildcard under -n, or a query byte
+	// that cannot match anything: it never matches, not even itself.
+	CodeNone = 1
+	// FirstCode is the code of the smallest matchable byte.
+	FirstCode = 2
+)
+
+// Alphabet maps lowercased sequence bytes to codes and back. Matchable bytes are those that occur in
+// the reference (after -n replacement); they get codes FirstCode.. in byte order.
+type Alphabet struct {
+	Code [256]byte // byte -> code (CodeNone for bytes that cannot match)
+	Byte [256]byte // code -> byte (for printing reference substrings)
+	Size int       // number of codes in use, including CodeEnd and CodeNone
+}
+
+// Mode selects which maximal matches are reported.
+type Mode int
+
+const (
+	// MumReference reports, at each query position, the longest match when it is unique in the
+	// reference and left-maximal (MUMmer's -mumreference and -mumcand, its default).
+	MumReference Mode = iota
+	// Mum reports the MumReference candidates that are also unique in the query (-mum).
+	Mum
+	// MaxMatch reports every maximal match (-maxmatch).
+	MaxMatch
+)
+
+// String returns the MUMmer option that selects the mode.
+func (m Mode) String() string {
+	switch m {
+	case Mum:
+		return "-mum"
+	case MaxMatch:
+		return "-maxmatch"
+	default:
+		return "-mumreference"
+	}
+}
+
+// Reference is the encoded reference: its records concatenated into one text with a CodeNone
+// separator between neighbours, as MUMmer concatenates them. Positions in Text are what matches
+// report; RecordOf turns one back into a record and an offset.
+type Reference struct {
+	Text   []byte   // codes
+	Starts []int    // Starts[i] is the offset of record i in Text
+	Names  []string // record names (header's first word)
+	Alpha  Alphabet
+}
+
+// RecordOf returns the record that holds text position pos and the offset of pos inside it.
+func (r *Reference) RecordOf(pos int) (rec, off int) {
+	rec = sort.SearchInts(r.Starts, pos+1) - 1
+	return rec, pos - r.Starts[rec]
+}
+
+// Segment is one query sequence (a record on one strand) in a Batch, and the range of its
+// positions whose matches are wanted. A long record may be cut into several segments that share
+// Off and Len and differ in From and To; the matches of each position do not depend on the cut.
+type Segment struct {
+	Off      int // offset of the sequence in Batch.Codes
+	Len      int // sequence length
+	From, To int // positions [From, To) of the sequence to report matches for
+}
+
+// Batch is a group of query segments, held in flat slices so that it crosses into a backend (and
+// onto a GPU) without copying.
+type Batch struct {
+	Codes []byte
+	Segs  []Segment
+}
+
+// Match is one maximal exact match: reference text position, query position (0-based, on the
+// strand's own sequence) and length.
+type Match struct {
+	Ref, Query, Len int32
+}
+
+// Result holds the matches of a Batch: those of segment i are Matches[Ends[i-1]:Ends[i]]
+// (Ends[-1] taken as 0). For MaxMatch and MumReference they are in ascending (Query, Ref) order;
+// for Mum they are the MumReference candidates of the segment, in the same order, which the
+// caller filters once it has every segment of a sequence.
+type Result struct {
+	Matches []Match
+	Ends    []int
+}
+
+// Reset empties r for reuse.
+func (r *Result) Reset() {
+	r.Matches = r.Matches[:0]
+	r.Ends = r.Ends[:0]
+}
+
+// Seg returns the matches of segment i.
+func (r *Result) Seg(i int) []Match {
+	start := 0
+	if i > 0 {
+		start = r.Ends[i-1]
+	}
+	return r.Matches[start:r.Ends[i]]
+}
+
+// MatchOptions configure a Matcher.
+type MatchOptions struct {
+	Mode     Mode
+	MinLen   int // minimum match length, >= 1
+	PageSize int // reference page length in text positions; 0 means one page for the whole reference
+}
+
+// Matcher matches query batches against one reference. It is safe for concurrent use.
+type Matcher interface {
+	// Match appends the matches of every segment of b to res (one Ends entry per segment).
+	Match(b *Batch, res *Result) error
+	Close() error
+}
+
+// Backend is a compute device: the CPU or a GPU.
+type Backend interface {
+	Name() string
+	NewMatcher(ref *Reference, opts MatchOptions) (Matcher, error)
+	Close() error
+}
+
+// ErrTooLarge reports a reference beyond what 32-bit positions can address.
+var ErrTooLarge = errors.New("reference too large (over 2^31-2 bases)")
+
+// Validate checks opts against ref.
+func (o MatchOptions) Validate(ref *Reference) error {
+	if o.MinLen < 1 {
+		return fmt.Errorf("minimum match length %d is not a positive integer", o.MinLen)
+	}
+	if len(ref.Text) > 1<<31-2 {
+		return ErrTooLarge
+	}
+	if o.PageSize < 0 {
+		return fmt.Errorf("page size %d is negative", o.PageSize)
+	}
+	return nil
+}
