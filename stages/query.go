@@ -1,0 +1,179 @@
+// Package stages holds sapipe's composable pipeline steps: loading a reference, cutting query
+// streams into batches, matching batches on a backend, and formatting results. Each step has one
+// job; the commands in cmd/sapipe wire them together with the stream runtime.
+package stages
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/sapipe/sapipe/formats"
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// QueryBatch is a unit of matching work: segments of query sequences, with what is needed to print
+// their results. Short records are packed many to a batch; a long record is cut into chunks, one
+// batch each, that share the record's encoded sequence.
+type QueryBatch struct {
+	kernels.Batch
+	Info []SegInfo // parallel to Batch.Segs
+	Res  kernels.Result
+}
+
+// SegInfo tells the printer where a segment belongs.
+type SegInfo struct {
+	Name    string
+	Reverse bool
+	First   bool // first segment of its sequence: print the header
+	Last    bool // last segment of its sequence
+}
+
+// Strands says which query strands are matched.
+type Strands struct{ Forward, Reverse bool }
+
+// QuerySource reads query files in order and cuts them into QueryBatches.
+type QuerySource struct {
+	paths     []string
+	alpha     *kernels.Alphabet
+	strands   Strands
+	nucOnly   bool
+	batchSize int
+
+	file    int
+	rd      *formats.Reader
+	nrec    int // records read from the current file
+	pending *formats.Record
+	chunks  []*QueryBatch // batches of a long record not yet handed out
+	Bases   int64         // query bases read so far
+	Records int64
+	Stdin   io.Reader // read for the path "-"; nil: os.Stdin
+}
+
+// NewQuerySource returns a source over paths ("-" is stdin). batchSize is the number of query
+// bases (per strand) a batch aims at; a longer record is cut into chunks of that size.
+func NewQuerySource(paths []string, alpha *kernels.Alphabet, strands Strands, nucleotidesOnly bool, batchSize int) *QuerySource {
+	return &QuerySource{paths: paths, alpha: alpha, strands: strands, nucOnly: nucleotidesOnly, batchSize: max(batchSize, 1)}
+}
+
+// Close closes the file being read.
+func (s *QuerySource) Close() error {
+	if s.rd != nil {
+		err := s.rd.Close()
+		s.rd = nil
+		return err
+	}
+	return nil
+}
+
+// nextRecord returns the next query record across files, or io.EOF after the last.
+func (s *QuerySource) nextRecord() (*formats.Record, error) {
+	if s.pending != nil {
+		r := s.pending
+		s.pending = nil
+		return r, nil
+	}
+	for {
+		if s.rd == nil {
+			if s.file == len(s.paths) {
+				return nil, io.EOF
+			}
+			rd, err := openInput(s.paths[s.file], s.Stdin)
+			if err != nil {
+				return nil, err
+			}
+			s.rd, s.nrec = rd, 0
+		}
+		rec, err := s.rd.Next()
+		if err == nil {
+			s.nrec++
+			s.Records++
+			s.Bases += int64(len(rec.Seq))
+			return rec, nil
+		}
+		if !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		name := s.rd.Name()
+		s.Close()
+		s.file++
+		if s.nrec == 0 {
+			return nil, fmt.Errorf("%s: no sequences in multiple fasta file", name)
+		}
+	}
+}
+
+// addRecord appends the segments of one record to b.
+func (s *QuerySource) addRecord(b *QueryBatch, name string, seq []byte, cut int) {
+	for _, rev := range []bool{false, true} {
+		if (!rev && !s.strands.Forward) || (rev && !s.strands.Reverse) {
+			continue
+		}
+		off := len(b.Codes)
+		b.Codes = kernels.EncodeQuery(b.Codes, seq, s.alpha, rev, s.nucOnly)
+		n := len(seq)
+		for from := 0; ; from += cut {
+			to := min(from+cut, n)
+			b.Segs = append(b.Segs, kernels.Segment{Off: off, Len: n, From: from, To: to})
+			b.Info = append(b.Info, SegInfo{Name: name, Reverse: rev, First: from == 0, Last: to == n})
+			if to == n {
+				break
+			}
+		}
+	}
+}
+
+// Next returns the next batch, or io.EOF.
+func (s *QuerySource) Next() (*QueryBatch, error) {
+	if len(s.chunks) > 0 {
+		b := s.chunks[0]
+		s.chunks = s.chunks[1:]
+		return b, nil
+	}
+	b := &QueryBatch{}
+	bases := 0
+	for bases < s.batchSize {
+		rec, err := s.nextRecord()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(rec.Seq) > s.batchSize {
+			if len(b.Segs) > 0 {
+				s.pending = rec // keep it for the next call; the reader's buffers are not reused until then
+				s.keepPending()
+				break
+			}
+			return s.splitLong(rec), nil
+		}
+		s.addRecord(b, string(rec.Name), rec.Seq, max(len(rec.Seq), 1))
+		bases += max(len(rec.Seq), 1)
+	}
+	if len(b.Segs) == 0 {
+		return nil, io.EOF
+	}
+	return b, nil
+}
+
+// keepPending copies the pending record out of the reader's reused buffers.
+func (s *QuerySource) keepPending() {
+	r := s.pending
+	s.pending = &formats.Record{Name: append([]byte(nil), r.Name...), Seq: append([]byte(nil), r.Seq...)}
+}
+
+// splitLong encodes a long record once and cuts it into one batch per chunk, all sharing the codes.
+func (s *QuerySource) splitLong(rec *formats.Record) *QueryBatch {
+	whole := &QueryBatch{}
+	s.addRecord(whole, string(rec.Name), rec.Seq, s.batchSize)
+	for i, sg := range whole.Segs {
+		s.chunks = append(s.chunks, &QueryBatch{
+			Batch: kernels.Batch{Codes: whole.Codes, Segs: []kernels.Segment{sg}},
+			Info:  []SegInfo{whole.Info[i]},
+		})
+	}
+	b := s.chunks[0]
+	s.chunks = s.chunks[1:]
+	return b
+}
