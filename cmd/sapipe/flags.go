@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// MUMmer rejects an option given twice ("option "-l" already set"); Go's flag package would let
+// the last one win. These values refuse a second Set so sapipe fails the way mummer does.
+
+type onceBool struct {
+	name string
+	set  bool
+}
+
+func (b *onceBool) Set(s string) error {
+	if b.set {
+		return fmt.Errorf("option \"-%s\" already set", b.name)
+	}
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("option -%s takes no argument", b.name)
+	}
+	b.set = v
+	return nil
+}
+func (b *onceBool) String() string   { return "" }
+func (b *onceBool) IsBoolFlag() bool { return true }
+
+// positiveInt is a once-only option whose argument must be a positive integer.
+type positiveInt struct {
+	name  string
+	value int
+	set   bool
+}
+
+func (p *positiveInt) Set(s string) error {
+	if p.set {
+		return fmt.Errorf("option \"-%s\" already set", p.name)
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		return fmt.Errorf("argument %s for option -%s is not a positive integer", s, p.name)
+	}
+	p.value, p.set = v, true
+	return nil
+}
+func (p *positiveInt) String() string {
+	if p == nil {
+		return ""
+	}
+	return strconv.Itoa(p.value)
+}

@@ -1,0 +1,105 @@
+// Command sapipe is a streaming tool for exact sequence matching and BWT compression. Each
+// subcommand (one file each in this folder) builds a pipeline from the stages package and runs it;
+// no algorithm lives here.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at link time by the Makefile.
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// env is what a subcommand may touch of the outside world; tests substitute it.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// stderrTerminal says whether progress may be drawn on stderr.
+	stderrTerminal bool
+}
+
+// usageError marks errors in the command line, as opposed to errors while running.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// run executes the command line args (args[0] is the program name) and returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, stderrTerminal: isTerminal(stderr)}
+	app := newApp(ctx, e)
+	err := app.RunContext(ctx, args)
+	return exitStatus(err, stderr)
+}
+
+// exitStatus prints err as one line and maps it to an exit status. A closed stdout is not an
+// error worth a word: the reader went away on purpose (`| head`).
+func exitStatus(err error, stderr io.Writer) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, syscall.EPIPE):
+		return 141 // what a shell reports for a process ended by SIGPIPE
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "sapipe: interrupted")
+		return 130
+	}
+	fmt.Fprintf(stderr, "sapipe: %s\n", oneLine(err.Error()))
+	return 1
+}
+
+func oneLine(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c == '\n' || c == '\r' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+func newApp(ctx context.Context, e *env) *cli.App {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	app := &cli.App{
+		Name:                   "sapipe",
+		Usage:                  "exact sequence matching and BWT compression, on the GPU when there is one",
+		Version:                version,
+		Reader:                 e.stdin,
+		Writer:                 e.stdout,
+		ErrWriter:              e.stderr,
+		HideHelpCommand:        true,
+		UseShortOptionHandling: false,
+		ExitErrHandler:         func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err.Error()}
+		},
+		Commands: []*cli.Command{
+			mummerCommand(e),
+		},
+	}
+	return app
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+	"github.com/sapipe/sapipe/stages"
+)
+
+const mummerHelp = `Finds maximal exact matches between a reference and queries, exactly as MUMmer 3.23's mummer
+does (same options, same output), reading FASTA or FASTQ, plain or gzip/bzip2/zstd/xz compressed.
+A query file "-" is stdin. Options come before the files and start with one dash, as in mummer.
+
+Examples:
+   sapipe mummer -mum -b -c ref.fa qry.fa > out.mums
+   zcat reads.fq.gz | sapipe mummer -maxmatch -l 20 -b -c ref.fa - > hits.mums
+   sapipe mummer -maxmatch -l 20 -b -c -o hits.mums ref.fa reads_1.fq.gz reads_2.fq.gz`
+
+// mummerConfig is a parsed `sapipe mummer` command line.
+type mummerConfig struct {
+	opts    stages.MummerOptions
+	ref     string
+	queries []string
+	output  string // "" or "-": stdout
+	quiet   bool
+	verbose bool
+}
+
+func mummerCommand(e *env) *cli.Command {
+	var (
+		mum, mumref, mumcand, maxmatch = &onceBool{name: "mum"}, &onceBool{name: "mumreference"}, &onceBool{name: "mumcand"}, &onceBool{name: "maxmatch"}
+		nuc, both, rev, str, revpos    = &onceBool{name: "n"}, &onceBool{name: "b"}, &onceBool{name: "r"}, &onceBool{name: "s"}, &onceBool{name: "c"}
+		four, showLen                  = &onceBool{name: "F"}, &onceBool{name: "L"}
+		minLen                         = &positiveInt{name: "l", value: 20}
+	)
+	mb := func(v *onceBool, usage string) cli.Flag {
+		return &cli.GenericFlag{Name: v.name, Value: v, Usage: usage}
+	}
+	return &cli.Command{
+		Name:        "mummer",
+		Usage:       "MUMmer-compatible maximal exact matches",
+		UsageText:   "sapipe mummer [options] <reference-file> <query-file>...",
+		Description: mummerHelp,
+		Flags: []cli.Flag{
+			mb(mum, "compute maximal matches that are unique in both sequences"),
+			mb(mumref, "compute maximal matches that are unique in the reference (default)"),
+			mb(mumcand, "same as -mumreference"),
+			mb(maxmatch, "compute all maximal matches regardless of their uniqueness"),
+			mb(nuc, "match only the characters a, c, g, or t"),
+			&cli.GenericFlag{Name: "l", Value: minLen, Usage: "minimum length of a match", DefaultText: "20"},
+			mb(both, "compute forward and reverse complement matches"),
+			mb(rev, "only compute reverse complement matches"),
+			mb(str, "show the matching substrings"),
+			mb(revpos, "report the query position of a reverse complement match relative to the forward query"),
+			mb(four, "force 4 column output format regardless of the number of reference sequences"),
+			mb(showLen, "show the length of the query sequences on the header line"),
+			&cli.IntFlag{Name: "t", Aliases: []string{"threads"}, Value: runtime.NumCPU(), Usage: "worker threads"},
+			&cli.IntFlag{Name: "page-size", Usage: "reference page length in bases (0: the whole reference)"},
+			&cli.IntFlag{Name: "batch-size", Value: 1 << 20, Usage: "query bases per batch"},
+			&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "write to `FILE` (complete or not at all) instead of stdout"},
+			&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "no progress on stderr"},
+			&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "print timings per stage on stderr"},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{flagMessage(err)} },
+		Action: func(c *cli.Context) error {
+			cfg := &mummerConfig{quiet: c.Bool("q"), verbose: c.Bool("v"), output: c.String("o")}
+			o := &cfg.opts
+			o.MinLen = minLen.value
+			o.NucleotidesOnly, o.ReversePositions = nuc.set, revpos.set
+			o.ShowString, o.FourColumn, o.ShowLen = str.set, four.set, showLen.set
+			o.Threads, o.PageSize, o.BatchSize = c.Int("t"), c.Int("page-size"), c.Int("batch-size")
+			if err := checkModes(mum.set, mumref.set, mumcand.set, maxmatch.set, both.set, rev.set, revpos.set); err != nil {
+				return err
+			}
+			switch {
+			case mum.set:
+				o.Mode = kernels.Mum
+			case maxmatch.set:
+				o.Mode = kernels.MaxMatch
+			default:
+				o.Mode = kernels.MumReference
+			}
+			o.Strands = stages.Strands{Forward: !rev.set, Reverse: both.set || rev.set}
+			if o.Threads < 1 || o.BatchSize < 1 || o.PageSize < 0 {
+				return usageError{"-t and --batch-size must be positive, --page-size not negative"}
+			}
+			if c.NArg() < 2 {
+				return usageError{"missing file arguments"}
+			}
+			cfg.ref, cfg.queries = c.Args().First(), c.Args().Tail()
+			return runMummer(c.Context, e, cfg)
+		},
+	}
+}
+
+// checkModes rejects the option combinations mummer rejects, with mummer's words.
+func checkModes(mum, mumref, mumcand, maxmatch, both, rev, revpos bool) error {
+	modes := []struct {
+		name string
+		set  bool
+	}{{"mum", mum}, {"mumreference", mumref}, {"mumcand", mumcand}, {"maxmatch", maxmatch}}
+	for i, a := range modes {
+		for _, b := range modes[i+1:] {
+			if a.set && b.set && !(a.name == "mumreference" && b.name == "mumcand") {
+				return usageError{fmt.Sprintf("option -%s and option -%s exclude each other", a.name, b.name)}
+			}
+		}
+	}
+	if both && rev {
+		return usageError{"option -b and option -r exclude each other"}
+	}
+	if revpos && !both && !rev {
+		return usageError{"option -c requires either option -b or -r"}
+	}
+	return nil
+}
+
+// flagMessage rewrites the flag package's errors in mummer's terms.
+func flagMessage(err error) string {
+	s := err.Error()
+	if rest, ok := strings.CutPrefix(s, "flag provided but not defined: "); ok {
+		return fmt.Sprintf("illegal option %q", rest)
+	}
+	if rest, ok := strings.CutPrefix(s, "flag needs an argument: "); ok {
+		return fmt.Sprintf("option %s needs an argument", rest)
+	}
+	if strings.HasPrefix(s, "invalid value ") {
+		if i := strings.Index(s, ": "); i >= 0 {
+			return s[i+2:]
+		}
+	}
+	return s
+}
+
+func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
+	for _, q := range cfg.queries {
+		if q == "-" {
+			continue
+		}
+		if _, err := os.Stat(q); err != nil {
+			return fmt.Errorf("query file %w", unwrapPathError(err))
+		}
+	}
+	logf := func(string, ...any) {}
+	if cfg.verbose {
+		logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "sapipe mummer: "+format+"\n", args...) }
+	}
+	t0 := time.Now()
+	ref, err := stages.LoadReference(cfg.ref, cfg.opts.NucleotidesOnly, e.stdin)
+	if err != nil {
+		return err
+	}
+	logf("read reference %s: %d records, %d bases in %v", cfg.ref, len(ref.Names), len(ref.Text), time.Since(t0).Round(time.Millisecond))
+	t1 := time.Now()
+	m, err := cpu.NewMatcher(ref, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, PageSize: cfg.opts.PageSize}, cfg.opts.Threads)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cfg.ref, err)
+	}
+	defer m.Close()
+	logf("indexed %d page(s) in %v", len(m.Pages()), time.Since(t1).Round(time.Millisecond))
+
+	if !cfg.quiet && e.stderrTerminal {
+		cfg.opts.Progress = &stages.Progress{W: e.stderr, Label: "sapipe mummer"}
+	}
+	out, commit, abort, err := openOutput(cfg.output, e.stdout)
+	if err != nil {
+		return err
+	}
+	t2 := time.Now()
+	if err := stages.Mummer(ctx, cfg.opts, ref, m, cfg.queries, e.stdin, out); err != nil {
+		abort()
+		return err
+	}
+	if err := commit(); err != nil {
+		return err
+	}
+	logf("matched queries in %v", time.Since(t2).Round(time.Millisecond))
+	return nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// openOutput returns where results go. A named file is written under a temporary name beside it
+// and renamed into place by commit, so a failed run never leaves a partial file at the final path.
+func openOutput(path string, stdout io.Writer) (w io.Writer, commit func() error, abort func(), err error) {
+	if path == "" || path == "-" {
+		return stdout, func() error { return nil }, func() {}, nil
+	}
+	dir, base := ".", path
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		dir, base = path[:i+1], path[i+1:]
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("output %w", unwrapPathError(err))
+	}
+	abort = func() { f.Close(); os.Remove(f.Name()) }
+	commit = func() error {
+		if err := f.Sync(); err != nil {
+			abort()
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		if err := f.Close(); err != nil {
+			os.Remove(f.Name())
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		if err := os.Chmod(f.Name(), 0o644); err != nil {
+			os.Remove(f.Name())
+			return err
+		}
+		if err := os.Rename(f.Name(), path); err != nil {
+			os.Remove(f.Name())
+			return fmt.Errorf("output %w", unwrapPathError(err))
+		}
+		return nil
+	}
+	return f, commit, abort, nil
+}
