@@ -395,6 +395,12 @@ func TestAgainstMummer(t *testing.T) {
 		cmd.Stderr = &stderr
 		out, _ := cmd.Output()
 		got, err := readAll(qry, bytes.NewReader(b), 5)
+		if strings.Contains(stderr.String(), "empty sequence in multiple fasta file") {
+			if err == nil || !strings.Contains(err.Error(), "empty sequence in multiple fasta file") {
+				t.Errorf("%q: mummer refuses a file of one empty record; the reader returned %v", b, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("%q: %v", b, err)
 		}
@@ -402,8 +408,6 @@ func TestAgainstMummer(t *testing.T) {
 		switch {
 		case strings.Contains(stderr.String(), "no sequences in multiple fasta file"), len(b) == 0:
 			// no records
-		case strings.Contains(stderr.String(), "empty sequence in multiple fasta file"):
-			want = []string{got[0].name + " 0 "}
 		default:
 			lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 			for k := 0; k < len(lines); k++ {
