@@ -22,8 +22,8 @@ type Options struct {
 }
 
 type slot[Out any] struct {
-	out Out
-	err error
+	out  Out
+	err  error
 	done chan struct{}
 }
 
