@@ -133,11 +133,47 @@ type Matcher interface {
 	Close() error
 }
 
-// Backend is a compute device: the CPU or a GPU.
+// Backend is a compute device: the CPU or a GPU. Every backend gives identical results; they
+// differ only in speed. Selection happens once per run, in package kernels/device.
 type Backend interface {
+	// Name says what the backend runs on ("cpu", or the GPU's name and ordinal).
 	Name() string
+	// NewMatcher indexes ref for matching query batches with opts.
 	NewMatcher(ref *Reference, opts MatchOptions) (Matcher, error)
+	// SuffixArray fills sa (len(sa) == len(text)) with the suffix array of text: the start
+	// positions of its suffixes in lexicographic byte order, a suffix before the longer ones it
+	// prefixes.
+	SuffixArray(text []byte, sa []int32) error
+	// BWT writes the Burrows-Wheeler transform of each src[i] to dst[i] (of the same length)
+	// and its primary index to primary[i]; see BWT's definition in this package.
+	BWT(src, dst [][]byte, primary []int) error
 	Close() error
+}
+
+// The Burrows-Wheeler transform used throughout sapipe is that of the text followed by a virtual
+// sentinel smaller than every byte. Its rows are the suffixes of text+sentinel in sorted order;
+// row 0 is the sentinel alone. The transform lists, for rows 0..n, the byte before each row's
+// suffix, leaving out the sentinel, which stands before the whole text; primary is that row's
+// index (1..n, or 0 for an empty text). So len(BWT) == len(text), and the text is recovered from
+// the transform and primary alone (see kernels/cpu.InverseBWT).
+
+// BWTFromSA writes to dst the transform of text whose suffix array is sa, and returns primary.
+func BWTFromSA(text []byte, sa []int32, dst []byte) (primary int) {
+	n := len(text)
+	if n == 0 {
+		return 0
+	}
+	dst[0] = text[n-1] // row 0, the sentinel alone, is preceded by the last byte
+	j := 1
+	for i, s := range sa {
+		if s == 0 {
+			primary = i + 1
+			continue
+		}
+		dst[j] = text[s-1]
+		j++
+	}
+	return primary
 }
 
 // ErrTooLarge reports a reference beyond what 32-bit positions can address.

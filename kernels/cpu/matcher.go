@@ -8,17 +8,55 @@ import (
 )
 
 // Backend is the pure-Go compute backend. It is always available.
-type Backend struct{}
+type Backend struct {
+	Threads int // goroutines for work that splits (page indexes, blocks); at least 1
+}
+
+// New returns the CPU backend using up to threads goroutines.
+func New(threads int) *Backend { return &Backend{Threads: max(threads, 1)} }
 
 // Name returns "cpu".
-func (Backend) Name() string { return "cpu" }
+func (*Backend) Name() string { return "cpu" }
 
 // Close does nothing; the CPU holds no device state.
-func (Backend) Close() error { return nil }
+func (*Backend) Close() error { return nil }
 
 // NewMatcher indexes ref for matching with opts.
-func (Backend) NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions) (kernels.Matcher, error) {
-	return NewMatcher(ref, opts, 1)
+func (b *Backend) NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions) (kernels.Matcher, error) {
+	return NewMatcher(ref, opts, b.Threads)
+}
+
+// SuffixArray fills sa with the suffix array of text.
+func (*Backend) SuffixArray(text []byte, sa []int32) error {
+	if int64(len(text)) > 1<<31-1 {
+		return kernels.ErrTooLarge
+	}
+	SuffixArray(text, sa)
+	return nil
+}
+
+// BWT transforms each block, up to Threads blocks at once.
+func (b *Backend) BWT(src, dst [][]byte, primary []int) error {
+	for _, s := range src {
+		if int64(len(s)) > 1<<31-1 {
+			return kernels.ErrTooLarge
+		}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(b.Threads, 1))
+	for i := range src {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			sa := make([]int32, len(src[i]))
+			SuffixArray(src[i], sa)
+			primary[i] = kernels.BWTFromSA(src[i], sa, dst[i])
+			<-sem
+		}()
+	}
+	wg.Wait()
+	return nil
 }
 
 // Matcher matches query batches against the pages of one reference.

@@ -1,0 +1,53 @@
+// Package device chooses the compute backend of a run, once, from the --device option:
+// "auto" (a GPU when one is usable, else the CPU), "cpu", "gpu" (the first GPU, or an error) or
+// "gpu:N" (GPU N, or an error).
+package device
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// Options configure Open.
+type Options struct {
+	Threads int // CPU goroutines (the CPU backend, and host-side work of a GPU backend)
+}
+
+// ErrNoGPU reports that no usable GPU was found; the wrapped error says why.
+var ErrNoGPU = errors.New("no usable GPU")
+
+// openGPU opens GPU ordinal; the CUDA backend sets it.
+var openGPU = func(ordinal int, opts Options) (kernels.Backend, error) {
+	return nil, fmt.Errorf("%w: this build has no GPU backend", ErrNoGPU)
+}
+
+// Open returns the backend that spec names. With "auto" and no usable GPU it returns the CPU
+// backend and a note saying why no GPU is used, for one line on stderr.
+func Open(spec string, opts Options) (b kernels.Backend, note string, err error) {
+	switch {
+	case spec == "" || spec == "auto":
+		b, err := openGPU(0, opts)
+		if err == nil {
+			return b, "", nil
+		}
+		return cpu.New(opts.Threads), fmt.Sprintf("using the CPU: %v", err), nil
+	case spec == "cpu":
+		return cpu.New(opts.Threads), "", nil
+	case spec == "gpu":
+		b, err := openGPU(0, opts)
+		return b, "", err
+	case strings.HasPrefix(spec, "gpu:"):
+		n, err := strconv.Atoi(spec[4:])
+		if err != nil || n < 0 {
+			return nil, "", fmt.Errorf("--device %s: want auto, cpu, gpu or gpu:N with N a device number", spec)
+		}
+		b, err := openGPU(n, opts)
+		return b, "", err
+	}
+	return nil, "", fmt.Errorf("--device %s: want auto, cpu, gpu or gpu:N", spec)
+}
