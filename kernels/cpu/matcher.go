@@ -195,11 +195,11 @@ func (p *Page) maxMatches(q []byte, from, to, minLen int, out []kernels.Match) [
 		// Rows of the enclosing intervals match exactly as long as their interval's depth.
 		a, b := lo, hi
 		for {
-			d := max(p.lcp[a], p.lcp[b])
+			d := max(p.lcp.at(a), p.lcp.at(b))
 			if int(d) < minLen {
 				break
 			}
-			na, nb := p.prevSmaller(a, d), p.nextSmaller(b, d)
+			na, nb := p.lcp.prevSmaller(a, d), p.lcp.nextSmaller(b, d)
 			out = p.emitRows(na, a, int(d), prev, q, pos, out)
 			out = p.emitRows(b, nb, int(d), prev, q, pos, out)
 			a, b = na, nb
@@ -297,11 +297,11 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen int) candidate {
 	}
 	a, b := lo, hi
 	for {
-		d := max(p.lcp[a], p.lcp[b])
+		d := max(p.lcp.at(a), p.lcp.at(b))
 		if int(d) < minLen || p.n-int(d) >= owned {
 			break
 		}
-		a, b = p.prevSmaller(a, d), p.nextSmaller(b, d)
+		a, b = p.lcp.prevSmaller(a, d), p.lcp.nextSmaller(b, d)
 		consider(a, int(d))
 	}
 	return c

@@ -1,36 +1,44 @@
 package cpu
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/sapipe/sapipe/kernels"
+)
 
 // occBlock is the number of BWT rows covered by one block of the rank structure.
-const occBlock = 64
+const occBlock = 128
 
 // Occ answers rank queries on a BWT over a small alphabet: Rank(c, i) is the number of rows
-// k < i whose BWT symbol is c. Each block of 64 rows stores the counts of every symbol before the
-// block and the block's symbols as bit planes (bit t of each symbol in plane t), so a query is
-// one count load plus a few AND/NOT and one popcount, all in one or two cache lines.
+// k < i whose BWT symbol is c. Each block of 128 rows stores the counts of the matchable symbols
+// (codes >= kernels.FirstCode) before the block, two to a word, then the block's symbols as bit
+// planes (bit t of each symbol in plane t, 128 bits a plane). For DNA (six codes: three planes,
+// four counts) a block is exactly one 64-byte cache line, so a rank costs one memory access, and
+// the structure takes half a byte per row.
 type Occ struct {
 	sigma  int
 	planes int
-	stride int      // uint32 words per block: sigma counts, then 2*planes words of planes
-	data   []uint32 // blocks
+	counts int      // words of counts per block
+	stride int      // words per block
+	data   []uint64 // blocks
 }
 
 // NewOcc builds the rank structure of bwt (symbols < sigma).
 func NewOcc(bwt func(i int) byte, n, sigma int) *Occ {
-	planes := bits.Len(uint(sigma - 1))
-	if planes == 0 {
-		planes = 1
-	}
+	planes := max(bits.Len(uint(sigma-1)), 1)
 	o := &Occ{sigma: sigma, planes: planes}
-	o.stride = sigma + 2*planes
+	o.counts = (max(sigma-kernels.FirstCode, 0) + 1) / 2
+	o.stride = o.counts + 2*planes
 	nb := n/occBlock + 1
-	o.data = make([]uint32, nb*o.stride)
+	o.data = make([]uint64, nb*o.stride)
 	counts := make([]uint32, sigma)
 	for b := 0; b < nb; b++ {
 		blk := o.data[b*o.stride : (b+1)*o.stride]
-		copy(blk, counts)
-		var pl [8]uint64
+		for c := kernels.FirstCode; c < sigma; c++ {
+			k := c - kernels.FirstCode
+			blk[k>>1] |= uint64(counts[c]) << (32 * (k & 1))
+		}
+		pl := blk[o.counts:]
 		for k := 0; k < occBlock; k++ {
 			i := b*occBlock + k
 			if i >= n {
@@ -39,53 +47,57 @@ func NewOcc(bwt func(i int) byte, n, sigma int) *Occ {
 			c := bwt(i)
 			counts[c]++
 			for t := 0; t < planes; t++ {
-				pl[t] |= uint64((c>>t)&1) << k
+				pl[2*t+k>>6] |= uint64((c>>t)&1) << (k & 63)
 			}
-		}
-		for t := 0; t < planes; t++ {
-			blk[sigma+2*t] = uint32(pl[t])
-			blk[sigma+2*t+1] = uint32(pl[t] >> 32)
 		}
 	}
 	return o
 }
 
-// mask returns the bit mask of the rows of block blk that hold symbol c.
-func (o *Occ) mask(blk []uint32, c byte) uint64 {
-	m := ^uint64(0)
-	p := blk[o.sigma:]
+// masks returns the bit masks of the rows of the block at offset base that hold symbol c.
+func (o *Occ) masks(base int, c byte) (lo, hi uint64) {
+	lo, hi = ^uint64(0), ^uint64(0)
+	p := o.data[base+o.counts : base+o.stride]
 	for t := 0; t < o.planes; t++ {
-		w := uint64(p[2*t]) | uint64(p[2*t+1])<<32
+		a, b := p[2*t], p[2*t+1]
 		if (c>>t)&1 == 0 {
-			w = ^w
+			a, b = ^a, ^b
 		}
-		m &= w
+		lo &= a
+		hi &= b
 	}
-	return m
+	return lo, hi
 }
 
-// Rank returns the number of rows k < i with BWT symbol c.
+// Rank returns the number of rows k < i with BWT symbol c, for a matchable c
+// (c >= kernels.FirstCode).
 func (o *Occ) Rank(c byte, i int) int {
-	b, off := i/occBlock, uint(i%occBlock)
-	blk := o.data[b*o.stride : (b+1)*o.stride]
-	r := int(blk[c])
-	if off != 0 {
-		r += bits.OnesCount64(o.mask(blk, c) & (uint64(1)<<off - 1))
+	base := (i / occBlock) * o.stride
+	off := uint(i % occBlock)
+	k := int(c) - kernels.FirstCode
+	r := int(uint32(o.data[base+k>>1] >> (32 * (k & 1))))
+	if off == 0 {
+		return r
 	}
-	return r
+	lo, hi := o.masks(base, c)
+	if off < 64 {
+		return r + bits.OnesCount64(lo&(uint64(1)<<off-1))
+	}
+	return r + bits.OnesCount64(lo) + bits.OnesCount64(hi&(uint64(1)<<(off-64)-1))
 }
 
 // Symbol returns the BWT symbol of row i.
 func (o *Occ) Symbol(i int) byte {
-	b, off := i/occBlock, uint(i%occBlock)
-	p := o.data[b*o.stride+o.sigma:]
+	base := (i/occBlock)*o.stride + o.counts
+	off := uint(i % occBlock)
+	w := int(off >> 6)
+	off &= 63
 	var c byte
 	for t := 0; t < o.planes; t++ {
-		w := uint64(p[2*t]) | uint64(p[2*t+1])<<32
-		c |= byte((w>>off)&1) << t
+		c |= byte((o.data[base+2*t+w]>>off)&1) << t
 	}
 	return c
 }
 
 // Bytes returns the memory the structure holds.
-func (o *Occ) Bytes() int { return 4 * len(o.data) }
+func (o *Occ) Bytes() int { return 8 * len(o.data) }

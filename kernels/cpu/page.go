@@ -23,11 +23,9 @@ type Page struct {
 	w    []byte // text[Start:WinEnd]
 	n    int    // len(w)
 	sa   []int32
-	lcp  []int32 // lcp[k] = lcp(row k-1, row k); lcp[0] = lcp[n+1] = 0
+	lcp  *compactLCP // row k: lcp(row k-1, row k); rows 0, 1 and n+1: 0
 	occ  *Occ
 	c    [256]int // c[x] = first row whose suffix starts with x
-	min1 []int32  // min of lcp over each block of 64
-	min2 []int32  // min of min1 over each block of 64
 }
 
 // NewPage indexes text[start:winEnd], owning [start, end).
@@ -39,11 +37,13 @@ func NewPage(text []byte, sigma, start, end, winEnd int) *Page {
 	p.sa = make([]int32, n+1)
 	p.sa[0] = int32(n)
 	SuffixArray(w, p.sa[1:])
-	p.lcp = make([]int32, n+2)
-	LCP(w, p.sa[1:], p.lcp[1:n+1])
-	p.lcp[1] = 0
-	p.lcp[0], p.lcp[n+1] = 0, 0
-
+	plcp := PLCP(w, p.sa[1:])
+	p.lcp = newCompactLCP(n+2, func(k int) int32 {
+		if k <= 1 || k > n {
+			return 0
+		}
+		return plcp[p.sa[k]]
+	})
 	var counts [256]int
 	for _, x := range w {
 		counts[x]++
@@ -62,102 +62,21 @@ func NewPage(text []byte, sigma, start, end, winEnd int) *Page {
 		}
 		return w[s-1]
 	}, n+1, sigma)
-	p.min1 = blockMins(p.lcp)
-	p.min2 = blockMins(p.min1)
 	return p
-}
-
-func blockMins(a []int32) []int32 {
-	m := make([]int32, (len(a)+63)/64)
-	for b := range m {
-		lo, hi := b*64, min(b*64+64, len(a))
-		v := a[lo]
-		for _, x := range a[lo+1 : hi] {
-			v = min(v, x)
-		}
-		m[b] = v
-	}
-	return m
 }
 
 // Bytes returns the memory the page's index holds (the shared text not counted).
 func (p *Page) Bytes() int {
-	return 4*(len(p.sa)+len(p.lcp)+len(p.min1)+len(p.min2)) + p.occ.Bytes()
-}
-
-// prevSmaller returns the largest k' <= k with lcp[k'] < d (d >= 1).
-func (p *Page) prevSmaller(k int, d int32) int {
-	lcp := p.lcp
-	i := k
-	for {
-		if lcp[i] < d {
-			return i
-		}
-		if i&63 == 0 {
-			break
-		}
-		i--
-	}
-	b := i>>6 - 1
-	for p.min1[b] >= d {
-		if b&63 == 0 {
-			s := b>>6 - 1
-			for p.min2[s] >= d {
-				s--
-			}
-			b = s*64 + 63
-			for p.min1[b] >= d {
-				b--
-			}
-			break
-		}
-		b--
-	}
-	for i = b*64 + 63; lcp[i] >= d; i-- {
-	}
-	return i
-}
-
-// nextSmaller returns the smallest k' >= k with lcp[k'] < d (d >= 1).
-func (p *Page) nextSmaller(k int, d int32) int {
-	lcp := p.lcp
-	i := k
-	for {
-		if lcp[i] < d {
-			return i
-		}
-		i++
-		if i&63 == 0 {
-			break
-		}
-	}
-	b := i >> 6
-	for p.min1[b] >= d {
-		b++
-		if b&63 == 0 {
-			s := b >> 6
-			for p.min2[s] >= d {
-				s++
-			}
-			b = s * 64
-			for p.min1[b] >= d {
-				b++
-			}
-			break
-		}
-	}
-	for i = b * 64; lcp[i] >= d; i++ {
-	}
-	return i
+	return 4*len(p.sa) + p.lcp.Bytes() + p.occ.Bytes()
 }
 
 // parent returns the interval enclosing rows [lo, hi) at the next smaller match depth.
 func (p *Page) parent(lo, hi int) (int, int, int) {
-	d := max(p.lcp[lo], p.lcp[hi])
+	d := max(p.lcp.at(lo), p.lcp.at(hi))
 	if d == 0 {
 		return 0, p.n + 1, 0
 	}
-	return p.prevSmaller(lo, d), p.nextSmaller(hi, d), int(d)
+	return p.lcp.prevSmaller(lo, d), p.lcp.nextSmaller(hi, d), int(d)
 }
 
 // extend moves the match state (rows [lo, hi) of the m-long prefix of query[pos+1:]) one position

@@ -1,0 +1,39 @@
+package cpu
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// TestOccMatchesCounting compares Rank and Symbol with counting, for alphabets from DNA's six
+// codes to large ones, at lengths around block edges.
+func TestOccMatchesCounting(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for _, sigma := range []int{2, 3, 6, 7, 9, 20, 40} {
+		for _, n := range []int{0, 1, 63, 64, 65, 127, 128, 129, 300, 1000} {
+			bwt := make([]byte, n)
+			for i := range bwt {
+				bwt[i] = byte(rng.Intn(sigma))
+			}
+			o := NewOcc(func(i int) byte { return bwt[i] }, n, sigma)
+			for c := kernels.FirstCode; c < sigma; c++ {
+				r := 0
+				for i := 0; i <= n; i++ {
+					if got := o.Rank(byte(c), i); got != r {
+						t.Fatalf("sigma %d n %d: Rank(%d, %d) = %d, want %d", sigma, n, c, i, got, r)
+					}
+					if i < n && int(bwt[i]) == c {
+						r++
+					}
+				}
+			}
+			for i, c := range bwt {
+				if got := o.Symbol(i); got != c {
+					t.Fatalf("sigma %d n %d: Symbol(%d) = %d, want %d", sigma, n, i, got, c)
+				}
+			}
+		}
+	}
+}
