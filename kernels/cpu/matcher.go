@@ -113,6 +113,7 @@ func NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions, threads int) 
 		go func() {
 			defer wg.Done()
 			m.pages[i] = NewPage(ref.Text, ref.Alpha.Size, b[0], b[1], b[2])
+			m.pages[i].markDeep(opts.MinLen)
 			<-sem
 		}()
 	}
@@ -182,23 +183,34 @@ func cmpMatch(a, b kernels.Match) int {
 // that starts at a position in [from, to) of q and at a reference position this page owns.
 func (p *Page) maxMatches(q []byte, from, to, minLen int, out []kernels.Match) []kernels.Match {
 	lo, hi, m := p.startState(q, to)
+	// The ranks of the symbol before pos at lo and hi serve twice: they tell whether every row of
+	// the match is preceded by that symbol (so none is left-maximal), and they are the next step
+	// of the backward search.
+	ranked, r1, r2 := false, 0, 0
 	for pos := to - 1; pos >= from; pos-- {
-		lo, hi, m = p.extend(lo, hi, m, q[pos])
-		if m < minLen {
-			continue
+		if ranked {
+			lo, hi, m = p.extendRanked(lo, hi, m, q[pos], r1, r2)
+		} else {
+			lo, hi, m = p.extend(lo, hi, m, q[pos])
 		}
 		prev := byte(kernels.CodeNone)
 		if pos > 0 {
 			prev = q[pos-1]
 		}
-		out = p.emitRows(lo, hi, m, prev, q, pos, out)
+		ranked = prev >= kernels.FirstCode
+		if ranked {
+			r1, r2 = p.occ.Rank(prev, lo), p.occ.Rank(prev, hi)
+		}
+		if m < minLen {
+			continue
+		}
+		if !ranked || r2-r1 < hi-lo {
+			out = p.emitRows(lo, hi, m, prev, q, pos, out)
+		}
 		// Rows of the enclosing intervals match exactly as long as their interval's depth.
 		a, b := lo, hi
-		for {
+		for p.isDeep(a) || p.isDeep(b) {
 			d := max(p.lcp.at(a), p.lcp.at(b))
-			if int(d) < minLen {
-				break
-			}
 			na, nb := p.lcp.prevSmaller(a, d), p.lcp.nextSmaller(b, d)
 			out = p.emitRows(na, a, int(d), prev, q, pos, out)
 			out = p.emitRows(b, nb, int(d), prev, q, pos, out)

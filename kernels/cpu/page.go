@@ -26,6 +26,9 @@ type Page struct {
 	lcp  *compactLCP // row k: lcp(row k-1, row k); rows 0, 1 and n+1: 0
 	occ  *Occ
 	c    [256]int // c[x] = first row whose suffix starts with x
+	// deep has bit k set when row k's LCP is at least the minimum match length: an eighth of a
+	// byte per row, so the test that ends most searches for enclosing intervals stays in cache.
+	deep []uint64
 }
 
 // NewPage indexes text[start:winEnd], owning [start, end).
@@ -65,9 +68,23 @@ func NewPage(text []byte, sigma, start, end, winEnd int) *Page {
 	return p
 }
 
+// markDeep records which rows have an LCP of at least minLen.
+func (p *Page) markDeep(minLen int) {
+	n := p.n + 2
+	p.deep = make([]uint64, (n+63)/64)
+	for k := 0; k < n; k++ {
+		if p.lcp.at(k) >= int32(minLen) {
+			p.deep[k>>6] |= 1 << (uint(k) & 63)
+		}
+	}
+}
+
+// isDeep reports whether row k's LCP is at least the minimum match length given to markDeep.
+func (p *Page) isDeep(k int) bool { return p.deep[k>>6]>>(uint(k)&63)&1 != 0 }
+
 // Bytes returns the memory the page's index holds (the shared text not counted).
 func (p *Page) Bytes() int {
-	return 4*len(p.sa) + p.lcp.Bytes() + p.occ.Bytes()
+	return 4*len(p.sa) + p.lcp.Bytes() + p.occ.Bytes() + 8*len(p.deep)
 }
 
 // parent returns the interval enclosing rows [lo, hi) at the next smaller match depth.
@@ -85,8 +102,12 @@ func (p *Page) extend(lo, hi, m int, x byte) (int, int, int) {
 	if x < kernels.FirstCode {
 		return 0, p.n + 1, 0
 	}
+	return p.extendRanked(lo, hi, m, x, p.occ.Rank(x, lo), p.occ.Rank(x, hi))
+}
+
+// extendRanked is extend for a matchable x whose ranks at lo and hi are r1 and r2.
+func (p *Page) extendRanked(lo, hi, m int, x byte, r1, r2 int) (int, int, int) {
 	for {
-		r1, r2 := p.occ.Rank(x, lo), p.occ.Rank(x, hi)
 		if r1 < r2 {
 			return p.c[x] + r1, p.c[x] + r2, m + 1
 		}
@@ -94,6 +115,7 @@ func (p *Page) extend(lo, hi, m int, x byte) (int, int, int) {
 			return 0, p.n + 1, 0
 		}
 		lo, hi, m = p.parent(lo, hi)
+		r1, r2 = p.occ.Rank(x, lo), p.occ.Rank(x, hi)
 	}
 }
 
