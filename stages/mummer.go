@@ -68,7 +68,9 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 	bw := bufio.NewWriterSize(w, 1<<20)
 	p := &printer{opts: &opts, ref: ref, out: formats.NewMummerWriter(bw, ref.Names, opts.FourColumn, opts.ShowLen, opts.ShowString)}
 	start := time.Now()
-	err := stream.OrderedMap(ctx, stream.Options{Workers: opts.Threads},
+	// Two batches a worker keep every worker busy while the printer drains results in order;
+	// more would only hold memory.
+	err := stream.OrderedMap(ctx, stream.Options{Workers: opts.Threads, Window: 2*opts.Threads + 1},
 		func() (*QueryBatch, error) { return src.Next() },
 		func(_ context.Context, b *QueryBatch) (*QueryBatch, error) {
 			return b, m.Match(&b.Batch, &b.Res)

@@ -66,7 +66,7 @@ func mummerCommand(e *env) *cli.Command {
 			mb(showLen, "show the length of the query sequences on the header line"),
 			&cli.IntFlag{Name: "t", Aliases: []string{"threads"}, Value: runtime.NumCPU(), Usage: "worker threads"},
 			&cli.IntFlag{Name: "page-size", Usage: "reference page length in bases (0: the whole reference)"},
-			&cli.IntFlag{Name: "batch-size", Value: 1 << 20, Usage: "query bases per batch"},
+			&cli.IntFlag{Name: "batch-size", Value: 1 << 19, Usage: "query bases per batch"},
 			&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "write to `FILE` (complete or not at all) instead of stdout"},
 			&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "no progress on stderr"},
 			&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "print timings per stage on stderr"},
