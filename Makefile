@@ -4,7 +4,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 SHARED   ?= ../shared
 
-.PHONY: all build test test-short race fuzz bench gobench demo clean
+.PHONY: all build test test-short race fuzz bench bench-sa gobench demo clean
 
 all: build
 
@@ -31,6 +31,11 @@ fuzz:
 # Side by side with the real peers on the benchmark inputs of ../shared/tools/make-bench-data.sh.
 bench: build
 	SHARED=$(SHARED) bash tools/bench.sh
+	$(MAKE) bench-sa
+
+# Suffix array construction: sapipe's CPU path, libdivsufsort and Go's index/suffixarray (MB/s).
+bench-sa:
+	SHARED=$(SHARED) bash tools/sabench/sabench.sh
 
 # Go micro-benchmarks (MB/s).
 gobench:

