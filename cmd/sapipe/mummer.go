@@ -168,6 +168,9 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	}
 	defer m.Close()
 	logf("indexed %d page(s) in %v", len(m.Pages()), time.Since(t1).Round(time.Millisecond))
+	// The index's build temporaries are garbage now: collect them before the queries' buffers
+	// need memory, so that the peak is the larger of the two phases, not their sum.
+	runtime.GC()
 
 	if !cfg.quiet && e.stderrTerminal {
 		cfg.opts.Progress = &stages.Progress{W: e.stderr, Label: "sapipe mummer"}

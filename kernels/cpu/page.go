@@ -40,13 +40,6 @@ func NewPage(text []byte, sigma, start, end, winEnd int) *Page {
 	p.sa = make([]int32, n+1)
 	p.sa[0] = int32(n)
 	SuffixArray(w, p.sa[1:])
-	plcp := PLCP(w, p.sa[1:])
-	p.lcp = newCompactLCP(n+2, func(k int) int32 {
-		if k <= 1 || k > n {
-			return 0
-		}
-		return plcp[p.sa[k]]
-	})
 	var counts [256]int
 	for _, x := range w {
 		counts[x]++
@@ -55,16 +48,27 @@ func NewPage(text []byte, sigma, start, end, winEnd int) *Page {
 	for x := 1; x < 256; x++ {
 		p.c[x] = p.c[x-1] + counts[x-1]
 	}
-	if sigma < 2 {
-		sigma = 2
-	}
-	p.occ = NewOcc(func(i int) byte {
-		s := p.sa[i]
-		if s == 0 {
-			return kernels.CodeEnd
+	sigma = max(sigma, 2)
+	// The rank structure and the LCP array both need only the suffix array: build them at once.
+	occDone := make(chan struct{})
+	go func() {
+		defer close(occDone)
+		p.occ = NewOcc(func(i int) byte {
+			s := p.sa[i]
+			if s == 0 {
+				return kernels.CodeEnd
+			}
+			return w[s-1]
+		}, n+1, sigma)
+	}()
+	plcp := PLCP(w, p.sa[1:])
+	p.lcp = newCompactLCP(n+2, func(k int) int32 {
+		if k <= 1 || k > n {
+			return 0
 		}
-		return w[s-1]
-	}, n+1, sigma)
+		return plcp[p.sa[k]]
+	})
+	<-occDone
 	return p
 }
 
