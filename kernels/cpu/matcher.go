@@ -68,8 +68,9 @@ type Matcher struct {
 }
 
 type scratch struct {
-	best []candidate
-	tmp  []kernels.Match
+	best  []candidate
+	lanes [laneCount][]kernels.Match // per-lane matches of maxMatchBatch
+	sink  uint64                     // what the lanes' cache-touching loads read; never used
 }
 
 // candidate is the best match found so far at one query position across pages (MumReference).
@@ -132,15 +133,14 @@ func (m *Matcher) Close() error { return nil }
 func (m *Matcher) Match(b *kernels.Batch, res *kernels.Result) error {
 	sc := m.pool.Get().(*scratch)
 	defer m.pool.Put(sc)
+	if m.opts.Mode == kernels.MaxMatch {
+		m.maxMatchBatch(sc, b, res)
+		return nil
+	}
 	for _, sg := range b.Segs {
 		q := b.Codes[sg.Off : sg.Off+sg.Len]
 		start := len(res.Matches)
 		switch {
-		case m.opts.Mode == kernels.MaxMatch:
-			for _, p := range m.pages {
-				res.Matches = p.maxMatches(q, sg.From, sg.To, m.opts.MinLen, res.Matches)
-			}
-			sortMatches(res.Matches[start:], len(m.pages) == 1)
 		case len(m.pages) == 1:
 			res.Matches = m.pages[0].uniqueMatches(q, sg.From, sg.To, m.opts.MinLen, res.Matches)
 			slices.Reverse(res.Matches[start:])
@@ -179,45 +179,25 @@ func cmpMatch(a, b kernels.Match) int {
 	return int(a.Ref) - int(b.Ref)
 }
 
-// maxMatches appends, by descending query position, every maximal match of length >= minLen
-// that starts at a position in [from, to) of q and at a reference position this page owns.
-func (p *Page) maxMatches(q []byte, from, to, minLen int, out []kernels.Match) []kernels.Match {
-	lo, hi, m := p.startState(q, to)
-	// The ranks of the symbol before pos at lo and hi serve twice: they tell whether every row of
-	// the match is preceded by that symbol (so none is left-maximal), and they are the next step
-	// of the backward search.
-	ranked, r1, r2 := false, 0, 0
-	for pos := to - 1; pos >= from; pos-- {
-		if ranked {
-			lo, hi, m = p.extendRanked(lo, hi, m, q[pos], r1, r2)
-		} else {
-			lo, hi, m = p.extend(lo, hi, m, q[pos])
+// maxMatchBatch appends every maximal match of each segment of b to res, walking laneCount
+// segments through each page at once.
+func (m *Matcher) maxMatchBatch(sc *scratch, b *kernels.Batch, res *kernels.Result) {
+	outs := sc.lanes[:]
+	for g := 0; g < len(b.Segs); g += laneCount {
+		segs := b.Segs[g:min(g+laneCount, len(b.Segs))]
+		for i := range segs {
+			outs[i] = outs[i][:0]
 		}
-		prev := byte(kernels.CodeNone)
-		if pos > 0 {
-			prev = q[pos-1]
+		for _, p := range m.pages {
+			p.maxMatchesLanes(b, segs, m.opts.MinLen, outs[:len(segs)], &sc.sink)
 		}
-		ranked = prev >= kernels.FirstCode
-		if ranked {
-			r1, r2 = p.occ.Rank(prev, lo), p.occ.Rank(prev, hi)
-		}
-		if m < minLen {
-			continue
-		}
-		if !ranked || r2-r1 < hi-lo {
-			out = p.emitRows(lo, hi, m, prev, q, pos, out)
-		}
-		// Rows of the enclosing intervals match exactly as long as their interval's depth.
-		a, b := lo, hi
-		for p.isDeep(a) || p.isDeep(b) {
-			d := max(p.lcp.at(a), p.lcp.at(b))
-			na, nb := p.lcp.prevSmaller(a, d), p.lcp.nextSmaller(b, d)
-			out = p.emitRows(na, a, int(d), prev, q, pos, out)
-			out = p.emitRows(b, nb, int(d), prev, q, pos, out)
-			a, b = na, nb
+		for i := range segs {
+			start := len(res.Matches)
+			res.Matches = append(res.Matches, outs[i]...)
+			sortMatches(res.Matches[start:], len(m.pages) == 1)
+			res.Ends = append(res.Ends, len(res.Matches))
 		}
 	}
-	return out
 }
 
 // emitRows appends the left-maximal owned matches among rows [a, b), each matching d symbols of

@@ -1,0 +1,95 @@
+package cpu
+
+import "github.com/sapipe/sapipe/kernels"
+
+// laneCount is how many query segments one goroutine walks through a page at once. Every step of
+// a backward search ends in a random access to the rank structure, and a lone walk waits for each
+// one. Walking several segments in turn, and touching every lane's next rank block before any lane
+// uses it, keeps that many cache misses in flight at once instead of one.
+const laneCount = 8
+
+// lane is the backward search of one segment: the match state (rows [lo, hi), length m) of
+// q[pos:], for pos from the segment's end down to from.
+type lane struct {
+	q         []byte
+	pos, from int
+	lo, hi, m int
+	out       []kernels.Match
+}
+
+// maxMatchesLanes is maxMatches for up to laneCount segments at once: it appends the matches of
+// segment i (by descending query position) to outs[i].
+func (p *Page) maxMatchesLanes(b *kernels.Batch, segs []kernels.Segment, minLen int, outs [][]kernels.Match, sink *uint64) {
+	var ls [laneCount]lane
+	live := ls[:0]
+	for i, sg := range segs {
+		q := b.Codes[sg.Off : sg.Off+sg.Len]
+		l := lane{q: q, pos: sg.To - 1, from: sg.From, out: outs[i]}
+		if l.pos >= l.from {
+			l.lo, l.hi, l.m = p.startState(q, sg.To)
+			l.lo, l.hi, l.m = p.extend(l.lo, l.hi, l.m, q[l.pos])
+		}
+		live = append(live, l)
+	}
+	occ, stride := p.occ.data, p.occ.stride
+	var touched uint64
+	for {
+		active := false
+		for i := range live {
+			l := &live[i]
+			if l.pos >= l.from {
+				active = true
+				touched += occ[(l.lo/occBlock)*stride] + occ[(l.hi/occBlock)*stride] + p.deep[l.lo>>6] + p.deep[l.hi>>6]
+			}
+		}
+		if !active {
+			break
+		}
+		for i := range live {
+			if l := &live[i]; l.pos >= l.from {
+				p.laneStep(l, minLen)
+			}
+		}
+	}
+	*sink += touched
+	for i := range live {
+		outs[i] = live[i].out
+	}
+}
+
+// laneStep reports the matches at l.pos and moves the search one position left; it is the body
+// of maxMatches' loop.
+func (p *Page) laneStep(l *lane, minLen int) {
+	q, pos, lo, hi, m := l.q, l.pos, l.lo, l.hi, l.m
+	prev := byte(kernels.CodeNone)
+	if pos > 0 {
+		prev = q[pos-1]
+	}
+	ranked := prev >= kernels.FirstCode
+	r1, r2 := 0, 0
+	if ranked {
+		r1, r2 = p.occ.Rank(prev, lo), p.occ.Rank(prev, hi)
+	}
+	if m >= minLen {
+		if !ranked || r2-r1 < hi-lo {
+			l.out = p.emitRows(lo, hi, m, prev, q, pos, l.out)
+		}
+		a, b := lo, hi
+		for p.isDeep(a) || p.isDeep(b) {
+			d := max(p.lcp.at(a), p.lcp.at(b))
+			na, nb := p.lcp.prevSmaller(a, d), p.lcp.nextSmaller(b, d)
+			l.out = p.emitRows(na, a, int(d), prev, q, pos, l.out)
+			l.out = p.emitRows(b, nb, int(d), prev, q, pos, l.out)
+			a, b = na, nb
+		}
+	}
+	l.pos--
+	if l.pos < l.from {
+		return
+	}
+	if ranked {
+		l.lo, l.hi, l.m = p.extendRanked(lo, hi, m, prev, r1, r2)
+	} else {
+		l.lo, l.hi, l.m = 0, p.n+1, 0 // prev cannot match: the search starts afresh
+	}
+}
