@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"os"
 )
 
 // BWT stream constants.
@@ -217,7 +218,16 @@ func (br *BWTReader) read(p []byte, where string, off int64) error {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return br.fail(where, off, "%w: truncated (the input ends after %d bytes)", ErrDamaged, br.off)
 	}
-	return br.fail(where, off, "reading: %w", err)
+	return br.fail(where, off, "reading: %w", unwrapPath(err))
+}
+
+// unwrapPath drops the path of an *os.PathError: messages name the input once, up front.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (br *BWTReader) next() (*BWTBlock, error) {
@@ -286,7 +296,7 @@ func (br *BWTReader) readHeader() error {
 	short := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 	switch {
 	case err != nil && !short:
-		return br.fail("header", 0, "reading: %w", err)
+		return br.fail("header", 0, "reading: %w", unwrapPath(err))
 	case n == 0:
 		return br.fail("header", 0, "%w (empty input)", ErrNotBWTStream)
 	case n < len(BWTMagic) || string(h[:len(BWTMagic)]) != BWTMagic:
@@ -331,7 +341,7 @@ func (br *BWTReader) readTrailer(off int64) error {
 	case n > 0:
 		return br.fail("trailer", off, "%w: data after the trailer", ErrDamaged)
 	case !errors.Is(err, io.EOF):
-		return br.fail("trailer", off, "reading: %w", err)
+		return br.fail("trailer", off, "reading: %w", unwrapPath(err))
 	}
 	return io.EOF
 }
