@@ -78,16 +78,16 @@ func readError(name string, err error) error {
 	return fmt.Errorf("reading %s: %w", name, err)
 }
 
-// SuffixArray builds the suffix array of text with b and writes it to w in format f.
-func SuffixArray(b kernels.Backend, text []byte, f SAFormat, w io.Writer) error {
+// BuildSuffixArray returns the suffix array of text, built by b.
+func BuildSuffixArray(b kernels.Backend, text []byte) ([]int32, error) {
 	if len(text) > MaxSAText {
-		return fmt.Errorf("input of %d bytes: suffix arrays are limited to %d bytes", len(text), MaxSAText)
+		return nil, fmt.Errorf("input of %d bytes: suffix arrays are limited to %d bytes", len(text), MaxSAText)
 	}
 	sa := make([]int32, len(text))
 	if err := b.SuffixArray(text, sa); err != nil {
-		return fmt.Errorf("suffix array on %s: %w", b.Name(), err)
+		return nil, fmt.Errorf("suffix array on %s: %w", b.Name(), err)
 	}
-	return WriteSuffixArray(w, sa, f)
+	return sa, nil
 }
 
 // WriteSuffixArray writes sa to w in format f.

@@ -68,7 +68,11 @@ func TestSuffixArrayFormats(t *testing.T) {
 		want := naiveSA(text)
 		for _, f := range []SAFormat{SAU32, SAU64, SAText} {
 			var out bytes.Buffer
-			if err := SuffixArray(cpu.New(2), text, f, &out); err != nil {
+			sa, err := BuildSuffixArray(cpu.New(2), text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteSuffixArray(&out, sa, f); err != nil {
 				t.Fatal(err)
 			}
 			if got := parseSA(t, out.Bytes(), f); !slicesEqual(got, want) {
@@ -77,7 +81,8 @@ func TestSuffixArrayFormats(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	SuffixArray(cpu.New(1), []byte("banana"), SAText, &out)
+	sa, _ := BuildSuffixArray(cpu.New(1), []byte("banana"))
+	WriteSuffixArray(&out, sa, SAText)
 	if out.String() != "5\n3\n1\n0\n4\n2\n" {
 		t.Errorf("banana: %q", out.String())
 	}
