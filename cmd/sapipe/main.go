@@ -89,6 +89,9 @@ func newApp(ctx context.Context, e *env) *cli.App {
 		},
 		Commands: []*cli.Command{
 			mummerCommand(e),
+			saCommand(e),
+			bwtCommand(e),
+			unbwtCommand(e),
 		},
 	}
 	return app

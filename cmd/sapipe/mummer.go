@@ -13,7 +13,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sapipe/sapipe/kernels"
-	"github.com/sapipe/sapipe/kernels/cpu"
 	"github.com/sapipe/sapipe/stages"
 )
 
@@ -33,6 +32,7 @@ type mummerConfig struct {
 	queries []string
 	output  string // "" or "-": stdout
 	quiet   bool
+	device  string // --device
 	verbose bool
 }
 
@@ -69,11 +69,12 @@ func mummerCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "batch-size", Value: 1 << 19, Usage: "query bases per batch"},
 			&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "write to `FILE` (complete or not at all) instead of stdout"},
 			&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "no progress on stderr"},
+			deviceFlag(),
 			&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "print timings per stage on stderr"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{flagMessage(err)} },
 		Action: func(c *cli.Context) error {
-			cfg := &mummerConfig{quiet: c.Bool("q"), verbose: c.Bool("v"), output: c.String("o")}
+			cfg := &mummerConfig{quiet: c.Bool("q"), verbose: c.Bool("v"), output: c.String("o"), device: c.String("device")}
 			o := &cfg.opts
 			o.MinLen = minLen.value
 			o.NucleotidesOnly, o.ReversePositions = nuc.set, revpos.set
@@ -155,6 +156,11 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	if cfg.verbose {
 		logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "sapipe mummer: "+format+"\n", args...) }
 	}
+	backend, err := openBackend(e, cfg.device, cfg.opts.Threads, cfg.quiet)
+	if err != nil {
+		return err
+	}
+	defer backend.Close()
 	t0 := time.Now()
 	ref, err := stages.LoadReference(cfg.ref, cfg.opts.NucleotidesOnly, e.stdin)
 	if err != nil {
@@ -162,12 +168,12 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	}
 	logf("read reference %s: %d records, %d bases in %v", cfg.ref, len(ref.Names), len(ref.Text), time.Since(t0).Round(time.Millisecond))
 	t1 := time.Now()
-	m, err := cpu.NewMatcher(ref, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, PageSize: cfg.opts.PageSize}, cfg.opts.Threads)
+	m, err := backend.NewMatcher(ref, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, PageSize: cfg.opts.PageSize})
 	if err != nil {
 		return fmt.Errorf("%s: %w", cfg.ref, err)
 	}
 	defer m.Close()
-	logf("indexed %d page(s) in %v", len(m.Pages()), time.Since(t1).Round(time.Millisecond))
+	logf("indexed the reference on %s in %v", backend.Name(), time.Since(t1).Round(time.Millisecond))
 	// The index's build temporaries are garbage now: collect them before the queries' buffers
 	// need memory, so that the peak is the larger of the two phases, not their sum.
 	runtime.GC()

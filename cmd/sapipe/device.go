@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/device"
+)
+
+// deviceEnv names the environment variable that sets --device when the option is not given, so
+// that a workflow engine can choose the device per job without changing command lines.
+const deviceEnv = "SAPIPE_DEVICE"
+
+// deviceFlag is the --device option of every command.
+func deviceFlag() cli.Flag {
+	return &cli.StringFlag{
+		Name:    "device",
+		Value:   "auto",
+		EnvVars: []string{deviceEnv},
+		Usage:   "compute device `D`: auto (a GPU if one is usable, else the CPU), cpu, gpu (the first GPU) or gpu:N",
+	}
+}
+
+// threadsFlag is the -t option of the commands that take it.
+func threadsFlag(usage string) cli.Flag {
+	return &cli.IntFlag{Name: "t", Aliases: []string{"threads"}, Value: runtime.NumCPU(), Usage: usage + " (`N`)"}
+}
+
+// openBackend opens the backend that spec (the --device value) names; a command calls it once.
+// With auto and no usable GPU it says on stderr, in one line, why the CPU is used, unless quiet.
+func openBackend(e *env, spec string, threads int, quiet bool) (kernels.Backend, error) {
+	if threads < 1 {
+		return nil, usageError{fmt.Sprintf("-t %d: want a positive number of threads", threads)}
+	}
+	b, note, err := device.Open(spec, device.Options{Threads: threads})
+	if errors.Is(err, device.ErrNoGPU) {
+		return nil, fmt.Errorf("--device %s: %w", spec, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if note != "" && !quiet {
+		fmt.Fprintf(e.stderr, "sapipe: %s\n", oneLine(note))
+	}
+	return b, nil
+}
+
+// checkDeviceSpec checks the form of a --device value without opening anything, for commands
+// that run on the CPU whatever the device (unbwt).
+func checkDeviceSpec(spec string) error {
+	switch spec {
+	case "", "auto", "cpu", "gpu":
+		return nil
+	}
+	if n, ok := strings.CutPrefix(spec, "gpu:"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v >= 0 {
+			return nil
+		}
+	}
+	return usageError{fmt.Sprintf("--device %s: want auto, cpu, gpu or gpu:N", spec)}
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels/device"
+)
+
+// TestMain runs the tests of this package on the CPU unless SAPIPE_DEVICE says otherwise: on a
+// host without a GPU, --device auto adds a line on stderr that tests of one-line errors would
+// count. On the device machine, SAPIPE_DEVICE=gpu runs them all on the GPU.
+func TestMain(m *testing.M) {
+	if _, ok := os.LookupEnv(deviceEnv); !ok {
+		os.Setenv(deviceEnv, "cpu")
+	}
+	os.Exit(m.Run())
+}
+
+// gpuUsable reports whether a GPU backend opens here.
+func gpuUsable() bool {
+	b, _, err := device.Open("gpu", device.Options{Threads: 1})
+	if err != nil {
+		return false
+	}
+	b.Close()
+	return true
+}
+
+// commandArgs returns a working command line of each command that takes --device, with the
+// option inserted before the files.
+func commandArgs(t *testing.T, opts ...string) map[string][]string {
+	return commandArgsIn(t, t.TempDir(), opts...)
+}
+
+func commandArgsIn(t *testing.T, dir string, opts ...string) map[string][]string {
+	ref := filepath.Join(dir, "ref.fa")
+	os.WriteFile(ref, []byte(">r\nacgtacgtacgtaaaccc\n"), 0o644)
+	bwt := filepath.Join(dir, "in.bwt")
+	if _, stderr, st := runSapipe(t, nil, "bwt", "--device", "cpu", "-o", bwt, ref); st != 0 {
+		t.Fatalf("bwt: %s", stderr)
+	}
+	return map[string][]string{
+		"mummer": append(append([]string{"mummer", "-l", "3"}, opts...), ref, ref),
+		"sa":     append(append([]string{"sa"}, opts...), ref),
+		"bwt":    append(append([]string{"bwt"}, opts...), ref),
+		"unbwt":  append(append([]string{"unbwt"}, opts...), bwt),
+	}
+}
+
+func TestDeviceOption(t *testing.T) {
+	for _, spec := range []string{"bogus", "gpu:x", "gpu:-1", "GPU"} {
+		for cmd, args := range commandArgs(t, "--device", spec) {
+			out, stderr, st := runSapipe(t, nil, args...)
+			if st != 1 || len(out) != 0 || !bytes.HasPrefix(stderr, []byte("sapipe: --device "+spec+": ")) || bytes.Count(stderr, []byte("\n")) != 1 {
+				t.Errorf("%s --device %s: status %d, stderr %q", cmd, spec, st, stderr)
+			}
+		}
+	}
+	for cmd, args := range commandArgs(t, "--device", "cpu") {
+		if out, stderr, st := runSapipe(t, nil, args...); st != 0 || len(stderr) != 0 || len(out) == 0 {
+			t.Errorf("%s --device cpu: status %d, stderr %q", cmd, st, stderr)
+		}
+	}
+	if gpuUsable() {
+		t.Log("a GPU is usable here: the no-GPU paths are not tested")
+		return
+	}
+	for cmd, args := range commandArgs(t, "--device", "gpu:0") {
+		out, stderr, st := runSapipe(t, nil, args...)
+		if cmd == "unbwt" { // runs on the CPU whatever the device
+			if st != 0 || len(stderr) != 0 || len(out) == 0 {
+				t.Errorf("unbwt --device gpu:0: status %d, stderr %q", st, stderr)
+			}
+			continue
+		}
+		if st != 1 || len(out) != 0 || !strings.HasPrefix(string(stderr), "sapipe: --device gpu:0: no usable GPU") || bytes.Count(stderr, []byte("\n")) != 1 {
+			t.Errorf("%s --device gpu:0 without a GPU: status %d, stderr %q", cmd, st, stderr)
+		}
+	}
+	// auto without a GPU: the CPU, and one line saying why, unless -q.
+	for _, quiet := range []bool{false, true} {
+		opts := []string{"--device", "auto"}
+		if quiet {
+			opts = append(opts, "-q")
+		}
+		dir := t.TempDir()
+		cpuArgs := commandArgsIn(t, dir, "--device", "cpu")
+		for cmd, args := range commandArgsIn(t, dir, opts...) {
+			want, _, _ := runSapipe(t, nil, cpuArgs[cmd]...)
+			out, stderr, st := runSapipe(t, nil, args...)
+			ok := st == 0 && bytes.Equal(out, want)
+			switch {
+			case cmd == "unbwt" || quiet:
+				ok = ok && len(stderr) == 0
+			default:
+				ok = ok && strings.HasPrefix(string(stderr), "sapipe: using the CPU: no usable GPU") && bytes.Count(stderr, []byte("\n")) == 1
+			}
+			if !ok {
+				t.Errorf("%v: status %d, stderr %q", args, st, stderr)
+			}
+		}
+	}
+	// The environment sets the device when the option does not.
+	t.Setenv(deviceEnv, "auto")
+	if _, stderr, st := runSapipe(t, []byte("abc"), "sa"); st != 0 || !strings.HasPrefix(string(stderr), "sapipe: using the CPU: ") {
+		t.Errorf("SAPIPE_DEVICE=auto: status %d, stderr %q", st, stderr)
+	}
+	t.Setenv(deviceEnv, "nonsense")
+	if _, stderr, st := runSapipe(t, []byte("abc"), "sa"); st != 1 || !strings.Contains(string(stderr), "--device nonsense") {
+		t.Errorf("SAPIPE_DEVICE=nonsense: status %d, stderr %q", st, stderr)
+	}
+	if _, stderr, st := runSapipe(t, []byte("abc"), "sa", "--device", "cpu"); st != 0 || len(stderr) != 0 {
+		t.Errorf("--device cpu over SAPIPE_DEVICE: status %d, stderr %q", st, stderr)
+	}
+}
+
+func TestThreadsOption(t *testing.T) {
+	for cmd, args := range commandArgs(t, "-t", "0") {
+		out, stderr, st := runSapipe(t, nil, args...)
+		if st != 1 || len(out) != 0 || !bytes.HasPrefix(stderr, []byte("sapipe: ")) || bytes.Count(stderr, []byte("\n")) != 1 {
+			t.Errorf("%s -t 0: status %d, stderr %q", cmd, st, stderr)
+		}
+	}
+}
