@@ -27,6 +27,8 @@ fuzz:
 	$(GO) test ./formats -run XXX -fuzz FuzzReader -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/sapipe -run XXX -fuzz FuzzArgs -fuzztime $(FUZZTIME)
 	$(GO) test ./kernels/cpu -run XXX -fuzz FuzzSuffixArray -fuzztime $(FUZZTIME)
+	$(GO) test ./formats -run XXX -fuzz '^FuzzBWTReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./kernels/cpu -run XXX -fuzz '^FuzzInverseBWT$$' -fuzztime $(FUZZTIME)
 
 # Side by side with the real peers on the benchmark inputs of ../shared/tools/make-bench-data.sh.
 bench: build
