@@ -4,7 +4,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 SHARED   ?= ../shared
 
-.PHONY: all build test test-short race fuzz bench bench-sa gobench demo clean
+.PHONY: all build test test-short race fuzz bench bench-sa gobench demo clean kernels
 
 all: build
 
@@ -42,6 +42,15 @@ bench-sa:
 # Go micro-benchmarks (MB/s).
 gobench:
 	$(GO) test -run XXX -bench . -benchtime 3x ./...
+
+# The GPU kernels: kernels/cuda/*.cu into one committed fatbin (sm_80 and sm_90 code, compute_80
+# PTX for newer GPUs). Needs nvcc (bash $(SHARED)/tools/cuda-setup.sh installs CUDA 11.8); a
+# normal build needs none, the fatbin is embedded.
+NVCC       ?= nvcc
+CUDA_ARCHS := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
+kernels: kernels/cuda/sapipe.fatbin
+kernels/cuda/sapipe.fatbin: $(wildcard kernels/cuda/*.cu kernels/cuda/*.cuh)
+	$(NVCC) -std=c++17 -O3 -fatbin $(CUDA_ARCHS) -o $@ kernels/cuda/sapipe.cu
 
 # The main job on bundled data: lambda phage reads against the lambda genome.
 demo: build

@@ -92,6 +92,7 @@ func newApp(ctx context.Context, e *env) *cli.App {
 			saCommand(e),
 			bwtCommand(e),
 			unbwtCommand(e),
+			devicesCommand(e),
 		},
 	}
 	return app

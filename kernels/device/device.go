@@ -11,19 +11,28 @@ import (
 
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
+	"github.com/sapipe/sapipe/kernels/cuda"
 )
 
 // Options configure Open.
 type Options struct {
 	Threads int // CPU goroutines (the CPU backend, and host-side work of a GPU backend)
+	// Note, when set, receives one line each time a GPU backend hands work to the CPU (a text
+	// larger than the GPU memory left, say); a command prints it on stderr unless quiet.
+	Note func(msg string)
 }
 
 // ErrNoGPU reports that no usable GPU was found; the wrapped error says why.
 var ErrNoGPU = errors.New("no usable GPU")
 
-// openGPU opens GPU ordinal; the CUDA backend sets it.
+// openGPU opens GPU ordinal through the CUDA backend, which loads the driver on first use. Every
+// failure (no driver, no device, an unsupported device) wraps ErrNoGPU and says why.
 var openGPU = func(ordinal int, opts Options) (kernels.Backend, error) {
-	return nil, fmt.Errorf("%w: this build has no GPU backend", ErrNoGPU)
+	b, err := cuda.Open(ordinal, cuda.Options{Threads: opts.Threads, Note: opts.Note})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoGPU, err)
+	}
+	return b, nil
 }
 
 // Open returns the backend that spec names. With "auto" and no usable GPU it returns the CPU

@@ -1,0 +1,153 @@
+// Package cuda is sapipe's GPU backend: a kernels.Backend that builds suffix arrays and
+// Burrows-Wheeler transforms on an NVIDIA GPU, with results identical to kernels/cpu.
+//
+// Nothing of CUDA is needed to build it: the driver (libcuda.so.1) is opened at run time through
+// purego the first time a GPU is wanted, and the kernels (CUDA C in the .cu/.cuh files here) are
+// compiled by `make kernels` into sapipe.fatbin, which is embedded. On a host without the driver or
+// without a GPU, Open and Devices return an error saying why; nothing is printed.
+//
+// Data enters as host byte slices, is copied to the device, and only the result comes back: the
+// suffix array, or for BWT the transform bytes and the primary index (the SA stays on the GPU).
+// All driver calls of a device run on one goroutine locked to its OS thread, which owns the
+// device's context; the methods of Backend hand their work to it and may be called concurrently.
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// Options configure Open.
+type Options struct {
+	// Threads bounds the CPU goroutines of the CPU fallback and of delegated work.
+	Threads int
+	// Note, when set, receives one line whenever work goes to the CPU instead of the GPU (a text
+	// too large for the memory left on the card, say).
+	Note func(msg string)
+}
+
+// Backend runs sapipe's kernels on one GPU.
+type Backend struct {
+	dev  *device
+	cpu  *cpu.Backend
+	opts Options
+
+	closeOnce sync.Once
+}
+
+// Open opens GPU ordinal (0 is the first) and loads the kernels onto it.
+func Open(ordinal int, opts Options) (*Backend, error) {
+	if !fatbinOK() {
+		return nil, errors.New("this build has no GPU kernels (sapipe.fatbin missing; run make kernels)")
+	}
+	dev, err := openDevice(ordinal)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{dev: dev, cpu: cpu.New(opts.Threads), opts: opts}, nil
+}
+
+// Name returns "gpu:N (device name)".
+func (b *Backend) Name() string {
+	return fmt.Sprintf("gpu:%d (%s)", b.dev.info.Ordinal, b.dev.info.Name)
+}
+
+// Info describes the GPU.
+func (b *Backend) Info() Info { return b.dev.info }
+
+// NewMatcher indexes ref for matching. Matching runs on the CPU backend for now (GPU matching is
+// a later issue); the results are those of kernels/cpu.
+func (b *Backend) NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions) (kernels.Matcher, error) {
+	return b.cpu.NewMatcher(ref, opts)
+}
+
+// SuffixArray fills sa with the suffix array of text, built on the GPU. A text too large for the
+// GPU memory left is done on the CPU, with a note.
+func (b *Backend) SuffixArray(text []byte, sa []int32) error {
+	if len(sa) != len(text) {
+		return fmt.Errorf("suffix array of %d entries for a text of %d bytes", len(sa), len(text))
+	}
+	if int64(len(text)) > 1<<31-1 {
+		return kernels.ErrTooLarge
+	}
+	switch len(text) {
+	case 0:
+		return nil
+	case 1:
+		sa[0] = 0
+		return nil
+	}
+	err := b.dev.run(func() error {
+		_, err := b.dev.suffixArray(text, sa, nil, nil)
+		return err
+	})
+	if errors.Is(err, errNoRoom) {
+		b.note(fmt.Sprintf("suffix array on the CPU: %v", err))
+		return b.cpu.SuffixArray(text, sa)
+	}
+	return err
+}
+
+// BWT writes the transform of each src[i] to dst[i] and its primary index to primary[i], one
+// block after another on the GPU; a block too large for the GPU memory left is done on the CPU,
+// with a note.
+func (b *Backend) BWT(src, dst [][]byte, primary []int) error {
+	if len(dst) != len(src) || len(primary) != len(src) {
+		return fmt.Errorf("BWT of %d blocks into %d outputs and %d primary indexes", len(src), len(dst), len(primary))
+	}
+	for i, s := range src {
+		if int64(len(s)) > 1<<31-1 {
+			return kernels.ErrTooLarge
+		}
+		if len(dst[i]) != len(s) {
+			return fmt.Errorf("BWT block %d: %d bytes into %d", i, len(s), len(dst[i]))
+		}
+	}
+	for i, s := range src {
+		if len(s) <= 1 {
+			primary[i] = kernels.BWTFromSA(s, make([]int32, len(s)), dst[i])
+			continue
+		}
+		err := b.dev.run(func() error {
+			p, err := b.dev.suffixArray(s, nil, dst[i], nil)
+			primary[i] = p
+			return err
+		})
+		if errors.Is(err, errNoRoom) {
+			b.note(fmt.Sprintf("BWT block %d on the CPU: %v", i, err))
+			err = b.cpu.BWT(src[i:i+1], dst[i:i+1], primary[i:i+1])
+		}
+		if err != nil {
+			return fmt.Errorf("BWT block %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// suffixArrayStats is SuffixArray with the construction's statistics, for tests and benchmarks.
+func (b *Backend) suffixArrayStats(text []byte, sa []int32) (saStats, error) {
+	var st saStats
+	err := b.dev.run(func() error {
+		_, err := b.dev.suffixArray(text, sa, nil, &st)
+		return err
+	})
+	return st, err
+}
+
+func (b *Backend) note(msg string) {
+	if b.opts.Note != nil {
+		b.opts.Note(msg)
+	}
+}
+
+// Close frees the device memory and stops the device goroutine. The Backend is unusable after.
+func (b *Backend) Close() error {
+	b.closeOnce.Do(b.dev.close)
+	return nil
+}
+
+var _ kernels.Backend = (*Backend)(nil)

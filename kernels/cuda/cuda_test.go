@@ -1,0 +1,342 @@
+package cuda
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// GPU tests skip when no GPU is usable, and fail instead when SAPIPE_REQUIRE_GPU=1 (set on the
+// GPU machine by ../shared/tools/gpu-pack.sh). The tests of the no-driver path run everywhere.
+
+var (
+	gpuOnce sync.Once
+	gpu     *Backend
+	gpuErr  error
+)
+
+// gpuBackend returns the shared GPU backend of the tests, or skips (or fails) without one.
+func gpuBackend(t testing.TB) *Backend {
+	t.Helper()
+	gpuOnce.Do(func() { gpu, gpuErr = Open(0, Options{Threads: 2}) })
+	if gpuErr != nil {
+		if os.Getenv("SAPIPE_REQUIRE_GPU") == "1" {
+			t.Fatalf("SAPIPE_REQUIRE_GPU=1 but no GPU: %v", gpuErr)
+		}
+		t.Skipf("no GPU: %v", gpuErr)
+	}
+	return gpu
+}
+
+func TestNoDriverLibrary(t *testing.T) {
+	_, err := loadDriver([]string{"libcuda-sapipe-missing.so.1"})
+	if !errors.Is(err, ErrNoDriver) {
+		t.Fatalf("loadDriver of a missing library: %v, want ErrNoDriver", err)
+	}
+	if !strings.Contains(err.Error(), "libcuda-sapipe-missing.so.1") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %q should name the library, on one line", err)
+	}
+}
+
+// TestNoDriver runs TestNoDriverChild in a child process whose driver library does not exist:
+// the process-wide driver state is loaded once, so only a fresh process sees a host without one.
+func TestNoDriver(t *testing.T) {
+	if os.Getenv(LibraryEnv) != "" {
+		t.Skip("in the child")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNoDriverChild$", "-test.v")
+	cmd.Env = append(os.Environ(), LibraryEnv+"=/nonexistent/libcuda.so.1", "SAPIPE_REQUIRE_GPU=")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestNoDriverChild")) {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+func TestNoDriverChild(t *testing.T) {
+	if os.Getenv(LibraryEnv) != "/nonexistent/libcuda.so.1" {
+		t.Skip("run by TestNoDriver")
+	}
+	for i := 0; i < 2; i++ { // the second time from the remembered result
+		if _, err := Open(0, Options{}); !errors.Is(err, ErrNoDriver) || !strings.Contains(err.Error(), "/nonexistent/libcuda.so.1") {
+			t.Errorf("Open: %v, want ErrNoDriver naming the library", err)
+		}
+		if infos, err := Devices(); !errors.Is(err, ErrNoDriver) || infos != nil {
+			t.Errorf("Devices: %v, %v; want ErrNoDriver", infos, err)
+		}
+		if _, err := DriverVersion(); !errors.Is(err, ErrNoDriver) {
+			t.Errorf("DriverVersion: %v, want ErrNoDriver", err)
+		}
+	}
+}
+
+// TestOpenWithoutGPU: where no GPU is usable, Open and Devices fail with an error (no panic,
+// no exit, nothing printed); where one is, they agree with each other.
+func TestOpenWithoutGPU(t *testing.T) {
+	infos, derr := Devices()
+	b, err := Open(0, Options{})
+	if err != nil {
+		if os.Getenv("SAPIPE_REQUIRE_GPU") == "1" {
+			t.Fatalf("SAPIPE_REQUIRE_GPU=1 but Open: %v", err)
+		}
+		if derr == nil && len(infos) > 0 && infos[0].Major >= 8 {
+			t.Errorf("Devices lists %v but Open fails: %v", infos, err)
+		}
+		if err.Error() == "" || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Open error %q is not one line", err)
+		}
+		t.Logf("no GPU (as expected here): %v", err)
+		if _, err := Open(-1, Options{}); err == nil {
+			t.Error("Open(-1) succeeded")
+		}
+		return
+	}
+	defer b.Close()
+	if derr != nil || len(infos) == 0 {
+		t.Fatalf("Open works but Devices: %v, %v", infos, derr)
+	}
+	if _, err := Open(len(infos), Options{}); err == nil {
+		t.Errorf("Open(%d) with %d GPUs succeeded", len(infos), len(infos))
+	}
+}
+
+func TestGPUProbe(t *testing.T) {
+	b := gpuBackend(t)
+	t.Logf("%s: %d SMs, %.1f GiB, compute %d.%d", b.Name(), b.Info().SMs, float64(b.Info().TotalMem)/(1<<30), b.Info().Major, b.Info().Minor)
+	if v, err := DriverVersion(); err == nil {
+		t.Logf("driver supports CUDA %d.%d", v/1000, v%1000/10)
+	}
+	var out []uint32
+	err := b.dev.run(func() error {
+		var err error
+		out, err = b.dev.probe(1000, 7)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range out {
+		if v != uint32(7+i) {
+			t.Fatalf("probe[%d] = %d, want %d", i, v, 7+i)
+		}
+	}
+	// A failing call names itself.
+	err = b.dev.run(func() error { return b.dev.launch("no_such_kernel", 1, 1, 0) })
+	var ce *Error
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "cuModuleGetFunction(no_such_kernel)") {
+		t.Errorf("launching a missing kernel: %v", err)
+	}
+}
+
+// Texts for the property tests.
+
+func randomBytes(rng *rand.Rand, n, sigma int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.IntN(sigma))
+	}
+	return b
+}
+
+func randomDNA(rng *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = "ACGT"[rng.IntN(4)]
+	}
+	return b
+}
+
+// englishLike is text from a small vocabulary: long repeated words and phrases, like prose.
+func englishLike(rng *rand.Rand, n int) []byte {
+	words := strings.Fields("the of and to in a is that for it as was with be by on not he I this are or his from at which but have an they you were her she there one all we their been has when who will more no if out so said what up its about into than them can only other new some could time these two may then do first any my now such like our over man me even most made after also did many before must through back years where much your way well down should because each just those people Mr how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three")
+	var b bytes.Buffer
+	for b.Len() < n {
+		b.WriteString(words[rng.IntN(len(words))])
+		switch rng.IntN(12) {
+		case 0:
+			b.WriteString(". ")
+		case 1:
+			b.WriteString(",\n")
+		default:
+			b.WriteByte(' ')
+		}
+	}
+	return b.Bytes()[:n]
+}
+
+func periodic(rng *rand.Rand, n, period int) []byte {
+	unit := randomDNA(rng, period)
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = unit[i%period]
+	}
+	return b
+}
+
+func repeated(c byte, n int) []byte { return bytes.Repeat([]byte{c}, n) }
+
+// withRepeats copies long random stretches of a random text onto other places, like genome repeats.
+func withRepeats(rng *rand.Rand, n int) []byte {
+	b := randomDNA(rng, n)
+	for k := 0; k < 20 && n > 10; k++ {
+		l := rng.IntN(n/4 + 1)
+		src, dst := rng.IntN(n-l+1), rng.IntN(n-l+1)
+		copy(b[dst:dst+l], b[src:src+l])
+	}
+	return b
+}
+
+type textCase struct {
+	name string
+	text []byte
+}
+
+func saCases(rng *rand.Rand, short bool) []textCase {
+	var cs []textCase
+	add := func(name string, t []byte) { cs = append(cs, textCase{fmt.Sprintf("%s/%d", name, len(t)), t}) }
+	for n := range 40 {
+		add("bytes", randomBytes(rng, n, 256))
+		add("dna", randomDNA(rng, n))
+		add("binary", randomBytes(rng, n, 2))
+		add("A", repeated('A', n))
+	}
+	sizes := []int{100, 1000, 4095, 4096, 4097, 10000, 65537, 300000}
+	if !short {
+		sizes = append(sizes, 1<<20+3, 3000000)
+	}
+	for _, n := range sizes {
+		add("bytes", randomBytes(rng, n, 256))
+		add("zeros-and-ones", randomBytes(rng, n, 2))
+		add("dna", randomDNA(rng, n))
+		add("dna5", randomBytes(rng, n, 5))
+		add("english", englishLike(rng, n))
+		add("A", repeated('A', n))
+		add("zero", repeated(0, n))
+		add("period3", periodic(rng, n, 3))
+		add("period17", periodic(rng, n, 17))
+		add("period1000", periodic(rng, n, 1000))
+		add("repeats", withRepeats(rng, n))
+	}
+	return cs
+}
+
+func checkSA(t *testing.T, b *Backend, name string, text []byte) {
+	t.Helper()
+	want := make([]int32, len(text))
+	cpu.SuffixArray(text, want)
+	got := make([]int32, len(text))
+	for i := range got {
+		got[i] = -7 // poison: every entry must be written
+	}
+	var st saStats
+	var err error
+	if len(text) < 2 {
+		err = b.SuffixArray(text, got)
+	} else {
+		st, err = b.suffixArrayStats(text, got)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s: SA[%d] = %d, want %d (stats %+v)", name, i, got[i], want[i], st)
+		}
+	}
+}
+
+func TestGPUSuffixArray(t *testing.T) {
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range saCases(rng, testing.Short()) {
+		checkSA(t, b, c.name, c.text)
+	}
+}
+
+// TestGPUSuffixArrayLarge: big inputs, up to 10^8 bytes, against the CPU.
+func TestGPUSuffixArrayLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large inputs")
+	}
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []textCase{
+		{"dna-1e8", randomDNA(rng, 100_000_000)},
+		{"bytes-3e7", randomBytes(rng, 30_000_000, 256)},
+		{"english-3e7", englishLike(rng, 30_000_000)},
+		{"repeats-3e7", withRepeats(rng, 30_000_000)},
+		{"A-2e7", repeated('A', 20_000_000)},
+		{"period7-2e7", periodic(rng, 20_000_000, 7)},
+	} {
+		checkSA(t, b, c.name, c.text)
+	}
+}
+
+func TestGPUBWT(t *testing.T) {
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	var src [][]byte
+	for _, c := range saCases(rng, true) {
+		src = append(src, c.text)
+	}
+	dst, want := make([][]byte, len(src)), make([][]byte, len(src))
+	for i, s := range src {
+		dst[i], want[i] = bytes.Repeat([]byte{0xee}, len(s)), make([]byte, len(s))
+	}
+	p, wantP := make([]int, len(src)), make([]int, len(src))
+	if err := b.BWT(src, dst, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := cpu.New(2).BWT(src, want, wantP); err != nil {
+		t.Fatal(err)
+	}
+	for i := range src {
+		if !bytes.Equal(dst[i], want[i]) || p[i] != wantP[i] {
+			t.Fatalf("block %d (%d bytes): BWT differs from the CPU (primary %d, want %d)", i, len(src[i]), p[i], wantP[i])
+		}
+	}
+}
+
+// TestGPUConcurrent: several goroutines share one backend; their work is serialised on the
+// device goroutine and each gets its own answer.
+func TestGPUConcurrent(t *testing.T) {
+	b := gpuBackend(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 9))
+			text := englishLike(rng, 50000+g*1000)
+			want := make([]int32, len(text))
+			cpu.SuffixArray(text, want)
+			got := make([]int32, len(text))
+			if err := b.SuffixArray(text, got); err != nil {
+				errs <- err
+				return
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					errs <- fmt.Errorf("goroutine %d: SA[%d] = %d, want %d", g, i, got[i], want[i])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+var _ kernels.Backend = (*Backend)(nil)

@@ -1,0 +1,299 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// The CUDA driver API, bound at run time from libcuda.so.1 through purego: no cgo, no CUDA headers
+// or libraries at build time. Only the calls sapipe needs are bound. CUresult is an int32; every
+// non-zero result becomes an error naming the call (see check).
+
+// devPtr is a CUdeviceptr: an address in device memory.
+type devPtr uint64
+
+// driver holds the bound entry points of one loaded libcuda.
+type driver struct {
+	handle uintptr
+
+	cuInit                       func(flags uint32) int32
+	cuDriverGetVersion           func(v *int32) int32
+	cuGetErrorName               func(res int32, s **byte) int32
+	cuGetErrorString             func(res int32, s **byte) int32
+	cuDeviceGetCount             func(n *int32) int32
+	cuDeviceGet                  func(dev *int32, ordinal int32) int32
+	cuDeviceGetName              func(name *byte, length int32, dev int32) int32
+	cuDeviceTotalMem             func(bytes *uint64, dev int32) int32
+	cuDeviceGetAttribute         func(v *int32, attr int32, dev int32) int32
+	cuDevicePrimaryCtxRetain     func(ctx *uintptr, dev int32) int32
+	cuDevicePrimaryCtxRelease    func(dev int32) int32
+	cuCtxSetCurrent              func(ctx uintptr) int32
+	cuCtxSynchronize             func() int32
+	cuModuleLoadData             func(mod *uintptr, image unsafe.Pointer) int32
+	cuModuleUnload               func(mod uintptr) int32
+	cuModuleGetFunction          func(fn *uintptr, mod uintptr, name string) int32
+	cuFuncSetAttribute           func(fn uintptr, attr int32, value int32) int32
+	cuMemGetInfo                 func(free, total *uint64) int32
+	cuMemAlloc                   func(p *devPtr, bytes uint64) int32
+	cuMemFree                    func(p devPtr) int32
+	cuMemAllocHost               func(p *unsafe.Pointer, bytes uint64) int32
+	cuMemFreeHost                func(p unsafe.Pointer) int32
+	cuMemcpyHtoD                 func(dst devPtr, src unsafe.Pointer, bytes uint64) int32
+	cuMemcpyDtoH                 func(dst unsafe.Pointer, src devPtr, bytes uint64) int32
+	cuMemcpyHtoDAsync            func(dst devPtr, src unsafe.Pointer, bytes uint64, stream uintptr) int32
+	cuMemcpyDtoHAsync            func(dst unsafe.Pointer, src devPtr, bytes uint64, stream uintptr) int32
+	cuMemsetD8                   func(p devPtr, v uint8, n uint64) int32
+	cuMemsetD32                  func(p devPtr, v uint32, n uint64) int32
+	cuStreamCreate               func(s *uintptr, flags uint32) int32
+	cuStreamDestroy              func(s uintptr) int32
+	cuStreamSynchronize          func(s uintptr) int32
+	cuEventCreate                func(e *uintptr, flags uint32) int32
+	cuEventDestroy               func(e uintptr) int32
+	cuEventRecord                func(e uintptr, s uintptr) int32
+	cuEventSynchronize           func(e uintptr) int32
+	cuEventElapsedTime           func(ms *float32, start, end uintptr) int32
+	cuLaunchKernel               func(fn uintptr, gx, gy, gz, bx, by, bz uint32, shmem uint32, stream uintptr, params unsafe.Pointer, extra unsafe.Pointer) int32
+	cuOccupancyMaxActiveBlocksPM func(n *int32, fn uintptr, block int32, shmem uint64) int32
+}
+
+// Device attributes (CUdevice_attribute) that sapipe reads.
+const (
+	attrMultiprocessorCount    = 16
+	attrComputeCapabilityMajr  = 75
+	attrComputeCapabilityMinr  = 76
+	attrMaxSharedPerBlockOptin = 97
+)
+
+// ErrNoDriver reports that libcuda.so.1 could not be loaded: no NVIDIA driver on this host.
+var ErrNoDriver = errors.New("no CUDA driver")
+
+// libraryNames are tried in order; the versioned name is what the driver installs.
+var libraryNames = []string{"libcuda.so.1", "libcuda.so"}
+
+// LibraryEnv names the environment variable that, when set, replaces libraryNames with one
+// library name or path: a driver installed off the loader's path, or (in tests) none at all.
+const LibraryEnv = "SAPIPE_LIBCUDA"
+
+var (
+	driverOnce sync.Once
+	theDriver  *driver
+	driverErr  error
+)
+
+// getDriver loads and initialises the CUDA driver the first time it is called.
+func getDriver() (*driver, error) {
+	driverOnce.Do(func() {
+		names := libraryNames
+		if v := os.Getenv(LibraryEnv); v != "" {
+			names = []string{v}
+		}
+		theDriver, driverErr = loadDriver(names)
+	})
+	return theDriver, driverErr
+}
+
+// loadDriver opens the first library of names that loads, binds its entry points and calls cuInit.
+// It prints nothing and never exits: every failure is returned.
+func loadDriver(names []string) (*driver, error) {
+	var h uintptr
+	var errs []error
+	for _, name := range names {
+		var err error
+		h, err = purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		if err == nil {
+			break
+		}
+		errs = append(errs, err)
+	}
+	if h == 0 {
+		return nil, fmt.Errorf("%w: cannot load %s (%v)", ErrNoDriver, names[0], errors.Join(errs...))
+	}
+	d := &driver{handle: h}
+	binds := []struct {
+		fptr any
+		name string
+	}{
+		{&d.cuInit, "cuInit"},
+		{&d.cuDriverGetVersion, "cuDriverGetVersion"},
+		{&d.cuGetErrorName, "cuGetErrorName"},
+		{&d.cuGetErrorString, "cuGetErrorString"},
+		{&d.cuDeviceGetCount, "cuDeviceGetCount"},
+		{&d.cuDeviceGet, "cuDeviceGet"},
+		{&d.cuDeviceGetName, "cuDeviceGetName"},
+		{&d.cuDeviceTotalMem, "cuDeviceTotalMem_v2"},
+		{&d.cuDeviceGetAttribute, "cuDeviceGetAttribute"},
+		{&d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"},
+		{&d.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"},
+		{&d.cuCtxSetCurrent, "cuCtxSetCurrent"},
+		{&d.cuCtxSynchronize, "cuCtxSynchronize"},
+		{&d.cuModuleLoadData, "cuModuleLoadData"},
+		{&d.cuModuleUnload, "cuModuleUnload"},
+		{&d.cuModuleGetFunction, "cuModuleGetFunction"},
+		{&d.cuFuncSetAttribute, "cuFuncSetAttribute"},
+		{&d.cuMemGetInfo, "cuMemGetInfo_v2"},
+		{&d.cuMemAlloc, "cuMemAlloc_v2"},
+		{&d.cuMemFree, "cuMemFree_v2"},
+		{&d.cuMemAllocHost, "cuMemAllocHost_v2"},
+		{&d.cuMemFreeHost, "cuMemFreeHost"},
+		{&d.cuMemcpyHtoD, "cuMemcpyHtoD_v2"},
+		{&d.cuMemcpyDtoH, "cuMemcpyDtoH_v2"},
+		{&d.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"},
+		{&d.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"},
+		{&d.cuMemsetD8, "cuMemsetD8_v2"},
+		{&d.cuMemsetD32, "cuMemsetD32_v2"},
+		{&d.cuStreamCreate, "cuStreamCreate"},
+		{&d.cuStreamDestroy, "cuStreamDestroy_v2"},
+		{&d.cuStreamSynchronize, "cuStreamSynchronize"},
+		{&d.cuEventCreate, "cuEventCreate"},
+		{&d.cuEventDestroy, "cuEventDestroy_v2"},
+		{&d.cuEventRecord, "cuEventRecord"},
+		{&d.cuEventSynchronize, "cuEventSynchronize"},
+		{&d.cuEventElapsedTime, "cuEventElapsedTime"},
+		{&d.cuLaunchKernel, "cuLaunchKernel"},
+		{&d.cuOccupancyMaxActiveBlocksPM, "cuOccupancyMaxActiveBlocksPerMultiprocessor"},
+	}
+	for _, b := range binds {
+		sym, err := purego.Dlsym(h, b.name)
+		if err != nil || sym == 0 {
+			purego.Dlclose(h)
+			return nil, fmt.Errorf("%w: %s lacks %s (driver too old?)", ErrNoDriver, names[0], b.name)
+		}
+		purego.RegisterFunc(b.fptr, sym)
+	}
+	if err := d.check("cuInit", d.cuInit(0)); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Error is a failed driver call: the call's name and its CUresult.
+type Error struct {
+	Call   string
+	Result int32
+	Name   string // the CUresult's name from cuGetErrorName, e.g. CUDA_ERROR_NO_DEVICE
+	Desc   string // its description from cuGetErrorString
+}
+
+func (e *Error) Error() string {
+	if e.Desc != "" {
+		return fmt.Sprintf("%s: %s (%s)", e.Call, e.Name, e.Desc)
+	}
+	return fmt.Sprintf("%s: %s", e.Call, e.Name)
+}
+
+// Result codes that callers test for.
+const (
+	resultOutOfMemory = 2
+	resultNoDevice    = 100
+)
+
+// check turns a CUresult into nil or an *Error naming call.
+func (d *driver) check(call string, res int32) error {
+	if res == 0 {
+		return nil
+	}
+	e := &Error{Call: call, Result: res, Name: fmt.Sprintf("CUresult %d", res)}
+	var s *byte
+	if d.cuGetErrorName(res, &s) == 0 && s != nil {
+		e.Name = cString(s)
+	}
+	s = nil
+	if d.cuGetErrorString(res, &s) == 0 && s != nil {
+		e.Desc = cString(s)
+	}
+	return e
+}
+
+// cString copies a NUL-terminated C string that the driver owns (static storage).
+func cString(p *byte) string {
+	var b []byte
+	for i := 0; i < 4096; i++ {
+		c := *(*byte)(unsafe.Add(unsafe.Pointer(p), i))
+		if c == 0 {
+			break
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+// Info describes one GPU.
+type Info struct {
+	Ordinal      int
+	Name         string
+	TotalMem     uint64 // bytes
+	Major, Minor int    // compute capability
+	SMs          int    // multiprocessors
+}
+
+// DriverVersion returns the CUDA version the driver supports, e.g. 13000 for 13.0.
+func DriverVersion() (int, error) {
+	d, err := getDriver()
+	if err != nil {
+		return 0, err
+	}
+	var v int32
+	if err := d.check("cuDriverGetVersion", d.cuDriverGetVersion(&v)); err != nil {
+		return 0, err
+	}
+	return int(v), nil
+}
+
+// Devices lists the GPUs the driver sees. It loads the driver on first use; on a host without one
+// it returns an error wrapping ErrNoDriver, and with a driver but no device one from cuInit or an
+// empty list.
+func Devices() ([]Info, error) {
+	d, err := getDriver()
+	if err != nil {
+		return nil, err
+	}
+	var n int32
+	if err := d.check("cuDeviceGetCount", d.cuDeviceGetCount(&n)); err != nil {
+		return nil, err
+	}
+	infos := make([]Info, 0, n)
+	for i := 0; i < int(n); i++ {
+		info, err := d.deviceInfo(i)
+		if err != nil {
+			return nil, err
+		}
+		infos = append(infos, info)
+	}
+	return infos, nil
+}
+
+// deviceInfo reads what Info holds of device ordinal. These calls need no context.
+func (d *driver) deviceInfo(ordinal int) (Info, error) {
+	var dev int32
+	if err := d.check("cuDeviceGet", d.cuDeviceGet(&dev, int32(ordinal))); err != nil {
+		return Info{}, err
+	}
+	name := make([]byte, 256)
+	if err := d.check("cuDeviceGetName", d.cuDeviceGetName(&name[0], int32(len(name)), dev)); err != nil {
+		return Info{}, err
+	}
+	info := Info{Ordinal: ordinal, Name: cString(&name[0])}
+	if err := d.check("cuDeviceTotalMem", d.cuDeviceTotalMem(&info.TotalMem, dev)); err != nil {
+		return Info{}, err
+	}
+	for _, a := range []struct {
+		attr int32
+		dst  *int
+	}{
+		{attrComputeCapabilityMajr, &info.Major},
+		{attrComputeCapabilityMinr, &info.Minor},
+		{attrMultiprocessorCount, &info.SMs},
+	} {
+		var v int32
+		if err := d.check("cuDeviceGetAttribute", d.cuDeviceGetAttribute(&v, a.attr, dev)); err != nil {
+			return Info{}, err
+		}
+		*a.dst = int(v)
+	}
+	return info, nil
+}

@@ -1,0 +1,341 @@
+// Suffix arrays by prefix doubling (Manber-Myers as refined by Larsson and Sadakane; on the GPU
+// after Wang, Baxter and Owens). Terms used below:
+//
+//   SA      the suffix array being built; rank[i] is the group of suffix i: the position in SA of
+//           the first suffix of its group. Suffixes in one group share their first h bytes.
+//   active  the suffixes of groups with two or more members, compacted into act_sa (their
+//           positions) and act_gposf (their place in SA, bit 31 set on a group's first member).
+//           Small groups (at most S members) come first, so many fit one shared-memory tile;
+//           large ones follow, each with its ordinal among large groups (act_ord).
+//
+// Start: every suffix gets a 64-bit key packing its first characters (alphabet codes of b bits,
+// b = 2 for DNA), and one radix sort orders them. A round then re-sorts each active group by
+// rank[i+h], splits it where that key changes, updates ranks, writes finished suffixes into SA and
+// compacts the rest; h doubles. Suffixes shorter than the packed prefix are groups of their own,
+// ordered before equal longer keys (the keys are laid out in decreasing position order, and the
+// sort is stable).
+
+#define FL_T 256
+#define FL_I 8
+#define FL_TILE (FL_T * FL_I)
+#define HEAD_FLAG 0x80000000u
+#define GPOS_MASK 0x7fffffffu
+
+// byte_hist counts the bytes of text into hist[256].
+extern "C" __global__ void __launch_bounds__(256) byte_hist(const u8 *__restrict__ text, u32 n, u32 *__restrict__ hist) {
+	__shared__ u32 h[256];
+	h[threadIdx.x] = 0;
+	__syncthreads();
+	u32 lane = threadIdx.x & 31;
+	u64 stride = (u64)gridDim.x * blockDim.x;
+	u64 rounds = (n + stride - 1) / stride;
+	for (u64 r = 0; r < rounds; r++) {
+		u64 j = r * stride + (u64)blockIdx.x * blockDim.x + threadIdx.x;
+		u32 d = j < n ? text[j] : 256;
+		u32 peers = __match_any_sync(0xffffffffu, d);
+		if (d < 256 && lane == (u32)(__ffs(peers) - 1)) atomicAdd(&h[d], __popc(peers));
+	}
+	__syncthreads();
+	if (h[threadIdx.x]) atomicAdd(&hist[threadIdx.x], h[threadIdx.x]);
+}
+
+// init_keys: for each suffix i, the codes of text[i..i+c) packed b bits each from the top of a
+// 64-bit key (codes past the end are 0), stored with value i at slot n-1-i. Each thread does 16
+// consecutive suffixes, sliding the window one code at a time.
+#define IK_R 16
+extern "C" __global__ void __launch_bounds__(256) init_keys(const u8 *__restrict__ text, u32 n, const u8 *__restrict__ codes, u32 b, u32 c,
+                                                            u64 *__restrict__ keys, u32 *__restrict__ vals) {
+	__shared__ u8 code[256];
+	code[threadIdx.x] = codes[threadIdx.x];
+	__syncthreads();
+	u64 i0 = ((u64)blockIdx.x * blockDim.x + threadIdx.x) * IK_R;
+	if (i0 >= n) return;
+	u32 low = 64 - b * c; // lowest bit of the last code
+	u64 key = 0;
+	for (u32 k = 0; k < c; k++) {
+		u64 j = i0 + k;
+		u64 v = j < n ? code[text[j]] : 0;
+		key |= v << (64 - b * (k + 1));
+	}
+	for (int r = 0; r < IK_R; r++) {
+		u64 i = i0 + r;
+		if (i >= n) break;
+		keys[n - 1 - i] = key;
+		vals[n - 1 - i] = (u32)i;
+		u64 j = i + c;
+		u64 v = j < n ? code[text[j]] : 0;
+		key = (key << b) | (v << low);
+	}
+}
+
+// sa_init_flags marks group heads after the first sort: a key (its bits from shift up) differs
+// from the previous one, or either suffix is shorter than tail bytes (each such suffix is alone).
+// tileMax[t] is the largest head position of tile t.
+extern "C" __global__ void __launch_bounds__(FL_T) sa_init_flags(const u64 *__restrict__ keys, const u32 *__restrict__ sa, u32 n, u32 shift, u32 tail,
+                                                                 u8 *__restrict__ head, u32 *__restrict__ tileMax) {
+	typedef cub::BlockReduce<u32, FL_T> R;
+	__shared__ typename R::TempStorage tmp;
+	u64 base = (u64)blockIdx.x * FL_TILE;
+	u32 mx = 0;
+#pragma unroll
+	for (int i = 0; i < FL_I; i++) {
+		u64 j = base + i * FL_T + threadIdx.x;
+		if (j < n) {
+			bool h = j == 0;
+			if (!h) {
+				h = (keys[j] >> shift) != (keys[j - 1] >> shift) || n - sa[j] < tail || n - sa[j - 1] < tail;
+			}
+			head[j] = h;
+			if (h) mx = max(mx, (u32)j);
+		}
+	}
+	mx = R(tmp).Reduce(mx, MaxOp());
+	if (threadIdx.x == 0) tileMax[blockIdx.x] = mx;
+}
+
+// sa_flags marks group heads after a round's sort: a group's first member, or a key change.
+extern "C" __global__ void __launch_bounds__(FL_T) sa_flags(const u32 *__restrict__ key, const u32 *__restrict__ gposf, u32 m,
+                                                            u8 *__restrict__ head, u32 *__restrict__ tileMax) {
+	typedef cub::BlockReduce<u32, FL_T> R;
+	__shared__ typename R::TempStorage tmp;
+	u64 base = (u64)blockIdx.x * FL_TILE;
+	u32 mx = 0;
+#pragma unroll
+	for (int i = 0; i < FL_I; i++) {
+		u64 j = base + i * FL_T + threadIdx.x;
+		if (j < m) {
+			bool h = (gposf[j] & HEAD_FLAG) || key[j] != key[j - 1]; // position 0 always has HEAD_FLAG
+			head[j] = h;
+			if (h) mx = max(mx, (u32)j);
+		}
+	}
+	mx = R(tmp).Reduce(mx, MaxOp());
+	if (threadIdx.x == 0) tileMax[blockIdx.x] = mx;
+}
+
+__device__ __forceinline__ u32 gpos_of(const u32 *gposf, u32 j) { return gposf ? (gposf[j] & GPOS_MASK) : j; }
+
+// sa_headidx finds each member's head (a running maximum of head positions, seeded with the
+// tiles before), sets rank[sa[j]] to the head's place in SA, and records each group's size at its
+// head. gposf null means the start, where active position j is SA position j.
+extern "C" __global__ void __launch_bounds__(FL_T) sa_headidx(const u8 *__restrict__ head, u32 m, const u32 *__restrict__ tilePre,
+                                                              const u32 *__restrict__ sa, const u32 *__restrict__ gposf,
+                                                              u32 *__restrict__ headIdx, u32 *__restrict__ grpLen, u32 *__restrict__ rank) {
+	typedef cub::BlockScan<u32, FL_T> S;
+	__shared__ typename S::TempStorage tmp;
+	u64 base = (u64)blockIdx.x * FL_TILE + (u64)threadIdx.x * FL_I;
+	u32 v[FL_I];
+	bool hd[FL_I + 1];
+#pragma unroll
+	for (int i = 0; i < FL_I + 1; i++) {
+		u64 j = base + i;
+		hd[i] = j < m ? head[j] != 0 : true;
+	}
+#pragma unroll
+	for (int i = 0; i < FL_I; i++) v[i] = hd[i] ? (u32)(base + i) : 0;
+	u32 pre = tilePre[blockIdx.x];
+	S(tmp).InclusiveScan(v, v, MaxOp());
+#pragma unroll
+	for (int i = 0; i < FL_I; i++) {
+		u64 j = base + i;
+		if (j < m) {
+			u32 hi = max(v[i], pre);
+			headIdx[j] = hi;
+			rank[sa[j]] = gpos_of(gposf, hi);
+			if (hd[i + 1]) grpLen[hi] = (u32)j - hi + 1;
+		}
+	}
+}
+
+// sa_classify: members of one-member groups are done (their SA entry is written when sa_out is not
+// null); the others are small (group of at most S) or large. Per tile it counts small members, small
+// heads, large members and large heads into cnt[k*tiles+tile].
+extern "C" __global__ void __launch_bounds__(FL_T) sa_classify(u32 m, const u8 *__restrict__ head, const u32 *__restrict__ headIdx,
+                                                               const u32 *__restrict__ grpLen, const u32 *__restrict__ sa,
+                                                               const u32 *__restrict__ gposf, u32 *__restrict__ sa_out, u32 S,
+                                                               u32 *__restrict__ cnt, u32 tiles) {
+	typedef cub::BlockReduce<u32, FL_T> R;
+	__shared__ typename R::TempStorage tmp;
+	u64 base = (u64)blockIdx.x * FL_TILE;
+	u32 c[4] = {0, 0, 0, 0};
+#pragma unroll
+	for (int i = 0; i < FL_I; i++) {
+		u64 j = base + i * FL_T + threadIdx.x;
+		if (j < m) {
+			u32 len = grpLen[headIdx[j]];
+			bool h = head[j] != 0;
+			if (len == 1) {
+				if (sa_out) sa_out[gpos_of(gposf, (u32)j)] = sa[j];
+			} else if (len <= S) {
+				c[0]++;
+				c[1] += h;
+			} else {
+				c[2]++;
+				c[3] += h;
+			}
+		}
+	}
+#pragma unroll
+	for (int k = 0; k < 4; k++) {
+		u32 s = R(tmp).Sum(c[k]);
+		if (threadIdx.x == 0) cnt[(u64)k * tiles + blockIdx.x] = s;
+		__syncthreads();
+	}
+}
+
+// sa_scatter compacts the members of groups still unsorted into the next active arrays: small
+// groups from 0, large ones from totals[0] (the number of small members). cnt holds the exclusive
+// scans of sa_classify's counts; totals their sums.
+extern "C" __global__ void __launch_bounds__(FL_T) sa_scatter(u32 m, const u8 *__restrict__ head, const u32 *__restrict__ headIdx,
+                                                              const u32 *__restrict__ grpLen, const u32 *__restrict__ sa,
+                                                              const u32 *__restrict__ gposf, u32 S, const u32 *__restrict__ cnt, u32 tiles,
+                                                              const u32 *__restrict__ totals, u32 *__restrict__ sa_out,
+                                                              u32 *__restrict__ gposf_out, u32 *__restrict__ ord_out) {
+	typedef cub::BlockScan<u64, FL_T> S64;
+	__shared__ typename S64::TempStorage tmp;
+	u64 base = (u64)blockIdx.x * FL_TILE + (u64)threadIdx.x * FL_I;
+	u8 cat[FL_I];
+	u64 v[FL_I];
+	// Three counters packed 21 bits apart: small members, large members, large heads.
+#pragma unroll
+	for (int i = 0; i < FL_I; i++) {
+		u64 j = base + i;
+		cat[i] = 0;
+		v[i] = 0;
+		if (j < m) {
+			u32 len = grpLen[headIdx[j]];
+			if (len >= 2) {
+				if (len <= S) {
+					cat[i] = 1;
+					v[i] = 1;
+				} else {
+					cat[i] = 2;
+					v[i] = (1ull << 21) | ((u64)(head[j] != 0) << 42);
+				}
+			}
+		}
+	}
+	S64(tmp).InclusiveSum(v, v);
+	u32 tile = blockIdx.x;
+	u32 smallOff = cnt[tile], largeOff = totals[0] + cnt[2 * (u64)tiles + tile], ordOff = cnt[3 * (u64)tiles + tile];
+#pragma unroll
+	for (int i = 0; i < FL_I; i++) {
+		if (!cat[i]) continue;
+		u32 j = (u32)(base + i);
+		u32 g = gpos_of(gposf, j) | (head[j] ? HEAD_FLAG : 0);
+		if (cat[i] == 1) {
+			u32 dst = smallOff + (u32)(v[i] & 0x1fffff) - 1;
+			sa_out[dst] = sa[j];
+			gposf_out[dst] = g;
+		} else {
+			u32 dst = largeOff + (u32)((v[i] >> 21) & 0x1fffff) - 1;
+			sa_out[dst] = sa[j];
+			gposf_out[dst] = g;
+			ord_out[dst] = ordOff + (u32)(v[i] >> 42) - 1;
+		}
+	}
+}
+
+__device__ __forceinline__ u32 next_key(const u32 *__restrict__ rank, u32 s, u32 h, u32 n) {
+	return (u64)s + h < n ? rank[s + h] + 1 : 0;
+}
+
+// sa_small_sort sorts the small groups by rank[i+h], one shared-memory tile of up to SS_TILE
+// members per block. Tile t holds the groups whose first member lies in [t*step, (t+1)*step);
+// with step <= SS_TILE-S+1 they fit. The composite key is (group within the tile, rank key).
+#define SS_T 256
+#define SS_I 16
+#define SS_TILE (SS_T * SS_I)
+extern "C" __global__ void __launch_bounds__(SS_T) sa_small_sort(u32 mSmall, u32 step, u32 *__restrict__ sa, const u32 *__restrict__ gposf,
+                                                                 u32 *__restrict__ key, const u32 *__restrict__ rank, u32 n, u32 h, u32 kb) {
+	typedef cub::BlockLoad<u32, SS_T, SS_I, cub::BLOCK_LOAD_WARP_TRANSPOSE> L;
+	typedef cub::BlockScan<u32, SS_T> Scan;
+	typedef cub::BlockRadixSort<u64, SS_T, SS_I, u32> Sort;
+	__shared__ union {
+		typename L::TempStorage l;
+		typename Scan::TempStorage scan;
+		typename Sort::TempStorage sort;
+	} tmp;
+	__shared__ u32 bounds[2];
+	u32 t = threadIdx.x;
+	if (t < 64) {
+		// Warp 0 finds the first group start at or after lo, warp 1 at or after lo+step.
+		u32 lane = t & 31;
+		u64 target = (u64)blockIdx.x * step + (t >> 5) * step;
+		u32 found = mSmall;
+		for (u64 at = target; at < mSmall; at += 32) {
+			u64 j = at + lane;
+			bool f = j >= mSmall || (gposf[j] & HEAD_FLAG);
+			u32 bal = __ballot_sync(0xffffffffu, f);
+			if (bal) {
+				found = (u32)(at + __ffs(bal) - 1);
+				break;
+			}
+		}
+		if (lane == 0) bounds[t >> 5] = found;
+	}
+	__syncthreads();
+	u32 start = bounds[0], end = bounds[1];
+	if (start >= end) return;
+	int cnt = (int)(end - start);
+	u32 s[SS_I], f[SS_I];
+	L(tmp.l).Load(sa + start, s, cnt, 0u);
+	__syncthreads();
+	L(tmp.l).Load(gposf + start, f, cnt, 0u);
+	__syncthreads();
+#pragma unroll
+	for (int i = 0; i < SS_I; i++) f[i] = f[i] >> 31;
+	Scan(tmp.scan).InclusiveSum(f, f);
+	__syncthreads();
+	u64 k[SS_I];
+#pragma unroll
+	for (int i = 0; i < SS_I; i++) {
+		int p = t * SS_I + i;
+		k[i] = p < cnt ? ((u64)(f[i] - 1) << kb) | next_key(rank, s[i], h, n) : ~0ull;
+	}
+	Sort(tmp.sort).SortBlockedToStriped(k, s, 0, (int)kb + 12);
+	u64 mask = (1ull << kb) - 1;
+#pragma unroll
+	for (int i = 0; i < SS_I; i++) {
+		int p = i * SS_T + t;
+		if (p < cnt) {
+			sa[start + p] = s[i];
+			key[start + p] = (u32)(k[i] & mask);
+		}
+	}
+}
+
+// sa_large_keys builds the radix-sort input of the large groups: (group ordinal, rank key).
+extern "C" __global__ void sa_large_keys(u32 mLarge, const u32 *__restrict__ sa, const u32 *__restrict__ ord, const u32 *__restrict__ rank,
+                                         u32 n, u32 h, u32 kb, u64 *__restrict__ keys, u32 *__restrict__ vals) {
+	u64 e = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e >= mLarge) return;
+	u32 s = sa[e];
+	keys[e] = ((u64)ord[e] << kb) | next_key(rank, s, h, n);
+	vals[e] = s;
+}
+
+// sa_large_unpack writes the sorted large groups back.
+extern "C" __global__ void sa_large_unpack(u32 mLarge, const u64 *__restrict__ keys, const u32 *__restrict__ vals, u32 kb,
+                                           u32 *__restrict__ key, u32 *__restrict__ sa) {
+	u64 e = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e >= mLarge) return;
+	key[e] = (u32)(keys[e] & ((1ull << kb) - 1));
+	sa[e] = vals[e];
+}
+
+// bwt_gather writes the transform (kernels.BWTFromSA) from the finished SA and rank arrays:
+// rank[0] is the row of the whole text, which the transform leaves out.
+extern "C" __global__ void bwt_gather(const u8 *__restrict__ text, const u32 *__restrict__ sa, const u32 *__restrict__ rank, u32 n,
+                                      u8 *__restrict__ out, u32 *__restrict__ primary) {
+	u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) return;
+	u32 z = rank[0];
+	if (i == 0) {
+		out[0] = text[n - 1];
+		*primary = z + 1;
+	}
+	u32 s = sa[i];
+	if (s == 0) return;
+	out[i < z ? i + 1 : i] = text[s - 1];
+}

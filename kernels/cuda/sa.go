@@ -1,0 +1,274 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"unsafe"
+)
+
+// Host side of the GPU suffix array (the kernels and the method are described in sa.cuh). Every
+// function here runs on the device goroutine.
+
+// Tile sizes, as in the .cu sources.
+const (
+	scanTile   = 256 * 8  // SC_TILE
+	radixTile  = 256 * 16 // RS_TILE
+	flagTile   = 256 * 8  // FL_TILE
+	smallTile  = 256 * 16 // SS_TILE
+	smallGroup = 1024     // S: groups up to this size are sorted in shared-memory tiles
+	smallStep  = smallTile - smallGroup + 1
+)
+
+// errNoRoom reports that a text does not fit the device memory left; the backend then uses the CPU.
+var errNoRoom = errors.New("not enough GPU memory")
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// saBuffers are the device arrays of one suffix-array construction of n bytes.
+type saBuffers struct {
+	n                      int
+	text, codes, hist      devPtr
+	k                      [2]devPtr // u64 radix-sort keys
+	v                      [2]devPtr // u32 radix-sort values; the first sort's output is the SA
+	rank                   devPtr
+	actSA, actG            [2]devPtr
+	key, ord, headIdx, grp devPtr
+	head                   devPtr // u8 flags; the BWT at the end
+	counts, offs, sums     devPtr // radix-sort and scan scratch
+	tileMax, cnt, totals   devPtr
+}
+
+// layout carves the buffers for n bytes from c and returns them; with c.next zero it only
+// measures (c.used is then the bytes needed).
+func layout(c *carver, n int) saBuffers {
+	u := uint64(n)
+	radixTiles := uint64(ceilDiv(n, radixTile))
+	flagTiles := uint64(ceilDiv(n, flagTile))
+	countsLen := 256 * radixTiles
+	var b saBuffers
+	b.n = n
+	b.text = c.take(u + 16)
+	b.codes = c.take(256)
+	b.hist = c.take(256 * 4)
+	b.k[0], b.k[1] = c.take(8*u), c.take(8*u)
+	b.v[0], b.v[1] = c.take(4*u), c.take(4*u)
+	b.rank = c.take(4 * u)
+	b.actSA[0], b.actSA[1] = c.take(4*u), c.take(4*u)
+	b.actG[0], b.actG[1] = c.take(4*u), c.take(4*u)
+	b.key, b.ord, b.headIdx, b.grp = c.take(4*u), c.take(4*u), c.take(4*u), c.take(4*u)
+	b.head = c.take(u)
+	b.counts, b.offs = c.take(4*countsLen), c.take(4*countsLen)
+	b.sums = c.take(4 * (uint64(ceilDiv(int(max(countsLen, 4*flagTiles)), scanTile)) + 1))
+	b.tileMax = c.take(4 * flagTiles)
+	b.cnt = c.take(4 * 4 * flagTiles)
+	b.totals = c.take(64)
+	return b
+}
+
+// saStats says what one construction did, for tests and notes.
+type saStats struct {
+	Bits, Chars int // code width and characters in the first key
+	Rounds      int // doubling rounds after the first sort
+	MaxActive   int // most suffixes in unsorted groups after the first sort
+}
+
+// exclusiveScan writes the exclusive prefix sums of in[0..n) to out, and their total to total
+// unless total is 0.
+func (d *device) exclusiveScan(in, out devPtr, n int, sums, total devPtr) error {
+	tiles := ceilDiv(n, scanTile)
+	if err := d.launch("scan_reduce", tiles, 256, 0, in, uint32(n), sums); err != nil {
+		return err
+	}
+	if err := d.launch("scan_single", 1, 1024, 0, sums, uint32(tiles), uint32(0), total); err != nil {
+		return err
+	}
+	return d.launch("scan_down", tiles, 256, 0, in, out, uint32(n), sums)
+}
+
+// radixSort sorts n (key, value) pairs held in k[cur], v[cur] by key bits [lo, hi), 8 bits a pass,
+// ping-ponging between the two buffers; it returns the index of the buffers holding the result.
+func (d *device) radixSort(b *saBuffers, k, v [2]devPtr, n, lo, hi int) (int, error) {
+	cur := 0
+	tiles := ceilDiv(n, radixTile)
+	for shift := lo; shift < hi; shift += 8 {
+		if err := d.launch("radix_hist", tiles, 256, 0, k[cur], uint32(n), uint32(shift), b.counts, uint32(tiles)); err != nil {
+			return 0, err
+		}
+		if err := d.exclusiveScan(b.counts, b.offs, 256*tiles, b.sums, 0); err != nil {
+			return 0, err
+		}
+		if err := d.launch("radix_scatter", tiles, 256, 0, k[cur], v[cur], uint32(n), uint32(shift),
+			b.counts, b.offs, uint32(tiles), k[1-cur], v[1-cur]); err != nil {
+			return 0, err
+		}
+		cur = 1 - cur
+	}
+	return cur, nil
+}
+
+// bitsFor returns the bits needed to write x (at least 1).
+func bitsFor(x uint64) int { return max(bits.Len64(x), 1) }
+
+// suffixArray builds the suffix array of text (len >= 2) on the device. With bwt nil it copies
+// the SA to sa; otherwise it copies only the transform to bwt and returns the primary index.
+func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (primary int, err error) {
+	n := len(text)
+	var measure carver
+	layout(&measure, n)
+	if measure.used > d.pool.size {
+		free, _, err := d.memInfo()
+		if err != nil {
+			return 0, err
+		}
+		// Leave some room for the driver; the pool's current block is returned before growing.
+		if measure.used+measure.used/32+(64<<20) > free+d.pool.size {
+			return 0, fmt.Errorf("%w: %d bytes need %d MiB of GPU memory, %d MiB free", errNoRoom, n, measure.used>>20, (free+d.pool.size)>>20)
+		}
+	}
+	if err := d.pool.reserve(d, measure.used); err != nil {
+		return 0, err
+	}
+	c := carver{next: d.pool.base}
+	b := layout(&c, n)
+
+	if err := d.toDevice(b.text, unsafe.Pointer(&text[0]), n); err != nil {
+		return 0, err
+	}
+	// The alphabet: codes in byte order, b bits each, c of them in the first key.
+	if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(b.hist, 0, 256)); err != nil {
+		return 0, err
+	}
+	if err := d.launch("byte_hist", min(ceilDiv(n, 256), 8*d.info.SMs), 256, 0, b.text, uint32(n), b.hist); err != nil {
+		return 0, err
+	}
+	var hist [256]uint32
+	if err := d.toHost(unsafe.Pointer(&hist[0]), b.hist, 256*4); err != nil {
+		return 0, err
+	}
+	var codes [256]byte
+	sigma := 0
+	for i, h := range hist {
+		codes[i] = byte(sigma)
+		if h != 0 {
+			sigma++
+		}
+	}
+	bw := bitsFor(uint64(sigma - 1))
+	chars := 64 / bw
+	keyBits := (bw*chars + 7) &^ 7
+	if st != nil {
+		st.Bits, st.Chars = bw, chars
+	}
+	if err := d.toDevice(b.codes, unsafe.Pointer(&codes[0]), 256); err != nil {
+		return 0, err
+	}
+	if err := d.launch("init_keys", ceilDiv(ceilDiv(n, 16), 256), 256, 0, b.text, uint32(n), b.codes, uint32(bw), uint32(chars), b.k[0], b.v[0]); err != nil {
+		return 0, err
+	}
+	cur, err := d.radixSort(&b, b.k, b.v, n, 64-keyBits, 64)
+	if err != nil {
+		return 0, err
+	}
+	saDev, keysDev, vFree := b.v[cur], b.k[cur], b.v[1-cur]
+
+	// Groups after the first sort.
+	ftiles := ceilDiv(n, flagTile)
+	if err := d.launch("sa_init_flags", ftiles, 256, 0, keysDev, saDev, uint32(n), uint32(64-keyBits), uint32(chars), b.head, b.tileMax); err != nil {
+		return 0, err
+	}
+	var totals [4]uint32
+	if err := d.refine(&b, n, ftiles, saDev, 0, 0, b.actSA[0], b.actG[0], &totals); err != nil {
+		return 0, err
+	}
+	if st != nil {
+		st.MaxActive = int(totals[0] + totals[2])
+	}
+	kb := bitsFor(uint64(n))
+	h := uint64(chars)
+	act := 0
+	for rounds := 0; totals[0]+totals[2] > 0; rounds++ {
+		if h >= uint64(n) || rounds > 64 {
+			return 0, fmt.Errorf("GPU suffix array: %d suffixes still unsorted at h=%d (internal error)", totals[0]+totals[2], h)
+		}
+		mSmall, mLarge, largeGroups := int(totals[0]), int(totals[2]), int(totals[3])
+		m := mSmall + mLarge
+		if mSmall > 0 {
+			if err := d.launch("sa_small_sort", ceilDiv(mSmall, smallStep), 256, 0, uint32(mSmall), uint32(smallStep),
+				b.actSA[act], b.actG[act], b.key, b.rank, uint32(n), uint32(h), uint32(kb)); err != nil {
+				return 0, err
+			}
+		}
+		if mLarge > 0 {
+			off := devPtr(4 * mSmall)
+			ob := 0
+			if largeGroups > 1 {
+				ob = bitsFor(uint64(largeGroups - 1))
+			}
+			vv := [2]devPtr{vFree, b.headIdx}
+			if err := d.launch("sa_large_keys", ceilDiv(mLarge, 256), 256, 0, uint32(mLarge), b.actSA[act]+off, b.ord+off, b.rank,
+				uint32(n), uint32(h), uint32(kb), b.k[0], vv[0]); err != nil {
+				return 0, err
+			}
+			r, err := d.radixSort(&b, b.k, vv, mLarge, 0, kb+ob)
+			if err != nil {
+				return 0, err
+			}
+			if err := d.launch("sa_large_unpack", ceilDiv(mLarge, 256), 256, 0, uint32(mLarge), b.k[r], vv[r], uint32(kb),
+				b.key+off, b.actSA[act]+off); err != nil {
+				return 0, err
+			}
+		}
+		ftiles := ceilDiv(m, flagTile)
+		if err := d.launch("sa_flags", ftiles, 256, 0, b.key, b.actG[act], uint32(m), b.head, b.tileMax); err != nil {
+			return 0, err
+		}
+		if err := d.refine(&b, m, ftiles, b.actSA[act], b.actG[act], saDev, b.actSA[1-act], b.actG[1-act], &totals); err != nil {
+			return 0, err
+		}
+		act = 1 - act
+		h *= 2
+		if st != nil {
+			st.Rounds = rounds + 1
+		}
+	}
+
+	if bwt == nil {
+		return 0, d.toHost(unsafe.Pointer(&sa[0]), saDev, 4*n)
+	}
+	if err := d.launch("bwt_gather", ceilDiv(n, 256), 256, 0, b.text, saDev, b.rank, uint32(n), b.head, b.totals); err != nil {
+		return 0, err
+	}
+	if err := d.toHost(unsafe.Pointer(&bwt[0]), b.head, n); err != nil {
+		return 0, err
+	}
+	var p uint32
+	if err := d.toHost(unsafe.Pointer(&p), b.totals, 4); err != nil {
+		return 0, err
+	}
+	return int(p), nil
+}
+
+// refine runs the steps after a sort over m active members whose head flags are in b.head and
+// whose tile maxima are in b.tileMax: head positions, ranks, finished suffixes into saOut
+// (0 at the start, when saIn is the SA itself and gposf is 0), and compaction into saNext and
+// gNext. totals receives the small members, small groups, large members and large groups left.
+func (d *device) refine(b *saBuffers, m, tiles int, saIn, gposf, saOut, saNext, gNext devPtr, totals *[4]uint32) error {
+	if err := d.launch("scan_max_single", 1, 1024, 0, b.tileMax, uint32(tiles)); err != nil {
+		return err
+	}
+	if err := d.launch("sa_headidx", tiles, 256, 0, b.head, uint32(m), b.tileMax, saIn, gposf, b.headIdx, b.grp, b.rank); err != nil {
+		return err
+	}
+	if err := d.launch("sa_classify", tiles, 256, 0, uint32(m), b.head, b.headIdx, b.grp, saIn, gposf, saOut, uint32(smallGroup), b.cnt, uint32(tiles)); err != nil {
+		return err
+	}
+	if err := d.launch("scan_single", 4, 1024, 0, b.cnt, uint32(tiles), uint32(tiles), b.totals); err != nil {
+		return err
+	}
+	if err := d.launch("sa_scatter", tiles, 256, 0, uint32(m), b.head, b.headIdx, b.grp, saIn, gposf, uint32(smallGroup), b.cnt,
+		uint32(tiles), b.totals, saNext, gNext, b.ord); err != nil {
+		return err
+	}
+	return d.toHost(unsafe.Pointer(&totals[0]), b.totals, 16)
+}
