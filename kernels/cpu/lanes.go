@@ -17,9 +17,11 @@ type lane struct {
 	out       []kernels.Match
 }
 
-// maxMatchesLanes is maxMatches for up to laneCount segments at once: it appends the matches of
-// segment i (by descending query position) to outs[i].
-func (p *Page) maxMatchesLanes(b *kernels.Batch, segs []kernels.Segment, minLen int, outs [][]kernels.Match, sink *uint64) {
+// walkLanes runs the backward searches of up to laneCount segments at once and appends the
+// matches of segment i, by descending query position, to outs[i]: every maximal match with
+// unique false (-maxmatch), the MumReference matches with unique true (the page must then cover
+// the whole reference).
+func (p *Page) walkLanes(b *kernels.Batch, segs []kernels.Segment, minLen int, unique bool, outs [][]kernels.Match, sink *uint64) {
 	var ls [laneCount]lane
 	live := ls[:0]
 	for i, sg := range segs {
@@ -47,7 +49,7 @@ func (p *Page) maxMatchesLanes(b *kernels.Batch, segs []kernels.Segment, minLen 
 		}
 		for i := range live {
 			if l := &live[i]; l.pos >= l.from {
-				p.laneStep(l, minLen)
+				p.laneStep(l, minLen, unique)
 			}
 		}
 	}
@@ -57,9 +59,10 @@ func (p *Page) maxMatchesLanes(b *kernels.Batch, segs []kernels.Segment, minLen 
 	}
 }
 
-// laneStep reports the matches at l.pos and moves the search one position left; it is the body
-// of maxMatches' loop.
-func (p *Page) laneStep(l *lane, minLen int) {
+// laneStep reports the matches at l.pos and moves the search one position left. The ranks of the
+// symbol before pos at lo and hi serve twice: they tell whether every row of the match is
+// preceded by that symbol (so none is left-maximal), and they are the next backward step.
+func (p *Page) laneStep(l *lane, minLen int, unique bool) {
 	q, pos, lo, hi, m := l.q, l.pos, l.lo, l.hi, l.m
 	prev := byte(kernels.CodeNone)
 	if pos > 0 {
@@ -70,7 +73,14 @@ func (p *Page) laneStep(l *lane, minLen int) {
 	if ranked {
 		r1, r2 = p.occ.Rank(prev, lo), p.occ.Rank(prev, hi)
 	}
-	if m >= minLen {
+	switch {
+	case m < minLen:
+	case unique:
+		// The longest match, when it occurs once and its row is not preceded by prev.
+		if hi-lo == 1 && (!ranked || r1 == r2) {
+			l.out = append(l.out, kernels.Match{Ref: p.sa[lo], Query: int32(pos), Len: int32(m)})
+		}
+	default:
 		if !ranked || r2-r1 < hi-lo {
 			l.out = p.emitRows(lo, hi, m, prev, q, pos, l.out)
 		}

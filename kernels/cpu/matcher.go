@@ -133,20 +133,13 @@ func (m *Matcher) Close() error { return nil }
 func (m *Matcher) Match(b *kernels.Batch, res *kernels.Result) error {
 	sc := m.pool.Get().(*scratch)
 	defer m.pool.Put(sc)
-	if m.opts.Mode == kernels.MaxMatch {
-		m.maxMatchBatch(sc, b, res)
+	if m.opts.Mode == kernels.MaxMatch || len(m.pages) == 1 {
+		m.laneBatch(sc, b, res)
 		return nil
 	}
 	for _, sg := range b.Segs {
 		q := b.Codes[sg.Off : sg.Off+sg.Len]
-		start := len(res.Matches)
-		switch {
-		case len(m.pages) == 1:
-			res.Matches = m.pages[0].uniqueMatches(q, sg.From, sg.To, m.opts.MinLen, res.Matches)
-			slices.Reverse(res.Matches[start:])
-		default:
-			res.Matches = m.uniqueMatchesPaged(sc, q, sg.From, sg.To, res.Matches)
-		}
+		res.Matches = m.uniqueMatchesPaged(sc, q, sg.From, sg.To, res.Matches)
 		res.Ends = append(res.Ends, len(res.Matches))
 	}
 	return nil
@@ -179,9 +172,11 @@ func cmpMatch(a, b kernels.Match) int {
 	return int(a.Ref) - int(b.Ref)
 }
 
-// maxMatchBatch appends every maximal match of each segment of b to res, walking laneCount
-// segments through each page at once.
-func (m *Matcher) maxMatchBatch(sc *scratch, b *kernels.Batch, res *kernels.Result) {
+// laneBatch appends the matches of each segment of b to res, walking laneCount segments through
+// each page at once: every maximal match (-maxmatch), or the MumReference candidates when the
+// reference is one page.
+func (m *Matcher) laneBatch(sc *scratch, b *kernels.Batch, res *kernels.Result) {
+	unique := m.opts.Mode != kernels.MaxMatch
 	outs := sc.lanes[:]
 	for g := 0; g < len(b.Segs); g += laneCount {
 		segs := b.Segs[g:min(g+laneCount, len(b.Segs))]
@@ -189,12 +184,16 @@ func (m *Matcher) maxMatchBatch(sc *scratch, b *kernels.Batch, res *kernels.Resu
 			outs[i] = outs[i][:0]
 		}
 		for _, p := range m.pages {
-			p.maxMatchesLanes(b, segs, m.opts.MinLen, outs[:len(segs)], &sc.sink)
+			p.walkLanes(b, segs, m.opts.MinLen, unique, outs[:len(segs)], &sc.sink)
 		}
 		for i := range segs {
 			start := len(res.Matches)
 			res.Matches = append(res.Matches, outs[i]...)
-			sortMatches(res.Matches[start:], len(m.pages) == 1)
+			if unique {
+				slices.Reverse(res.Matches[start:]) // one match a position, by descending position
+			} else {
+				sortMatches(res.Matches[start:], len(m.pages) == 1)
+			}
 			res.Ends = append(res.Ends, len(res.Matches))
 		}
 	}
@@ -223,27 +222,6 @@ func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, out []kernels
 			continue
 		}
 		out = append(out, kernels.Match{Ref: int32(g), Query: int32(pos), Len: int32(d + p.runOn(s, d, q, pos))})
-	}
-	return out
-}
-
-// uniqueMatches appends, by descending query position, the MumReference matches of positions
-// [from, to) of q: the longest match, when it occurs once in the reference and is left-maximal.
-// The page must cover the whole reference.
-func (p *Page) uniqueMatches(q []byte, from, to, minLen int, out []kernels.Match) []kernels.Match {
-	lo, hi, m := p.startState(q, to)
-	for pos := to - 1; pos >= from; pos-- {
-		lo, hi, m = p.extend(lo, hi, m, q[pos])
-		if m < minLen || hi-lo != 1 {
-			continue
-		}
-		s := int(p.sa[lo])
-		if pos > 0 && s > 0 {
-			if prev := q[pos-1]; prev >= kernels.FirstCode && p.occ.Symbol(lo) == prev {
-				continue
-			}
-		}
-		out = append(out, kernels.Match{Ref: int32(s), Query: int32(pos), Len: int32(m)})
 	}
 	return out
 }
