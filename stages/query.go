@@ -148,7 +148,7 @@ func (s *QuerySource) Next() (*QueryBatch, error) {
 			}
 			return s.splitLong(rec), nil
 		}
-		s.addRecord(b, string(rec.Name), rec.Seq, max(len(rec.Seq), 1))
+		s.addRecord(b, string(rec.Name), rec.Seq, max(min(len(rec.Seq), s.pieceSize()), 1))
 		bases += max(len(rec.Seq), 1)
 	}
 	if len(b.Segs) == 0 {
@@ -163,14 +163,23 @@ func (s *QuerySource) keepPending() {
 	s.pending = &formats.Record{Name: append([]byte(nil), r.Name...), Seq: append([]byte(nil), r.Seq...)}
 }
 
-// splitLong encodes a long record once and cuts it into one batch per chunk, all sharing the codes.
+// piecesPerBatch is how many pieces a long sequence's batch is cut into, so that a backend has
+// several independent searches to interleave (kernels/cpu walks 8 at once), as it has with reads.
+const piecesPerBatch = 16
+
+// pieceSize is the length that sequences are cut into within a batch.
+func (s *QuerySource) pieceSize() int { return max(s.batchSize/piecesPerBatch, 1) }
+
+// splitLong encodes a long record once and cuts it into batches of piecesPerBatch pieces, all
+// sharing the codes.
 func (s *QuerySource) splitLong(rec *formats.Record) *QueryBatch {
 	whole := &QueryBatch{}
-	s.addRecord(whole, string(rec.Name), rec.Seq, s.batchSize)
-	for i, sg := range whole.Segs {
+	s.addRecord(whole, string(rec.Name), rec.Seq, s.pieceSize())
+	for i := 0; i < len(whole.Segs); i += piecesPerBatch {
+		j := min(i+piecesPerBatch, len(whole.Segs))
 		s.chunks = append(s.chunks, &QueryBatch{
-			Batch: kernels.Batch{Codes: whole.Codes, Segs: []kernels.Segment{sg}},
-			Info:  []SegInfo{whole.Info[i]},
+			Batch: kernels.Batch{Codes: whole.Codes, Segs: whole.Segs[i:j:j]},
+			Info:  whole.Info[i:j:j],
 		})
 	}
 	b := s.chunks[0]
