@@ -18,7 +18,9 @@ const maxInverseBWT = 1<<32 - 2
 // dst undefined, when the lengths differ, primary is out of range (1..len(bwt), or 0 for an empty
 // transform) or the pair is not the transform of any text (ErrInvalidBWT).
 //
-// It uses 4 bytes of scratch per input byte.
+// It uses 4 bytes of scratch per input byte. The walk from row to row is a chain of dependent
+// random reads, so its speed is that of memory latency; blocks invert independently, so callers
+// run several at once.
 func InverseBWT(bwt []byte, primary int, dst []byte) error {
 	n := len(bwt)
 	if len(dst) != n {
@@ -52,6 +54,28 @@ func InverseBWT(bwt []byte, primary int, dst []byte) error {
 		s += count[c]
 	}
 	next := make([]uint32, n+1)
+	if n <= packedMax {
+		// The byte of L at row j is the c that put j in c's bucket: entries carry it in their low
+		// 8 bits, so that a step of the walk touches one random cache line, not two.
+		next[0] = uint32(primary) << 8
+		for i, c := range bwt[:primary] {
+			next[start[c]] = uint32(i)<<8 | uint32(c)
+			start[c]++
+		}
+		for i, c := range bwt[primary:] {
+			next[start[c]] = uint32(primary+1+i)<<8 | uint32(c)
+			start[c]++
+		}
+		e := next[primary]
+		for k := range dst {
+			if int(e>>8) == primary {
+				return cycleError(k, n)
+			}
+			dst[k] = byte(e)
+			e = next[e>>8]
+		}
+		return nil
+	}
 	next[0] = uint32(primary)
 	for i, c := range bwt[:primary] {
 		next[start[c]] = uint32(i)
@@ -61,18 +85,25 @@ func InverseBWT(bwt []byte, primary int, dst []byte) error {
 		next[start[c]] = uint32(primary + 1 + i)
 		start[c]++
 	}
-
 	// Row r > primary of L is bwt[r-1]; the subtraction of the sign bit avoids a branch that
 	// random rows would mispredict half the time.
 	r := primary
 	for k := range dst {
 		r = int(next[r])
 		if r == primary {
-			return fmt.Errorf("inverse BWT: %w (the rows close into a cycle after %d of %d bytes)", ErrInvalidBWT, k, n)
+			return cycleError(k, n)
 		}
 		dst[k] = bwt[r-int(uint(primary-r)>>(bitsOfUint-1))]
 	}
 	return nil
 }
+
+func cycleError(k, n int) error {
+	return fmt.Errorf("inverse BWT: %w (the rows close into a cycle after %d of %d bytes)", ErrInvalidBWT, k, n)
+}
+
+// packedMax is the longest transform whose walk packs a row (24 bits) and a byte into a uint32.
+// A variable so that tests reach both walks.
+var packedMax = 1<<24 - 1
 
 const bitsOfUint = 32 << (^uint(0) >> 63)

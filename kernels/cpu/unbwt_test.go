@@ -46,7 +46,20 @@ func bwtTexts(rng *rand.Rand) [][]byte {
 	return texts
 }
 
+// withoutPacking runs f with the walk for long blocks on every length.
+func withoutPacking(f func()) {
+	saved := packedMax
+	packedMax = -1
+	defer func() { packedMax = saved }()
+	f()
+}
+
 func TestInverseBWTRoundTrip(t *testing.T) {
+	testInverseBWTRoundTrip(t)
+	withoutPacking(func() { testInverseBWTRoundTrip(t) })
+}
+
+func testInverseBWTRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	for _, text := range bwtTexts(rng) {
 		bwt, p := forwardBWT(text)
@@ -74,11 +87,20 @@ func TestInverseBWTLarge(t *testing.T) {
 		bwt := make([]byte, n)
 		p := kernels.BWTFromSA(text, sa, bwt)
 		got := make([]byte, n)
-		if err := InverseBWT(bwt, p, got); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, text) {
-			t.Fatalf("round trip of %d bytes differs", n)
+		for _, packed := range []bool{true, false} {
+			clear(got)
+			var err error
+			if packed {
+				err = InverseBWT(bwt, p, got)
+			} else {
+				withoutPacking(func() { err = InverseBWT(bwt, p, got) })
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, text) {
+				t.Fatalf("round trip of %d bytes differs (packed walk: %v)", n, packed)
+			}
 		}
 	}
 }
@@ -112,6 +134,11 @@ func TestInverseBWTRejects(t *testing.T) {
 // TestInverseBWTArbitrary feeds every primary of random strings: each either fails with
 // ErrInvalidBWT or returns a text whose transform is the input.
 func TestInverseBWTArbitrary(t *testing.T) {
+	testInverseBWTArbitrary(t)
+	withoutPacking(func() { testInverseBWTArbitrary(t) })
+}
+
+func testInverseBWTArbitrary(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	valid, invalid := 0, 0
 	for range 2000 {
@@ -159,6 +186,7 @@ func FuzzInverseBWT(f *testing.F) {
 			bwt = bwt[:1<<12]
 		}
 		checkInverse(t, bwt, p)
+		withoutPacking(func() { checkInverse(t, bwt, p) })
 	})
 }
 
