@@ -74,6 +74,7 @@ func oneLine(s string) string {
 
 func newApp(ctx context.Context, e *env) *cli.App {
 	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	cli.VersionPrinter = printVersion
 	app := &cli.App{
 		Name:                   "sapipe",
 		Usage:                  "exact sequence matching and BWT compression, on the GPU when there is one",
@@ -93,6 +94,8 @@ func newApp(ctx context.Context, e *env) *cli.App {
 			bwtCommand(e),
 			unbwtCommand(e),
 			devicesCommand(e),
+			splitCommand(e),
+			mergeCommand(e),
 		},
 	}
 	return app
