@@ -33,7 +33,7 @@ func (p *Page) walkLanes(b *kernels.Batch, segs []kernels.Segment, minLen int, u
 		}
 		live = append(live, l)
 	}
-	occ, stride := p.occ.data, p.occ.stride
+	occ, stride, small := p.occ.data, p.occ.stride, p.lcp.small
 	var touched uint64
 	for {
 		active := false
@@ -41,7 +41,7 @@ func (p *Page) walkLanes(b *kernels.Batch, segs []kernels.Segment, minLen int, u
 			l := &live[i]
 			if l.pos >= l.from {
 				active = true
-				touched += occ[(l.lo/occBlock)*stride] + occ[(l.hi/occBlock)*stride] + p.deep[l.lo>>6] + p.deep[l.hi>>6]
+				touched += occ[(l.lo/occBlock)*stride] + occ[(l.hi/occBlock)*stride] + p.deep[l.lo>>6] + p.deep[l.hi>>6] + uint64(small[l.lo]) + uint64(small[l.hi])
 			}
 		}
 		if !active {
