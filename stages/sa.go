@@ -46,7 +46,10 @@ func ReadText(name string, r io.Reader, limit int) ([]byte, error) {
 	size := 64 << 10
 	if f, ok := r.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			size = int(min(st.Size()+1, int64(limit)+1))
+			if st.Size() > int64(limit) {
+				return nil, fmt.Errorf("%s: input longer than %d bytes", name, limit)
+			}
+			size = int(st.Size() + 1)
 		}
 	}
 	buf := make([]byte, 0, max(size, 512))
