@@ -340,3 +340,49 @@ func TestGPUConcurrent(t *testing.T) {
 }
 
 var _ kernels.Backend = (*Backend)(nil)
+
+// sortVariant is one choice of radix sort: the one-pass sort or the split one, and its tile.
+type sortVariant struct {
+	onesweep bool
+	items    int
+}
+
+var sortVariants = []sortVariant{{true, 8}, {true, 12}, {false, 8}, {false, 12}, {false, 16}}
+
+func (v sortVariant) set() {
+	onesweep = v.onesweep
+	if v.onesweep {
+		onesweepItems = v.items
+	} else {
+		radixItems = v.items
+	}
+}
+
+func (v sortVariant) String() string {
+	if v.onesweep {
+		return fmt.Sprintf("onesweep/%d", v.items)
+	}
+	return fmt.Sprintf("split/%d", v.items)
+}
+
+func saveTuning() func() {
+	a, b, c, d, e := radixItems, shortKeyMaxBits, useStaging, onesweep, onesweepItems
+	return func() { radixItems, shortKeyMaxBits, useStaging, onesweep, onesweepItems = a, b, c, d, e }
+}
+
+// TestGPUSuffixArrayVariants checks the tuning choices that the profile compares.
+func TestGPUSuffixArrayVariants(t *testing.T) {
+	b := gpuBackend(t)
+	defer saveTuning()()
+	rng := rand.New(rand.NewPCG(7, 8))
+	cases := saCases(rng, true)
+	for _, v := range sortVariants {
+		for _, short := range []int{0, 3} {
+			v.set()
+			shortKeyMaxBits, useStaging = short, short == 0
+			for _, c := range cases[len(cases)-30:] {
+				checkSA(t, b, fmt.Sprintf("%s (%v, short keys up to %d bits)", c.name, v, short), c.text)
+			}
+		}
+	}
+}

@@ -27,7 +27,55 @@ type device struct {
 	args *[maxArgs]uint64
 	argp *[maxArgs]uintptr
 
-	pool pool // device memory kept between calls
+	pool  pool   // device memory kept between calls
+	stage stager // pinned host buffers for large copies
+
+	prof *kernelProfile // when set, every launch is timed with events
+}
+
+// kernelProfile accumulates the device time of each kernel, measured with events around each
+// launch (for NOTES.md; it costs a little time per launch).
+type kernelProfile struct {
+	events  []uintptr // free events
+	pending []timedLaunch
+	Time    map[string]float64 // milliseconds per kernel name
+	Count   map[string]int
+}
+
+type timedLaunch struct {
+	name       string
+	start, end uintptr
+}
+
+func (d *device) event() (uintptr, error) {
+	p := d.prof
+	if n := len(p.events); n > 0 {
+		e := p.events[n-1]
+		p.events = p.events[:n-1]
+		return e, nil
+	}
+	var e uintptr
+	err := d.drv.check("cuEventCreate", d.drv.cuEventCreate(&e, 0))
+	return e, err
+}
+
+// collect adds the times of the launches recorded so far; the device must be synchronised.
+func (d *device) collect() error {
+	p := d.prof
+	if p == nil {
+		return nil
+	}
+	for _, l := range p.pending {
+		var ms float32
+		if err := d.drv.check("cuEventElapsedTime", d.drv.cuEventElapsedTime(&ms, l.start, l.end)); err != nil {
+			return err
+		}
+		p.Time[l.name] += float64(ms)
+		p.Count[l.name]++
+		p.events = append(p.events, l.start, l.end)
+	}
+	p.pending = p.pending[:0]
+	return nil
 }
 
 const maxArgs = 24
@@ -122,6 +170,7 @@ func (d *device) setup() error {
 
 func (d *device) teardown() {
 	d.pool.release(d)
+	d.stageFree()
 	if d.mod != 0 {
 		d.drv.cuModuleUnload(d.mod)
 	}
@@ -197,9 +246,31 @@ func (d *device) launch(name string, grid, block, shmem int, args ...any) error 
 	if gx > 1<<31-1 {
 		return fmt.Errorf("launch %s: grid of %d blocks", name, grid)
 	}
+	var tl timedLaunch
+	if d.prof != nil {
+		tl.name = name
+		if tl.start, err = d.event(); err != nil {
+			return err
+		}
+		if tl.end, err = d.event(); err != nil {
+			return err
+		}
+		if err := d.drv.check("cuEventRecord", d.drv.cuEventRecord(tl.start, 0)); err != nil {
+			return err
+		}
+	}
 	res := d.drv.cuLaunchKernel(f, uint32(gx), uint32(gy), 1, uint32(block), 1, 1, uint32(shmem), 0,
 		unsafe.Pointer(&d.argp[0]), nil)
-	return d.drv.check("cuLaunchKernel("+name+")", res)
+	if err := d.drv.check("cuLaunchKernel("+name+")", res); err != nil {
+		return err
+	}
+	if d.prof != nil {
+		if err := d.drv.check("cuEventRecord", d.drv.cuEventRecord(tl.end, 0)); err != nil {
+			return err
+		}
+		d.prof.pending = append(d.prof.pending, tl)
+	}
+	return nil
 }
 
 // sync waits for all launched work. Device goroutine only.

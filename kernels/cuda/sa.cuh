@@ -21,50 +21,62 @@
 #define HEAD_FLAG 0x80000000u
 #define GPOS_MASK 0x7fffffffu
 
-// byte_hist counts the bytes of text into hist[256].
+// byte_hist counts the bytes of text into hist[256]: 16 bytes a thread a step, into one shared
+// histogram per warp.
 extern "C" __global__ void __launch_bounds__(256) byte_hist(const u8 *__restrict__ text, u32 n, u32 *__restrict__ hist) {
-	__shared__ u32 h[256];
-	h[threadIdx.x] = 0;
+	__shared__ u32 h[8][256];
+	u32 *mine = h[threadIdx.x >> 5];
+	for (int w = 0; w < 8; w++) h[w][threadIdx.x] = 0;
 	__syncthreads();
-	u32 lane = threadIdx.x & 31;
-	u64 stride = (u64)gridDim.x * blockDim.x;
-	u64 rounds = (n + stride - 1) / stride;
-	for (u64 r = 0; r < rounds; r++) {
-		u64 j = r * stride + (u64)blockIdx.x * blockDim.x + threadIdx.x;
-		u32 d = j < n ? text[j] : 256;
-		u32 peers = __match_any_sync(0xffffffffu, d);
-		if (d < 256 && lane == (u32)(__ffs(peers) - 1)) atomicAdd(&h[d], __popc(peers));
+	u64 stride = (u64)gridDim.x * blockDim.x * 16;
+	for (u64 j = ((u64)blockIdx.x * blockDim.x + threadIdx.x) * 16; j < n; j += stride) {
+		if (j + 16 <= n) {
+			uint4 q = *(const uint4 *)(text + j);
+			u32 w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+			for (int k = 0; k < 4; k++) {
+#pragma unroll
+				for (int b = 0; b < 4; b++) atomicAdd(&mine[(w[k] >> (8 * b)) & 255], 1);
+			}
+		} else {
+			for (u64 k = j; k < n; k++) atomicAdd(&mine[text[k]], 1);
+		}
 	}
 	__syncthreads();
-	if (h[threadIdx.x]) atomicAdd(&hist[threadIdx.x], h[threadIdx.x]);
+	u32 c = 0;
+	for (int w = 0; w < 8; w++) c += h[w][threadIdx.x];
+	if (c) atomicAdd(&hist[threadIdx.x], c);
 }
 
 // init_keys: for each suffix i, the codes of text[i..i+c) packed b bits each from the top of a
-// 64-bit key (codes past the end are 0), stored with value i at slot n-1-i. Each thread does 16
-// consecutive suffixes, sliding the window one code at a time.
-#define IK_R 16
-extern "C" __global__ void __launch_bounds__(256) init_keys(const u8 *__restrict__ text, u32 n, const u8 *__restrict__ codes, u32 b, u32 c,
-                                                            u64 *__restrict__ keys, u32 *__restrict__ vals) {
+// 64-bit key (codes past the end are 0), stored with value i at slot n-1-i. A block codes a
+// window of the text into shared memory and each thread packs its keys from there, so that
+// loads and stores are coalesced.
+#define IK_T 256
+#define IK_I 4
+#define IK_TILE (IK_T * IK_I)
+extern "C" __global__ void __launch_bounds__(IK_T) init_keys(const u8 *__restrict__ text, u32 n, const u8 *__restrict__ codes, u32 b, u32 c,
+                                                             u64 *__restrict__ keys, u32 *__restrict__ vals) {
 	__shared__ u8 code[256];
+	__shared__ u8 win[IK_TILE + 64];
 	code[threadIdx.x] = codes[threadIdx.x];
 	__syncthreads();
-	u64 i0 = ((u64)blockIdx.x * blockDim.x + threadIdx.x) * IK_R;
-	if (i0 >= n) return;
-	u32 low = 64 - b * c; // lowest bit of the last code
-	u64 key = 0;
-	for (u32 k = 0; k < c; k++) {
+	u64 i0 = (u64)blockIdx.x * IK_TILE;
+	for (u32 k = threadIdx.x; k < IK_TILE + 64; k += IK_T) {
 		u64 j = i0 + k;
-		u64 v = j < n ? code[text[j]] : 0;
-		key |= v << (64 - b * (k + 1));
+		win[k] = j < n ? code[text[j]] : 0;
 	}
-	for (int r = 0; r < IK_R; r++) {
-		u64 i = i0 + r;
+	__syncthreads();
+#pragma unroll
+	for (int r = 0; r < IK_I; r++) {
+		u32 p = r * IK_T + threadIdx.x;
+		u64 i = i0 + p;
 		if (i >= n) break;
+		u64 key = 0;
+		for (u32 k = 0; k < c; k++) key = (key << b) | win[p + k];
+		key <<= 64 - b * c; // codes from the top; b*c is 57..64
 		keys[n - 1 - i] = key;
 		vals[n - 1 - i] = (u32)i;
-		u64 j = i + c;
-		u64 v = j < n ? code[text[j]] : 0;
-		key = (key << b) | (v << low);
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"time"
 	"unsafe"
 )
 
@@ -12,12 +13,29 @@ import (
 
 // Tile sizes, as in the .cu sources.
 const (
-	scanTile   = 256 * 8  // SC_TILE
-	radixTile  = 256 * 16 // RS_TILE
-	flagTile   = 256 * 8  // FL_TILE
-	smallTile  = 256 * 16 // SS_TILE
-	smallGroup = 1024     // S: groups up to this size are sorted in shared-memory tiles
-	smallStep  = smallTile - smallGroup + 1
+	scanTile     = 256 * 8  // SC_TILE
+	minRadixTile = 256 * 8  // the smallest radix-sort tile
+	keysTile     = 256 * 4  // IK_TILE
+	flagTile     = 256 * 8  // FL_TILE
+	smallTile    = 256 * 16 // SS_TILE
+	smallGroup   = 1024     // S: groups up to this size are sorted in shared-memory tiles
+	smallStep    = smallTile - smallGroup + 1
+)
+
+// Tuning, variables so that the profile test can compare choices on the device.
+var (
+	// radixItems is the items per thread of the radix-sort kernels (8, 12 or 16).
+	radixItems = 8
+	// shortKeyMaxBits: alphabets of codes this wide or narrower (DNA, DNA with N) start with a key of only
+	// about log2(n)+12 bits instead of 64, which leaves few suffixes tied on random-like
+	// sequence and saves radix passes; 0 turns this off.
+	shortKeyMaxBits = 3
+	// useStaging sends large copies through the pinned ring (transfer.go).
+	useStaging = true
+	// onesweep selects the one-launch-per-pass radix sort (radix_pass); otherwise each pass is
+	// a histogram, a scan and a scatter.
+	onesweep      = true
+	onesweepItems = 8 // 8 or 12
 )
 
 // errNoRoom reports that a text does not fit the device memory left; the backend then uses the CPU.
@@ -36,6 +54,7 @@ type saBuffers struct {
 	key, ord, headIdx, grp devPtr
 	head                   devPtr // u8 flags; the BWT at the end
 	counts, offs, sums     devPtr // radix-sort and scan scratch
+	status, hist8, starts  devPtr // one-pass radix sort: look-back status, digit counts and starts
 	tileMax, cnt, totals   devPtr
 }
 
@@ -43,7 +62,7 @@ type saBuffers struct {
 // measures (c.used is then the bytes needed).
 func layout(c *carver, n int) saBuffers {
 	u := uint64(n)
-	radixTiles := uint64(ceilDiv(n, radixTile))
+	radixTiles := uint64(ceilDiv(n, minRadixTile))
 	flagTiles := uint64(ceilDiv(n, flagTile))
 	countsLen := 256 * radixTiles
 	var b saBuffers
@@ -60,6 +79,8 @@ func layout(c *carver, n int) saBuffers {
 	b.head = c.take(u)
 	b.counts, b.offs = c.take(4*countsLen), c.take(4*countsLen)
 	b.sums = c.take(4 * (uint64(ceilDiv(int(max(countsLen, 4*flagTiles)), scanTile)) + 1))
+	b.status = c.take(8*256*radixTiles + 64)
+	b.hist8, b.starts = c.take(8*256*4), c.take(8*256*4)
 	b.tileMax = c.take(4 * flagTiles)
 	b.cnt = c.take(4 * 4 * flagTiles)
 	b.totals = c.take(64)
@@ -71,6 +92,37 @@ type saStats struct {
 	Bits, Chars int // code width and characters in the first key
 	Rounds      int // doubling rounds after the first sort
 	MaxActive   int // most suffixes in unsorted groups after the first sort
+
+	// With Profile set, the device is synchronised after each phase and Phases records the
+	// time of each (this slows the whole a little).
+	Profile bool
+	Phases  []phase
+	last    time.Time
+}
+
+type phase struct {
+	Name   string
+	Active int // suffixes in unsorted groups during the phase
+	Time   time.Duration
+}
+
+// mark ends a phase when profiling.
+func (st *saStats) mark(d *device, name string, active int) error {
+	if st == nil || !st.Profile {
+		return nil
+	}
+	if err := d.sync(); err != nil {
+		return err
+	}
+	if err := d.collect(); err != nil {
+		return err
+	}
+	now := time.Now()
+	if !st.last.IsZero() {
+		st.Phases = append(st.Phases, phase{name, active, now.Sub(st.last)})
+	}
+	st.last = now
+	return nil
 }
 
 // exclusiveScan writes the exclusive prefix sums of in[0..n) to out, and their total to total
@@ -86,19 +138,89 @@ func (d *device) exclusiveScan(in, out devPtr, n int, sums, total devPtr) error 
 	return d.launch("scan_down", tiles, 256, 0, in, out, uint32(n), sums)
 }
 
-// radixSort sorts n (key, value) pairs held in k[cur], v[cur] by key bits [lo, hi), 8 bits a pass,
+// radixSort sorts n (key, value) pairs held in k[0], v[0] by key bits [lo, hi), 8 bits a pass,
 // ping-ponging between the two buffers; it returns the index of the buffers holding the result.
 func (d *device) radixSort(b *saBuffers, k, v [2]devPtr, n, lo, hi int) (int, error) {
+	if onesweep {
+		return d.radixSortOnesweep(b, k, v, n, lo, hi)
+	}
+	return d.radixSortSplit(b, k, v, n, lo, hi)
+}
+
+// radixSortOnesweep counts the digits of all passes in one read, skips the passes whose digit is
+// the same in every key, and runs each other pass as one radix_pass launch.
+func (d *device) radixSortOnesweep(b *saBuffers, k, v [2]devPtr, n, lo, hi int) (int, error) {
+	passes := (hi - lo + 7) / 8
+	if passes > 8 {
+		return 0, fmt.Errorf("radix sort of %d bits", hi-lo)
+	}
+	if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(b.hist8, 0, uint64(passes*256))); err != nil {
+		return 0, err
+	}
+	if err := d.launch("radix_hist_all", min(ceilDiv(n, 256), 4*d.info.SMs), 256, 0, k[0], uint32(n), uint32(lo), uint32(passes), b.hist8); err != nil {
+		return 0, err
+	}
+	var hist [8 * 256]uint32
+	if err := d.toHost(unsafe.Pointer(&hist[0]), b.hist8, 4*256*passes); err != nil {
+		return 0, err
+	}
+	var starts [8 * 256]uint32
+	var run []int
+	for p := 0; p < passes; p++ {
+		sum := uint32(0)
+		trivial := false
+		for dg := 0; dg < 256; dg++ {
+			c := hist[p*256+dg]
+			if int(c) == n {
+				trivial = true
+			}
+			starts[p*256+dg] = sum
+			sum += c
+		}
+		if !trivial {
+			run = append(run, p)
+		}
+	}
+	if len(run) == 0 {
+		return 0, nil
+	}
+	if err := d.toDevice(b.starts, unsafe.Pointer(&starts[0]), 4*256*passes); err != nil {
+		return 0, err
+	}
+	items := onesweepItems
+	tile := 256 * items
+	tiles := ceilDiv(n, tile)
+	counters := b.status + devPtr(8*256*tiles)
+	if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(b.status, 0, uint64(2*256*tiles+16))); err != nil {
+		return 0, err
+	}
+	name := fmt.Sprintf("radix_pass_%d", items)
 	cur := 0
-	tiles := ceilDiv(n, radixTile)
+	for e, p := range run {
+		epoch := e + 1
+		if err := d.launch(name, tiles, 256, 0, k[cur], v[cur], uint32(n), uint32(lo+8*p), b.starts+devPtr(4*256*p),
+			b.status, counters+devPtr(4*epoch), uint32(epoch), k[1-cur], v[1-cur]); err != nil {
+			return 0, err
+		}
+		cur = 1 - cur
+	}
+	return cur, nil
+}
+
+// radixSortSplit sorts n (key, value) pairs held in k[cur], v[cur] by key bits [lo, hi), 8 bits a pass,
+// ping-ponging between the two buffers; it returns the index of the buffers holding the result.
+func (d *device) radixSortSplit(b *saBuffers, k, v [2]devPtr, n, lo, hi int) (int, error) {
+	cur := 0
+	tiles := ceilDiv(n, 256*radixItems)
+	hist, scatter := fmt.Sprintf("radix_hist_%d", radixItems), fmt.Sprintf("radix_scatter_%d", radixItems)
 	for shift := lo; shift < hi; shift += 8 {
-		if err := d.launch("radix_hist", tiles, 256, 0, k[cur], uint32(n), uint32(shift), b.counts, uint32(tiles)); err != nil {
+		if err := d.launch(hist, tiles, 256, 0, k[cur], uint32(n), uint32(shift), b.counts, uint32(tiles)); err != nil {
 			return 0, err
 		}
 		if err := d.exclusiveScan(b.counts, b.offs, 256*tiles, b.sums, 0); err != nil {
 			return 0, err
 		}
-		if err := d.launch("radix_scatter", tiles, 256, 0, k[cur], v[cur], uint32(n), uint32(shift),
+		if err := d.launch(scatter, tiles, 256, 0, k[cur], v[cur], uint32(n), uint32(shift),
 			b.counts, b.offs, uint32(tiles), k[1-cur], v[1-cur]); err != nil {
 			return 0, err
 		}
@@ -131,8 +253,14 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 	}
 	c := carver{next: d.pool.base}
 	b := layout(&c, n)
+	if err := st.mark(d, "", 0); err != nil {
+		return 0, err
+	}
 
-	if err := d.toDevice(b.text, unsafe.Pointer(&text[0]), n); err != nil {
+	if err := d.send(b.text, text); err != nil {
+		return 0, err
+	}
+	if err := st.mark(d, "copy text to the GPU", 0); err != nil {
 		return 0, err
 	}
 	// The alphabet: codes in byte order, b bits each, c of them in the first key.
@@ -157,24 +285,39 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 	bw := bitsFor(uint64(sigma - 1))
 	chars := 64 / bw
 	keyBits := (bw*chars + 7) &^ 7
+	if bw <= shortKeyMaxBits {
+		keyBits = min(keyBits, (bitsFor(uint64(n))+12+7)&^7)
+	}
+	// The key's first h = keyBits/bw codes are whole; a suffix shorter than tail codes is
+	// a group of its own.
+	h0, tail := keyBits/bw, (keyBits+bw-1)/bw
 	if st != nil {
-		st.Bits, st.Chars = bw, chars
+		st.Bits, st.Chars = bw, h0
+	}
+	if err := st.mark(d, "alphabet", 0); err != nil {
+		return 0, err
 	}
 	if err := d.toDevice(b.codes, unsafe.Pointer(&codes[0]), 256); err != nil {
 		return 0, err
 	}
-	if err := d.launch("init_keys", ceilDiv(ceilDiv(n, 16), 256), 256, 0, b.text, uint32(n), b.codes, uint32(bw), uint32(chars), b.k[0], b.v[0]); err != nil {
+	if err := d.launch("init_keys", ceilDiv(n, keysTile), 256, 0, b.text, uint32(n), b.codes, uint32(bw), uint32(chars), b.k[0], b.v[0]); err != nil {
+		return 0, err
+	}
+	if err := st.mark(d, "first keys", 0); err != nil {
 		return 0, err
 	}
 	cur, err := d.radixSort(&b, b.k, b.v, n, 64-keyBits, 64)
 	if err != nil {
 		return 0, err
 	}
+	if err := st.mark(d, fmt.Sprintf("first sort (%d bits)", keyBits), n); err != nil {
+		return 0, err
+	}
 	saDev, keysDev, vFree := b.v[cur], b.k[cur], b.v[1-cur]
 
 	// Groups after the first sort.
 	ftiles := ceilDiv(n, flagTile)
-	if err := d.launch("sa_init_flags", ftiles, 256, 0, keysDev, saDev, uint32(n), uint32(64-keyBits), uint32(chars), b.head, b.tileMax); err != nil {
+	if err := d.launch("sa_init_flags", ftiles, 256, 0, keysDev, saDev, uint32(n), uint32(64-keyBits), uint32(tail), b.head, b.tileMax); err != nil {
 		return 0, err
 	}
 	var totals [4]uint32
@@ -184,8 +327,11 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 	if st != nil {
 		st.MaxActive = int(totals[0] + totals[2])
 	}
+	if err := st.mark(d, "first groups", n); err != nil {
+		return 0, err
+	}
 	kb := bitsFor(uint64(n))
-	h := uint64(chars)
+	h := uint64(h0)
 	act := 0
 	for rounds := 0; totals[0]+totals[2] > 0; rounds++ {
 		if h >= uint64(n) || rounds > 64 {
@@ -227,6 +373,9 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 			return 0, err
 		}
 		act = 1 - act
+		if err := st.mark(d, fmt.Sprintf("round h=%d (%d small, %d large in %d groups)", h, mSmall, mLarge, largeGroups), m); err != nil {
+			return 0, err
+		}
 		h *= 2
 		if st != nil {
 			st.Rounds = rounds + 1
@@ -234,19 +383,22 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 	}
 
 	if bwt == nil {
-		return 0, d.toHost(unsafe.Pointer(&sa[0]), saDev, 4*n)
+		if err := d.receive(int32Bytes(sa), saDev); err != nil {
+			return 0, err
+		}
+		return 0, st.mark(d, "copy SA to the host", 0)
 	}
 	if err := d.launch("bwt_gather", ceilDiv(n, 256), 256, 0, b.text, saDev, b.rank, uint32(n), b.head, b.totals); err != nil {
 		return 0, err
 	}
-	if err := d.toHost(unsafe.Pointer(&bwt[0]), b.head, n); err != nil {
+	if err := d.receive(bwt, b.head); err != nil {
 		return 0, err
 	}
 	var p uint32
 	if err := d.toHost(unsafe.Pointer(&p), b.totals, 4); err != nil {
 		return 0, err
 	}
-	return int(p), nil
+	return int(p), st.mark(d, "BWT to the host", 0)
 }
 
 // refine runs the steps after a sort over m active members whose head flags are in b.head and
@@ -271,4 +423,20 @@ func (d *device) refine(b *saBuffers, m, tiles int, saIn, gposf, saOut, saNext, 
 		return err
 	}
 	return d.toHost(unsafe.Pointer(&totals[0]), b.totals, 16)
+}
+
+// send and receive copy between Go memory and the device, through the pinned ring when
+// useStaging is set.
+func (d *device) send(dst devPtr, src []byte) error {
+	if useStaging {
+		return d.copyIn(dst, src)
+	}
+	return d.toDevice(dst, unsafe.Pointer(&src[0]), len(src))
+}
+
+func (d *device) receive(dst []byte, src devPtr) error {
+	if useStaging {
+		return d.copyOut(dst, src)
+	}
+	return d.toHost(unsafe.Pointer(&dst[0]), src, len(dst))
 }

@@ -1,0 +1,191 @@
+package cuda
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// Copies between Go memory and the device. The driver copies pageable memory through its own
+// staging at about 9 GB/s to the device and 15 GB/s back (measured on the lent H200). Here large
+// copies go through a ring of pinned buffers instead: goroutines copy one chunk between the Go
+// slice and a pinned buffer while the copy engine moves the previous chunk, so the two overlap and
+// the host side runs on several cores.
+
+const (
+	stageBufs     = 4
+	stageMaxChunk = 8 << 20
+	stageMinChunk = 1 << 20
+	stageMinBytes = 2 << 20 // smaller copies go straight through the driver
+)
+
+// stager is the device's pinned ring. Device goroutine only.
+type stager struct {
+	buf  [stageBufs][]byte // pinned host memory, stageMaxChunk each
+	ev   [stageBufs]uintptr
+	busy [stageBufs]bool
+	ok   bool
+}
+
+// stageInit allocates the ring the first time it is needed.
+func (d *device) stageInit() error {
+	s := &d.stage
+	if s.ok {
+		return nil
+	}
+	for i := range s.buf {
+		var p unsafe.Pointer
+		if err := d.drv.check("cuMemAllocHost", d.drv.cuMemAllocHost(&p, stageMaxChunk)); err != nil {
+			d.stageFree()
+			return err
+		}
+		s.buf[i] = unsafe.Slice((*byte)(p), stageMaxChunk)
+		if err := d.drv.check("cuEventCreate", d.drv.cuEventCreate(&s.ev[i], 2 /* CU_EVENT_DISABLE_TIMING */)); err != nil {
+			d.stageFree()
+			return err
+		}
+	}
+	s.ok = true
+	return nil
+}
+
+func (d *device) stageFree() {
+	s := &d.stage
+	for i := range s.buf {
+		if s.buf[i] != nil {
+			d.drv.cuMemFreeHost(unsafe.Pointer(&s.buf[i][0]))
+			s.buf[i] = nil
+		}
+		if s.ev[i] != 0 {
+			d.drv.cuEventDestroy(s.ev[i])
+			s.ev[i] = 0
+		}
+	}
+	s.ok = false
+}
+
+func chunkFor(n int) int {
+	return min(max((n/8+4095)&^4095, stageMinChunk), stageMaxChunk)
+}
+
+// wait blocks until ring buffer i is free.
+func (d *device) waitBuf(i int) error {
+	s := &d.stage
+	if !s.busy[i] {
+		return nil
+	}
+	s.busy[i] = false
+	return d.drv.check("cuEventSynchronize", d.drv.cuEventSynchronize(s.ev[i]))
+}
+
+// copyIn copies src to device address dst. The copy may still be running when it returns;
+// work launched after it on the device sees the data (one stream orders both), and src may be
+// reused at once. Device goroutine only.
+func (d *device) copyIn(dst devPtr, src []byte) error {
+	n := len(src)
+	if n < stageMinBytes || d.stageInit() != nil {
+		if n == 0 {
+			return nil
+		}
+		return d.toDevice(dst, unsafe.Pointer(&src[0]), n)
+	}
+	s := &d.stage
+	chunk := chunkFor(n)
+	for k, off := 0, 0; off < n; k, off = k+1, off+chunk {
+		i := k % stageBufs
+		l := min(chunk, n-off)
+		if err := d.waitBuf(i); err != nil {
+			return err
+		}
+		parallelCopy(s.buf[i][:l], src[off:off+l])
+		if err := d.drv.check("cuMemcpyHtoDAsync", d.drv.cuMemcpyHtoDAsync(dst+devPtr(off), unsafe.Pointer(&s.buf[i][0]), uint64(l), 0)); err != nil {
+			return err
+		}
+		if err := d.drv.check("cuEventRecord", d.drv.cuEventRecord(s.ev[i], 0)); err != nil {
+			return err
+		}
+		s.busy[i] = true
+	}
+	return nil
+}
+
+// copyOut copies len(dst) bytes from device address src into dst, after the work launched before
+// it. Device goroutine only.
+func (d *device) copyOut(dst []byte, src devPtr) error {
+	n := len(dst)
+	if n < stageMinBytes || d.stageInit() != nil {
+		if n == 0 {
+			return nil
+		}
+		return d.toHost(unsafe.Pointer(&dst[0]), src, n)
+	}
+	s := &d.stage
+	chunk := chunkFor(n)
+	chunks := (n + chunk - 1) / chunk
+	issue := func(k int) error {
+		i := k % stageBufs
+		if err := d.waitBuf(i); err != nil {
+			return err
+		}
+		off := k * chunk
+		l := min(chunk, n-off)
+		if err := d.drv.check("cuMemcpyDtoHAsync", d.drv.cuMemcpyDtoHAsync(unsafe.Pointer(&s.buf[i][0]), src+devPtr(off), uint64(l), 0)); err != nil {
+			return err
+		}
+		if err := d.drv.check("cuEventRecord", d.drv.cuEventRecord(s.ev[i], 0)); err != nil {
+			return err
+		}
+		s.busy[i] = true
+		return nil
+	}
+	for k := 0; k < min(chunks, stageBufs); k++ {
+		if err := issue(k); err != nil {
+			return err
+		}
+	}
+	for k := 0; k < chunks; k++ {
+		i := k % stageBufs
+		if err := d.waitBuf(i); err != nil {
+			return err
+		}
+		off := k * chunk
+		l := min(chunk, n-off)
+		parallelCopy(dst[off:off+l], s.buf[i][:l])
+		if k+stageBufs < chunks {
+			if err := issue(k + stageBufs); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// parallelCopy copies src to dst (of equal length) on several goroutines.
+func parallelCopy(dst, src []byte) {
+	const part = 1 << 20
+	n := len(src)
+	parts := min(runtime.GOMAXPROCS(0), 8, (n+part-1)/part)
+	if parts <= 1 {
+		copy(dst, src)
+		return
+	}
+	step := (n/parts + 63) &^ 63
+	var wg sync.WaitGroup
+	for off := 0; off < n; off += step {
+		end := min(off+step, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(dst[off:end], src[off:end])
+		}()
+	}
+	wg.Wait()
+}
+
+// int32Bytes views s as bytes.
+func int32Bytes(s []int32) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), 4*len(s))
+}
