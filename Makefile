@@ -1,10 +1,11 @@
 # sapipe: `make` builds bin/sapipe, `make test` runs the tests, `make bench` prints the peer table.
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X main.version=$(VERSION)
+COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 SHARED   ?= ../shared
 
-.PHONY: all build test test-short race fuzz bench bench-sa gobench demo clean kernels
+.PHONY: all build test test-short race fuzz bench bench-sa gobench demo clean kernels test-workflows release
 
 all: build
 
@@ -21,6 +22,12 @@ test-short:
 race:
 	$(GO) test -race -short ./...
 
+# The workflows end to end: the Snakemake example (needs snakemake) against one sapipe run, the
+# Nextflow modules' commands against Snakemake's, the YAML and Groovy files parsed (groovy if
+# installed), the Bioconda recipe's test commands, a release build. CI runs it after make test.
+test-workflows:
+	bash workflows/test.sh
+
 # Each fuzz target for a while; FUZZTIME=5m make fuzz for longer.
 FUZZTIME ?= 30s
 fuzz:
@@ -29,6 +36,8 @@ fuzz:
 	$(GO) test ./kernels/cpu -run XXX -fuzz FuzzSuffixArray -fuzztime $(FUZZTIME)
 	$(GO) test ./formats -run XXX -fuzz '^FuzzBWTReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./kernels/cpu -run XXX -fuzz '^FuzzInverseBWT$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./formats -run XXX -fuzz '^FuzzRawReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./cmd/sapipe -run XXX -fuzz '^FuzzShardTemplate$$' -fuzztime $(FUZZTIME)
 
 # Side by side with the real peers on the benchmark inputs of ../shared/tools/make-bench-data.sh.
 bench: build
@@ -56,5 +65,22 @@ kernels/cuda/sapipe.fatbin: $(wildcard kernels/cuda/*.cu kernels/cuda/*.cuh)
 demo: build
 	bin/sapipe mummer -maxmatch -l 20 -b -c testdata/mummer/lambda-reads/ref.fa testdata/mummer/lambda-reads/reads.fa | head -n 20
 
+# Release binaries for PLATFORMS: no cgo, version and commit linked in, one tar.gz each (the
+# binary and the README, reproducible: files dated to the commit) and SHA256SUMS in dist/.
+# On Linux the binaries need only the system's libc and dynamic loader, which the CUDA driver
+# is opened through at run time.
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+release:
+	rm -rf dist && mkdir -p dist
+	set -e; epoch=$$(git log -1 --format=%ct 2>/dev/null || echo 0); \
+	for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; d=sapipe-$(VERSION)-$$os-$$arch; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/$$d/sapipe ./cmd/sapipe; \
+		cp README.md dist/$$d/; \
+		tar -C dist --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$$epoch -cf - $$d | gzip -n > dist/$$d.tar.gz; \
+		rm -r dist/$$d; \
+	done
+	cd dist && sha256sum *.tar.gz > SHA256SUMS
+
 clean:
-	rm -rf bin
+	rm -rf bin dist
