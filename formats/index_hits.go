@@ -1,0 +1,48 @@
+package formats
+
+// The tables of `sapipe count` and `sapipe locate`: tab-separated text, one line per pattern
+// (count) or per occurrence (locate), in the patterns' input order; no header line.
+//
+//	count:  pattern name, occurrences            e.g. "read1\t3"
+//	locate: pattern name, sequence name, 1-based position on the sequence's forward strand of
+//	        the occurrence's leftmost base, strand ('+': the pattern, '-': its reverse
+//	        complement)                          e.g. "read1\tchr2\t10457\t-"
+
+import (
+	"bufio"
+	"strconv"
+)
+
+// HitWriter writes count and locate lines.
+type HitWriter struct {
+	w   *bufio.Writer
+	buf []byte
+}
+
+// NewHitWriter returns a writer of count and locate lines to w.
+func NewHitWriter(w *bufio.Writer) *HitWriter { return &HitWriter{w: w} }
+
+// Count writes the line of a pattern that occurs n times.
+func (h *HitWriter) Count(name []byte, n int) error {
+	b := append(h.buf[:0], name...)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, '\n')
+	h.buf = b
+	_, err := h.w.Write(b)
+	return err
+}
+
+// Locate writes the line of one occurrence of a pattern: on sequence seq, at 1-based position
+// pos, on strand '+' or '-'.
+func (h *HitWriter) Locate(name []byte, seq string, pos int, strand byte) error {
+	b := append(h.buf[:0], name...)
+	b = append(b, '\t')
+	b = append(b, seq...)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, int64(pos), 10)
+	b = append(b, '\t', strand, '\n')
+	h.buf = b
+	_, err := h.w.Write(b)
+	return err
+}

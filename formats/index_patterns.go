@@ -1,0 +1,219 @@
+package formats
+
+// Patterns for `sapipe count` and `sapipe locate`: FASTA or FASTQ records (read by Reader, with
+// its rules), or plain text with one pattern a line, plain or compressed like any input. The form
+// is told from the first byte that is not white space: '>' is FASTA, '@' FASTQ, anything else
+// one pattern a line. A line's pattern is the line without its surrounding white space (so CRLF
+// line ends work); blank lines are skipped; the record's name is the pattern itself.
+
+import (
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+)
+
+// PatternReader reads search patterns as records.
+type PatternReader struct {
+	name  string
+	fx    *Reader // FASTA or FASTQ; nil for one pattern a line
+	br    *bufio.Reader
+	kind  string // compression, for messages
+	close []io.Closer
+	line  int
+	buf   []byte
+	rec   Record
+	err   error
+}
+
+// OpenPatterns opens the patterns at path; "-" reads stdin.
+func OpenPatterns(path string, stdin io.Reader) (*PatternReader, error) {
+	if path == "-" {
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		return NewPatternReader("-", stdin)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewPatternReader(path, f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.close = append(r.close, f)
+	return r, nil
+}
+
+// NewPatternReader returns a reader of the patterns in rd; name ("-" meaning stdin) is used in
+// messages.
+func NewPatternReader(name string, rd io.Reader) (*PatternReader, error) {
+	if name == "-" {
+		name = "stdin"
+	}
+	r := &PatternReader{name: name}
+	raw := bufio.NewReaderSize(rd, 64<<10)
+	head, err := raw.Peek(10)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, fmt.Errorf("%s: %s", name, oneLine(err.Error()))
+	}
+	var src io.Reader = raw
+	switch r.kind = compression(head); r.kind {
+	case "gzip":
+		z, err := gzip.NewReader(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: gzip: %s", name, oneLine(err.Error()))
+		}
+		r.close = append(r.close, z)
+		src = z
+	case "zstd":
+		z, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(2))
+		if err != nil {
+			return nil, fmt.Errorf("%s: zstd: %s", name, oneLine(err.Error()))
+		}
+		r.close = append(r.close, zstdCloser{z})
+		src = z
+	case "bzip2":
+		src = bzip2.NewReader(raw)
+	case "xz":
+		z, err := xz.NewReader(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: xz: %s", name, oneLine(err.Error()))
+		}
+		src = z
+	}
+	r.br = bufio.NewReaderSize(src, 256<<10)
+	first, err := r.firstNonSpace()
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	if first == '>' || first == '@' {
+		fx, err := NewReader(name, r.br)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		r.fx = fx
+	}
+	return r, nil
+}
+
+// firstNonSpace returns the first byte that is not white space, without consuming it (0 for an
+// input of white space only). Leading white space beyond a buffer is dropped, which neither form
+// minds.
+func (r *PatternReader) firstNonSpace() (byte, error) {
+	for {
+		if _, err := r.br.Peek(1); err == io.EOF {
+			return 0, nil
+		} else if err != nil {
+			return 0, r.readError(err)
+		}
+		b, _ := r.br.Peek(r.br.Buffered())
+		for _, c := range b {
+			if !isSpace[c] {
+				return c, nil
+			}
+		}
+		r.line += bytes.Count(b, []byte{'\n'})
+		r.br.Discard(len(b))
+	}
+}
+
+func (r *PatternReader) readError(err error) error {
+	msg := oneLine(err.Error())
+	if r.kind != "" && !bytes.HasPrefix([]byte(msg), []byte(r.kind)) {
+		msg = r.kind + ": " + msg
+	}
+	return fmt.Errorf("%s: line %d: %s", r.name, r.line+1, msg)
+}
+
+// Name returns the name messages use ("stdin" for "-").
+func (r *PatternReader) Name() string { return r.name }
+
+// Format returns "fasta/fastq" or "lines".
+func (r *PatternReader) Format() string {
+	if r.fx != nil {
+		return "fasta/fastq"
+	}
+	return "lines"
+}
+
+// Next returns the next pattern, or io.EOF after the last. The record's buffers are reused by the
+// next call.
+func (r *PatternReader) Next() (*Record, error) {
+	if r.fx != nil {
+		return r.fx.Next()
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	for {
+		line, err := r.readLine()
+		if err != nil {
+			r.err = err
+			return nil, err
+		}
+		line = bytes.TrimFunc(line, func(c rune) bool { return c < 256 && isSpace[c] })
+		if len(line) == 0 {
+			continue
+		}
+		r.rec.Name, r.rec.Seq = line, line
+		return &r.rec, nil
+	}
+}
+
+// readLine returns the next line without its '\n', or io.EOF at the end.
+func (r *PatternReader) readLine() ([]byte, error) {
+	r.buf = r.buf[:0]
+	for {
+		b, err := r.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			r.buf = append(r.buf, b...)
+			continue
+		}
+		if len(r.buf) > 0 {
+			r.buf = append(r.buf, b...)
+			b = r.buf
+		}
+		switch {
+		case err == nil:
+			r.line++
+			return b[:len(b)-1], nil
+		case err == io.EOF && len(b) > 0:
+			r.line++
+			return b, nil
+		case err == io.EOF:
+			return nil, io.EOF
+		}
+		return nil, r.readError(err)
+	}
+}
+
+// Close releases the decompressor and closes the file OpenPatterns opened.
+func (r *PatternReader) Close() error {
+	var err error
+	if r.fx != nil {
+		err = r.fx.Close()
+		r.fx = nil
+	}
+	for i := len(r.close) - 1; i >= 0; i-- {
+		if e := r.close[i].Close(); err == nil {
+			err = e
+		}
+	}
+	r.close = nil
+	if r.err == nil {
+		r.err = fmt.Errorf("%s: read after Close", r.name)
+	}
+	return err
+}

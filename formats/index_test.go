@@ -1,0 +1,238 @@
+package formats
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// sampleIndex returns an Index whose sections have the lengths version 1 wants (their contents
+// are random: the container does not look inside the arrays).
+func sampleIndex(rng *rand.Rand, n int) *Index {
+	ix := &Index{NucleotidesOnly: rng.IntN(2) == 0, Sigma: 6, Note: "test index\n"}
+	for c := range ix.Code {
+		ix.Code[c] = 1
+	}
+	for i, c := range "acgt" {
+		ix.Code[c] = byte(2 + i)
+	}
+	ix.Text = make([]byte, n)
+	for i := range ix.Text {
+		ix.Text[i] = byte(2 + rng.IntN(4))
+	}
+	ix.Names = []string{"first"}
+	ix.Starts = []int32{0}
+	if n > 10 {
+		ix.Text[n/2] = 1
+		ix.Names = append(ix.Names, "second record")
+		ix.Starts = append(ix.Starts, int32(n/2+1))
+	}
+	ix.SA = make([]int32, n+1)
+	for i := range ix.SA {
+		ix.SA[i] = rng.Int32()
+	}
+	ix.Occ = make([]uint64, 8*((n+1)/128+1))
+	for i := range ix.Occ {
+		ix.Occ[i] = rng.Uint64()
+	}
+	ix.LCPBytes = make([]byte, n+2)
+	for i := range ix.LCPBytes {
+		ix.LCPBytes[i] = byte(rng.IntN(256))
+	}
+	k := rng.IntN(5)
+	ix.LCPRows, ix.LCPValues = make([]int32, k), make([]int32, k)
+	ix.LCPMin1 = make([]int32, (n+2+63)/64)
+	ix.LCPMin2 = make([]int32, (len(ix.LCPMin1)+63)/64)
+	return ix
+}
+
+func writeIndex(t testing.TB, ix *Index) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteIndex(&buf, ix, 2); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestIndexRoundTrip: what WriteIndex writes, ParseIndex reads back, from memory and mapped from
+// a file, whatever the number of threads.
+func TestIndexRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{1, 5, 100, 3 << 20} {
+		ix := sampleIndex(rng, n)
+		data := writeIndex(t, ix)
+		for _, threads := range []int{1, 3} {
+			got, err := ParseIndex("x.sai", bytes.Clone(data), threads)
+			if err != nil {
+				t.Fatalf("n %d: %v", n, err)
+			}
+			if !reflect.DeepEqual(got, ix) {
+				t.Fatalf("n %d: the index read back differs", n)
+			}
+		}
+		path := filepath.Join(t.TempDir(), "x.sai")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := OpenIndex(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !f.Mapped || f.Size != int64(len(data)) || !reflect.DeepEqual(f.Index, ix) {
+			t.Errorf("n %d: mapped %v, size %d, equal %v", n, f.Mapped, f.Size, reflect.DeepEqual(f.Index, ix))
+		}
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// reseal recomputes the header's checksum after a test changed the header.
+func reseal(data []byte) {
+	binary.LittleEndian.PutUint32(data[60:], crc32.Checksum(data[:60], Castagnoli))
+}
+
+// TestIndexDamage: damaged, truncated, foreign and wrong-version files are errors of one line
+// naming the file, with the sentinel error a caller can test.
+func TestIndexDamage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	good := writeIndex(t, sampleIndex(rng, 5000))
+	cases := []struct {
+		name   string
+		damage func([]byte) []byte
+		is     error
+		msg    string
+	}{
+		{"empty", func(b []byte) []byte { return nil }, ErrNotIndex, "the file is empty"},
+		{"fasta", func(b []byte) []byte { return []byte(">chr1\nACGT\n") }, ErrNotIndex, `">chr1\nAC"`},
+		{"magic", func(b []byte) []byte { b[0] = 'X'; return b }, ErrNotIndex, "not a sapipe index"},
+		{"version 2", func(b []byte) []byte { b[6] = 2; reseal(b); return b }, ErrIndexVersion, "version 2"},
+		{"version 0", func(b []byte) []byte { b[6] = 0; return b }, ErrIndexVersion, "version 0"},
+		{"short header", func(b []byte) []byte { return b[:40] }, ErrIndexDamaged, "truncated"},
+		{"header crc", func(b []byte) []byte { b[20] ^= 1; return b }, ErrIndexDamaged, "header: damaged index: checksum mismatch"},
+		{"flags", func(b []byte) []byte { b[9] = 1; reseal(b); return b }, ErrIndexDamaged, "unknown flags"},
+		{"huge n", func(b []byte) []byte { binary.LittleEndian.PutUint64(b[16:], 1<<40); reseal(b); return b }, ErrIndexDamaged, "text length"},
+		{"sections", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[12:], 1000); reseal(b); return b }, ErrIndexDamaged, "sections"},
+		{"truncated", func(b []byte) []byte { return b[:len(b)-100] }, ErrIndexDamaged, "truncated"},
+		{"truncated in table", func(b []byte) []byte { return b[:100] }, ErrIndexDamaged, "truncated"},
+		{"appended", func(b []byte) []byte { return append(b, 0) }, ErrIndexDamaged, "its header says"},
+		{"table", func(b []byte) []byte { b[64+8] ^= 0x40; return b }, ErrIndexDamaged, "section table: damaged index: checksum mismatch"},
+		{"data", func(b []byte) []byte { b[len(b)-1] ^= 0x10; return b }, ErrIndexDamaged, "checksum mismatch"},
+	}
+	for _, c := range cases {
+		data := c.damage(bytes.Clone(good))
+		_, err := ParseIndex("ref.sai", data, 2)
+		if err == nil || !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.msg) ||
+			!strings.HasPrefix(err.Error(), "ref.sai: ") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v; want %v with %q", c.name, err, c.is, c.msg)
+		}
+	}
+	// Every single flipped byte is caught, wherever it is.
+	for range 300 {
+		data := bytes.Clone(good)
+		i := rng.IntN(len(data))
+		data[i] ^= byte(1 + rng.IntN(255))
+		if _, err := ParseIndex("ref.sai", data, 1); err == nil {
+			t.Fatalf("a byte changed at %d went unnoticed", i)
+		}
+	}
+	// Cut anywhere.
+	for range 100 {
+		if _, err := ParseIndex("ref.sai", good[:rng.IntN(len(good))], 1); err == nil {
+			t.Fatal("a truncated file was accepted")
+		}
+	}
+}
+
+// TestIndexContents: the records, names and alphabet are checked after the checksums, so that
+// an index written from bad data (or forged) is refused.
+func TestIndexContents(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	cases := []struct {
+		name   string
+		change func(*Index)
+		msg    string
+	}{
+		{"start", func(ix *Index) { ix.Starts[1] = 3 }, "no separator"},
+		{"first start", func(ix *Index) { ix.Starts[0] = 1 }, "record 1 starts"},
+		{"alphabet order", func(ix *Index) { ix.Code['a'], ix.Code['c'] = 3, 2 }, "section ALPH"},
+		{"alphabet size", func(ix *Index) { ix.Sigma = 7 }, "section ALPH"},
+		{"text code", func(ix *Index) { ix.Text[3] = 9 }, "section TEXT"},
+		{"text zero", func(ix *Index) { ix.Text[3] = 0 }, "section TEXT"},
+	}
+	for _, c := range cases {
+		ix := sampleIndex(rng, 300)
+		c.change(ix)
+		_, err := ParseIndex("ref.sai", writeIndex(t, ix), 1)
+		if err == nil || !errors.Is(err, ErrIndexDamaged) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: error %v, want one about %q", c.name, err, c.msg)
+		}
+	}
+	// The writer refuses what its reader would.
+	ix := sampleIndex(rng, 300)
+	ix.Names[0] = "two\nlines"
+	if err := WriteIndex(&bytes.Buffer{}, ix, 1); err == nil {
+		t.Error("a name with a newline was written")
+	}
+	ix = sampleIndex(rng, 300)
+	ix.SA = ix.SA[1:]
+	if err := WriteIndex(&bytes.Buffer{}, ix, 1); err == nil {
+		t.Error("a suffix array of the wrong length was written")
+	}
+}
+
+// TestOpenIndexErrors: a missing file and a directory are errors naming them.
+func TestOpenIndexErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{filepath.Join(dir, "none.sai"), dir} {
+		_, err := OpenIndex(p, 1)
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	short := filepath.Join(dir, "short.sai")
+	os.WriteFile(short, []byte("SAPIDX"), 0o644)
+	if _, err := OpenIndex(short, 1); !errors.Is(err, ErrIndexDamaged) {
+		t.Errorf("a 6-byte file: %v", err)
+	}
+}
+
+// FuzzIndexFile: no input makes ParseIndex panic or allocate much; what it accepts, it accepts
+// again after a round trip through WriteIndex.
+func FuzzIndexFile(f *testing.F) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, n := range []int{1, 20} { // small: the fuzzer minimizes what it finds for a minute
+		f.Add(writeIndex(f, sampleIndex(rng, n)))
+	}
+	f.Add([]byte("SAPIDX\x01\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ix, err := ParseIndex("fuzz.sai", data, 1) // one goroutine: coverage must not depend on scheduling
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "fuzz.sai: ") {
+				t.Fatalf("error %q is not one line naming the file", err)
+			}
+			return
+		}
+		if _, err := ParseIndex("again.sai", writeIndex(t, ix), 1); err != nil {
+			t.Fatalf("accepted, but not after a round trip: %v", err)
+		}
+	})
+}
+
+func BenchmarkParseIndex(b *testing.B) {
+	data := writeIndex(b, sampleIndex(rand.New(rand.NewPCG(2, 2)), 4<<20))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := ParseIndex("x.sai", data, 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
