@@ -1,0 +1,187 @@
+package cpu
+
+import (
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// searchLanes is how many patterns one goroutine searches at once. Each backward step ends in a
+// random access to the rank structure; touching every lane's next rank blocks before any lane
+// uses them keeps that many cache misses in flight instead of one (as walkLanes does).
+const searchLanes = 16
+
+// Searcher counts and locates patterns by backward search in the FM-index of a whole-text page.
+// It is safe for concurrent use.
+type Searcher struct {
+	p    *Page
+	pool sync.Pool // *searchScratch
+}
+
+type searchScratch struct {
+	iv   []interval
+	sink uint64 // what the lanes' cache-touching loads read; never used
+}
+
+// interval is the outcome of one pattern's search: its occurrences start at sa[k]-shift for the
+// rows k in [lo, hi). A search that narrows to one row before the pattern's start checks the rest
+// of the pattern against the text at that row instead of stepping on; shift is then the number
+// of symbols so checked.
+type interval struct {
+	lo, hi, shift int32
+}
+
+// NewSearcher returns a searcher over p, which must cover the whole text (see Page.Whole).
+func NewSearcher(p *Page) (*Searcher, error) {
+	if !p.Whole() {
+		return nil, errors.New("pattern search needs an index of the whole text, not a page")
+	}
+	s := &Searcher{p: p}
+	s.pool.New = func() any { return new(searchScratch) }
+	return s, nil
+}
+
+// Close releases nothing; the index belongs to its page.
+func (*Searcher) Close() error { return nil }
+
+// Search appends the hits of every pattern of b to h.
+func (s *Searcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits) error {
+	sc := s.pool.Get().(*searchScratch)
+	defer s.pool.Put(sc)
+	np := b.Len()
+	iv := slices.Grow(sc.iv[:0], np)[:np]
+	s.p.searchLanes(b, iv, &sc.sink)
+	sc.iv = iv
+	for _, v := range iv {
+		h.Count = append(h.Count, v.hi-v.lo)
+	}
+	if !locate {
+		return nil
+	}
+	sa := s.p.sa
+	for _, v := range iv {
+		start := len(h.Pos)
+		for _, p := range sa[v.lo:v.hi] {
+			h.Pos = append(h.Pos, p-v.shift)
+		}
+		if v.hi-v.lo > 1 {
+			slices.Sort(h.Pos[start:])
+		}
+		h.PosEnds = append(h.PosEnds, len(h.Pos))
+	}
+	return nil
+}
+
+// searchLane is the backward search of one pattern: rows [lo, hi) hold the suffixes that start
+// with pat[i:]. Once one row is left, the lane checks pat[:i] against the text before that row's
+// suffix instead, in two more steps (read the row's position, then compare), so that those cache
+// misses too are touched with the other lanes' and overlap.
+type searchLane struct {
+	pat    []byte
+	i      int
+	lo, hi int
+	s      int // verifying: the text position of pat[i:]
+	phase  int // laneRank, laneSA or laneText
+	idx    int
+}
+
+const (
+	laneRank = iota // stepping back through the rank structure
+	laneSA          // one row left: its suffix array entry is next
+	laneText        // comparing the pattern's rest with the text
+)
+
+// searchLanes runs the backward search of every pattern of b, searchLanes at a time, and writes
+// the outcome of pattern i to iv[i]. A lane whose pattern ends takes the next one, so that lanes
+// stay full whatever the patterns' lengths.
+func (p *Page) searchLanes(b *kernels.Patterns, iv []interval, sink *uint64) {
+	var ls [searchLanes]searchLane
+	np, next := b.Len(), 0
+	// start loads the next pattern that needs a search into l, settling the trivial ones.
+	start := func(l *searchLane) bool {
+		for next < np {
+			i := next
+			next++
+			pat := b.Pattern(i)
+			if len(pat) == 0 {
+				iv[i] = interval{}
+				continue
+			}
+			*l = searchLane{pat: pat, i: len(pat), lo: 0, hi: p.n + 1, idx: i}
+			return true
+		}
+		return false
+	}
+	live := ls[:0]
+	for len(live) < searchLanes && start(&ls[len(live)]) {
+		live = live[:len(live)+1]
+	}
+	occ, stride, sa, w := p.occ.data, p.occ.stride, p.sa, p.w
+	var touched uint64
+	for len(live) > 0 {
+		for i := range live {
+			switch l := &live[i]; l.phase {
+			case laneRank:
+				touched += occ[(l.lo/occBlock)*stride] + occ[(l.hi/occBlock)*stride]
+			case laneSA:
+				touched += uint64(sa[l.lo])
+			default:
+				touched += uint64(w[l.s-l.i])
+			}
+		}
+		for i := 0; i < len(live); {
+			l := &live[i]
+			if done, v := p.searchStep(l); done {
+				iv[l.idx] = v
+				if !start(l) {
+					live[i] = live[len(live)-1]
+					live = live[:len(live)-1]
+					continue
+				}
+			}
+			i++
+		}
+	}
+	*sink += touched
+}
+
+// searchStep moves l one step on. It reports whether the search is over, and then its outcome.
+func (p *Page) searchStep(l *searchLane) (bool, interval) {
+	switch l.phase {
+	case laneSA:
+		l.s = int(p.sa[l.lo])
+		if l.s < l.i {
+			return true, interval{}
+		}
+		l.phase = laneText
+		return false, interval{}
+	case laneText:
+		w := p.w[l.s-l.i : l.s]
+		for j, c := range l.pat[:l.i] {
+			if c < kernels.FirstCode || w[j] != c {
+				return true, interval{}
+			}
+		}
+		return true, interval{lo: int32(l.lo), hi: int32(l.lo + 1), shift: int32(l.i)}
+	}
+	l.i--
+	x := l.pat[l.i]
+	if x < kernels.FirstCode || int(x) >= p.occ.sigma {
+		return true, interval{}
+	}
+	lo := p.c[x] + p.occ.Rank(x, l.lo)
+	hi := p.c[x] + p.occ.Rank(x, l.hi)
+	switch {
+	case lo >= hi:
+		return true, interval{}
+	case l.i == 0:
+		return true, interval{lo: int32(lo), hi: int32(hi)}
+	}
+	l.lo, l.hi = lo, hi
+	if hi-lo == 1 {
+		l.phase = laneSA
+	}
+	return false, interval{}
+}

@@ -1,0 +1,153 @@
+package cpu
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// searchText makes a random text of codes 2..sigma-1 with repeats and a few separators (code 1).
+func searchText(rng *rand.Rand, n, sigma int) []byte {
+	t := make([]byte, n)
+	for i := range t {
+		t[i] = byte(kernels.FirstCode + rng.IntN(sigma-kernels.FirstCode))
+	}
+	for range rng.IntN(4) { // repeats, so that patterns occur several times
+		l := 1 + rng.IntN(n/4+1)
+		a, b := rng.IntN(n-l+1), rng.IntN(n-l+1)
+		copy(t[b:b+l], t[a:a+l])
+	}
+	for range rng.IntN(4) {
+		t[rng.IntN(n)] = kernels.CodeNone
+	}
+	return t
+}
+
+// searchPatterns draws patterns: substrings of text (some mutated), random strings, a few with
+// unmatchable codes, and empty ones.
+func searchPatterns(rng *rand.Rand, text []byte, sigma, count, maxLen int) *kernels.Patterns {
+	var ps kernels.Patterns
+	for range count {
+		l := rng.IntN(maxLen + 1)
+		var pat []byte
+		switch k := rng.IntN(10); {
+		case k < 6 && l <= len(text):
+			a := rng.IntN(len(text) - l + 1)
+			pat = slices.Clone(text[a : a+l])
+			if k == 5 && l > 0 {
+				pat[rng.IntN(l)] = byte(kernels.FirstCode + rng.IntN(sigma-kernels.FirstCode))
+			}
+		case k == 6 && l > 0:
+			pat = searchText(rng, l, sigma)
+			pat[rng.IntN(l)] = kernels.CodeNone
+		default:
+			pat = make([]byte, l)
+			for i := range pat {
+				pat[i] = byte(kernels.FirstCode + rng.IntN(sigma-kernels.FirstCode))
+			}
+		}
+		ps.Add(pat)
+	}
+	return &ps
+}
+
+// naiveSearch returns the ascending start positions of pat in text; codes below FirstCode never
+// match and an empty pattern has no occurrences.
+func naiveSearch(text, pat []byte) []int32 {
+	var out []int32
+	if len(pat) == 0 || bytes.ContainsFunc(pat, func(r rune) bool { return r < kernels.FirstCode }) {
+		return nil
+	}
+	for i := 0; i+len(pat) <= len(text); i++ {
+		if bytes.Equal(text[i:i+len(pat)], pat) {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+func checkSearch(t *testing.T, s kernels.Searcher, text []byte, ps *kernels.Patterns, what string) {
+	t.Helper()
+	var h kernels.Hits
+	if err := s.Search(ps, true, &h); err != nil {
+		t.Fatal(err)
+	}
+	var hc kernels.Hits
+	if err := s.Search(ps, false, &hc); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Count) != ps.Len() || len(h.PosEnds) != ps.Len() || !slices.Equal(h.Count, hc.Count) || len(hc.PosEnds) != 0 {
+		t.Fatalf("%s: %d counts, %d position lists, count-only %d counts, for %d patterns", what, len(h.Count), len(h.PosEnds), len(hc.Count), ps.Len())
+	}
+	for i := range ps.Len() {
+		want := naiveSearch(text, ps.Pattern(i))
+		if got := h.Positions(i); int(h.Count[i]) != len(want) || !slices.Equal(got, want) {
+			t.Fatalf("%s: pattern %d %v: count %d positions %v, want %v", what, i, ps.Pattern(i), h.Count[i], got, want)
+		}
+	}
+}
+
+// TestSearchNaive compares count and locate with a brute-force scan on random texts.
+func TestSearchNaive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	rounds := 300
+	if testing.Short() {
+		rounds = 60
+	}
+	for r := range rounds {
+		sigma := []int{3, 4, 6, 6, 9, 20}[rng.IntN(6)]
+		n := 1 + rng.IntN([]int{10, 200, 3000}[rng.IntN(3)])
+		text := searchText(rng, n, sigma)
+		p := NewPage(text, sigma, 0, n, n)
+		s, err := NewSearcher(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := searchPatterns(rng, text, sigma, 1+rng.IntN(100), 1+rng.IntN(40))
+		checkSearch(t, s, text, ps, fmt.Sprintf("round %d (n %d, sigma %d)", r, n, sigma))
+	}
+}
+
+// TestSearcherRefusesPage: a page of part of the text cannot answer searches of the whole.
+func TestSearcherRefusesPage(t *testing.T) {
+	text := searchText(rand.New(rand.NewPCG(1, 1)), 100, 6)
+	if _, err := NewSearcher(NewPage(text, 6, 0, 50, 60)); err == nil {
+		t.Fatal("a partial page was accepted")
+	}
+}
+
+func BenchmarkSearch(b *testing.B) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	n := 4 << 20
+	text := make([]byte, n) // random, so that most patterns narrow to one row in a dozen steps
+	for i := range text {
+		text[i] = byte(kernels.FirstCode + rng.IntN(4))
+	}
+	p := NewPage(text, 6, 0, n, n)
+	s, _ := NewSearcher(p)
+	var ps kernels.Patterns
+	for range 50000 {
+		l := 20 + rng.IntN(131)
+		a := rng.IntN(n - l)
+		ps.Add(text[a : a+l])
+	}
+	for _, locate := range []bool{false, true} {
+		name := "count"
+		if locate {
+			name = "locate"
+		}
+		b.Run(name, func(b *testing.B) {
+			var h kernels.Hits
+			b.SetBytes(int64(len(ps.Codes)))
+			for b.Loop() {
+				h.Reset()
+				s.Search(&ps, locate, &h)
+			}
+			b.ReportMetric(float64(ps.Len())*float64(b.N)/b.Elapsed().Seconds(), "patterns/s")
+		})
+	}
+}

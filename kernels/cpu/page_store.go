@@ -1,0 +1,391 @@
+package cpu
+
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// A persistent index (formats.Index, written by `sapipe index`) holds one Page over the whole
+// reference text as plain arrays. This file turns a Page into those arrays and back: Arrays for
+// writing, LoadPage to rebuild a Page around arrays that a file mapping holds, without copying or
+// recomputing them, and NewMatcherFromPage to match against such a page.
+
+// PageArrays are the arrays of a Page's index, as an index file stores them.
+type PageArrays struct {
+	SA        []int32  // n+1 rows; row 0 is the empty suffix (SA[0] = n)
+	Occ       []uint64 // the rank structure's blocks (see Occ)
+	LCPBytes  []uint8  // the LCP of each of the n+2 rows, lcpEscape meaning "see LCPRows"
+	LCPRows   []int32  // rows whose LCP is lcpEscape or more, ascending
+	LCPValues []int32  // their LCP values
+	LCPMin1   []int32  // least LCP of each 64 rows
+	LCPMin2   []int32  // least of each 64 LCPMin1 values
+}
+
+// Arrays returns the page's arrays, shared with the page.
+func (p *Page) Arrays() PageArrays {
+	return PageArrays{
+		SA: p.sa, Occ: p.occ.data,
+		LCPBytes: p.lcp.small, LCPRows: p.lcp.bigRow, LCPValues: p.lcp.bigVal,
+		LCPMin1: p.lcp.min1, LCPMin2: p.lcp.min2,
+	}
+}
+
+// Whole reports whether the page covers the whole text, as a persistent index does.
+func (p *Page) Whole() bool { return p.Start == 0 && p.End == len(p.text) && p.WinEnd == len(p.text) }
+
+// NewPageFromSA indexes the whole of text (codes < sigma) around its suffix array, built by any
+// backend: len(sa) == len(text)+1, and sa[1:] holds the suffix array of text; NewPageFromSA sets
+// sa[0], the row of the empty suffix. The page is the one NewPage(text, sigma, 0, n, n) builds.
+func NewPageFromSA(text []byte, sigma int, sa []int32) *Page {
+	n := len(text)
+	p := &Page{Start: 0, End: n, WinEnd: n, text: text, w: text, n: n, sa: sa}
+	sa[0] = int32(n)
+	p.c = symbolStarts(text)
+	sigma = max(sigma, 2)
+	occDone := make(chan struct{})
+	go func() {
+		defer close(occDone)
+		p.occ = NewOcc(func(i int) byte {
+			s := sa[i]
+			if s == 0 {
+				return kernels.CodeEnd
+			}
+			return text[s-1]
+		}, n+1, sigma)
+	}()
+	plcp := PLCP(text, sa[1:])
+	p.lcp = newCompactLCP(n+2, func(k int) int32 {
+		if k <= 1 || k > n {
+			return 0
+		}
+		return plcp[sa[k]]
+	})
+	<-occDone
+	return p
+}
+
+// symbolStarts returns c: c[x] is the first row whose suffix starts with x (row 0 being the
+// empty suffix).
+func symbolStarts(text []byte) (c [256]int) {
+	var counts [256]int
+	for _, x := range text {
+		counts[x]++
+	}
+	c[0] = 1
+	for x := 1; x < 256; x++ {
+		c[x] = c[x-1] + counts[x-1]
+	}
+	return c
+}
+
+// LoadPage rebuilds the page of the whole of text (codes 1..sigma-1) around arrays from an index
+// file, using them in place. It checks, on up to threads goroutines, everything that the page's
+// searches need to stay within bounds: lengths, suffix array entries in range, rank counts that
+// agree with the bit planes and the text, LCP side tables and block minima that agree with the
+// LCP bytes. A damaged array is an error naming it, never a page that could crash later.
+func LoadPage(text []byte, sigma int, a PageArrays, threads int) (*Page, error) {
+	n := len(text)
+	if n < 1 || n > 1<<31-2 {
+		return nil, fmt.Errorf("text of %d codes", n)
+	}
+	if sigma < 2 || sigma > 256 {
+		return nil, fmt.Errorf("alphabet of %d codes", sigma)
+	}
+	threads = max(threads, 1)
+	p := &Page{Start: 0, End: n, WinEnd: n, text: text, w: text, n: n, sa: a.SA}
+	var counts [256]int
+	var tcErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the text's symbol counts (for c) while the other checks run
+		defer wg.Done()
+		counts, tcErr = countSymbols(text, sigma, max(threads/2, 1))
+	}()
+	if err := checkSA(a.SA, n, threads); err != nil {
+		wg.Wait()
+		return nil, err
+	}
+	lcp, err := loadLCP(a, n, threads)
+	if err != nil {
+		wg.Wait()
+		return nil, err
+	}
+	p.lcp = lcp
+	wg.Wait()
+	if tcErr != nil {
+		return nil, tcErr
+	}
+	p.c[0] = 1
+	for x := 1; x < 256; x++ {
+		p.c[x] = p.c[x-1] + counts[x-1]
+	}
+	occ, err := loadOcc(a.Occ, n+1, max(sigma, 2), &counts, threads)
+	if err != nil {
+		return nil, err
+	}
+	p.occ = occ
+	return p, nil
+}
+
+// storeParallel runs f(t, lo, hi) for the parts t of [0, n) cut into up to threads parts, and returns
+// the first error.
+func storeParallel(n, threads int, f func(t, lo, hi int) error) error {
+	parts := storeParts(n, threads)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for t := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[t] = f(t, n*t/parts, n*(t+1)/parts)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storeParts returns how many parts storeParallel cuts n items into: no part smaller than 64 Ki items.
+func storeParts(n, threads int) int { return max(1, min(threads, n/(1<<16)+1)) }
+
+// countSymbols counts each code of text, refusing codes outside 1..sigma-1.
+func countSymbols(text []byte, sigma, threads int) ([256]int, error) {
+	parts := make([][256]int, storeParts(len(text), threads))
+	storeParallel(len(text), threads, func(t, lo, hi int) error {
+		c := &parts[t]
+		for _, x := range text[lo:hi] {
+			c[x]++
+		}
+		return nil
+	})
+	var total [256]int
+	for _, c := range parts {
+		for x, v := range c {
+			total[x] += v
+		}
+	}
+	for x, v := range total {
+		if v != 0 && (x == 0 || x >= sigma) {
+			return total, fmt.Errorf("text code %d outside 1..%d", x, sigma-1)
+		}
+	}
+	return total, nil
+}
+
+// checkSA checks that row 0 is the empty suffix and every other row a text position.
+func checkSA(sa []int32, n, threads int) error {
+	if len(sa) != n+1 {
+		return fmt.Errorf("suffix array of %d rows for a text of %d", len(sa), n)
+	}
+	if sa[0] != int32(n) {
+		return fmt.Errorf("suffix array row 0 is %d, not %d", sa[0], n)
+	}
+	return storeParallel(n, threads, func(_, lo, hi int) error {
+		for k, s := range sa[1+lo : 1+hi] {
+			if uint32(s) >= uint32(n) {
+				return fmt.Errorf("suffix array row %d is %d (0..%d)", 1+lo+k, s, n-1)
+			}
+		}
+		return nil
+	})
+}
+
+// loadLCP checks the compact LCP arrays of a text of n codes and wraps them.
+func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
+	rows := n + 2
+	l := &compactLCP{small: a.LCPBytes, bigRow: a.LCPRows, bigVal: a.LCPValues, min1: a.LCPMin1, min2: a.LCPMin2}
+	switch {
+	case len(l.small) != rows:
+		return nil, fmt.Errorf("LCP of %d rows, want %d", len(l.small), rows)
+	case len(l.bigRow) != len(l.bigVal):
+		return nil, fmt.Errorf("LCP side table of %d rows and %d values", len(l.bigRow), len(l.bigVal))
+	case len(l.min1) != (rows+63)/64 || len(l.min2) != (len(l.min1)+63)/64:
+		return nil, fmt.Errorf("LCP block minima of %d and %d entries for %d rows", len(l.min1), len(l.min2), rows)
+	case l.small[0] != 0 || l.small[1] != 0 || l.small[n+1] != 0:
+		return nil, fmt.Errorf("LCP rows 0, 1 and %d are not 0", n+1)
+	}
+	for i, r := range l.bigRow {
+		if r < 0 || int(r) >= rows || (i > 0 && r <= l.bigRow[i-1]) || l.small[r] != lcpEscape {
+			return nil, fmt.Errorf("LCP side table row %d (entry %d) is out of order or not escaped", r, i)
+		}
+		if v := l.bigVal[i]; v < lcpEscape || int(v) > n {
+			return nil, fmt.Errorf("LCP side table value %d at row %d", v, r)
+		}
+	}
+	// Every escape must have its side-table entry, and the minima must be those of the values:
+	// the searches for smaller values rely on both to stop inside the array.
+	escapes := make([]int, len(l.min1))
+	err := storeParallel(len(l.min1), threads, func(_, lo, hi int) error {
+		for b := lo; b < hi; b++ {
+			m, e := int32(-1), 0
+			for k := b * 64; k < min(b*64+64, rows); k++ {
+				v := int32(l.small[k])
+				if v == lcpEscape {
+					e++
+					v = lcpEscape // the true value is at least this; the side table is checked below
+				}
+				if m < 0 || v < m {
+					m = v
+				}
+			}
+			escapes[b] = e
+			if m < lcpEscape && l.min1[b] != m || m == lcpEscape && l.min1[b] < lcpEscape {
+				return fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, min(b*64+64, rows)-1, m, l.min1[b])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, e := range escapes {
+		total += e
+	}
+	if total != len(l.bigRow) {
+		return nil, fmt.Errorf("LCP has %d escaped rows and %d side-table entries", total, len(l.bigRow))
+	}
+	// Blocks of escapes only: their minimum is the least side-table value among them.
+	for i := 0; i < len(l.bigRow); {
+		b := int(l.bigRow[i]) >> 6
+		j, m := i, int32(-1)
+		for ; j < len(l.bigRow) && int(l.bigRow[j])>>6 == b; j++ {
+			if m < 0 || l.bigVal[j] < m {
+				m = l.bigVal[j]
+			}
+		}
+		if escapes[b] == min(64, rows-b*64) && l.min1[b] != m {
+			return nil, fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, b*64+63, m, l.min1[b])
+		}
+		i = j
+	}
+	for s := range l.min2 {
+		m := l.min1[s*64]
+		for _, v := range l.min1[s*64 : min(s*64+64, len(l.min1))] {
+			m = min(m, v)
+		}
+		if l.min2[s] != m {
+			return nil, fmt.Errorf("LCP minimum of blocks %d.. is %d, the index says %d", s*64, m, l.min2[s])
+		}
+	}
+	return l, nil
+}
+
+// loadOcc wraps the rank structure of a BWT of rows symbols < sigma and checks that each block's
+// counts are those of the bit planes before it, and that the totals are the text's counts, so
+// that every rank lies between c[x] and c[x+1].
+func loadOcc(data []uint64, rows, sigma int, text *[256]int, threads int) (*Occ, error) {
+	planes := max(bits.Len(uint(sigma-1)), 1)
+	o := &Occ{sigma: sigma, planes: planes, data: data}
+	o.counts = (max(sigma-kernels.FirstCode, 0) + 1) / 2
+	o.stride = o.counts + 2*planes
+	nb := rows/occBlock + 1
+	if len(data) != nb*o.stride {
+		return nil, fmt.Errorf("rank structure of %d words, want %d", len(data), nb*o.stride)
+	}
+	// Each part checks its blocks' counts against a running count that starts at its first
+	// block's header and ends at the next part's: by induction from block 0, whose counts must be
+	// 0, every header then holds the counts of the planes before it.
+	ends := make([][]int, storeParts(nb, threads))
+	err := storeParallel(nb, threads, func(t, lo, hi int) error {
+		run := make([]int, 1<<planes)
+		for c := kernels.FirstCode; c < sigma; c++ {
+			run[c] = o.storedCount(lo, c)
+		}
+		for b := lo; b < hi; b++ {
+			for c := kernels.FirstCode; c < sigma; c++ {
+				if got := o.storedCount(b, c); got != run[c] {
+					return fmt.Errorf("rank structure block %d counts %d of code %d, its planes %d", b, got, c, run[c])
+				}
+			}
+			base := b * o.stride
+			valid := min(occBlock, rows-b*occBlock) // rows of the block that exist
+			var vlo, vhi uint64 = ^uint64(0), ^uint64(0)
+			if valid < 64 {
+				vlo, vhi = uint64(1)<<valid-1, 0
+			} else if valid < 128 {
+				vhi = uint64(1)<<(valid-64) - 1
+			}
+			seen := 0
+			for c := range run {
+				mlo, mhi := o.masks(base, byte(c))
+				k := bits.OnesCount64(mlo&vlo) + bits.OnesCount64(mhi&vhi)
+				if k != 0 && c >= sigma {
+					return fmt.Errorf("rank structure block %d holds symbol %d (0..%d)", b, c, sigma-1)
+				}
+				run[c] += k
+				seen += k
+			}
+			if seen != valid {
+				return fmt.Errorf("rank structure block %d: %d symbols for %d rows", b, seen, valid)
+			}
+		}
+		ends[t] = run
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for c := kernels.FirstCode; c < sigma; c++ {
+		if o.storedCount(0, c) != 0 {
+			return nil, fmt.Errorf("rank structure block 0 counts %d of code %d", o.storedCount(0, c), c)
+		}
+	}
+	total := make([]int, 1<<planes)
+	parts := len(ends)
+	for t, run := range ends {
+		hi := nb * (t + 1) / parts
+		for c := kernels.FirstCode; c < sigma; c++ {
+			if hi < nb && o.storedCount(hi, c) != run[c] {
+				return nil, fmt.Errorf("rank structure block %d counts %d of code %d, its planes %d", hi, o.storedCount(hi, c), c, run[c])
+			}
+		}
+		for c, v := range run {
+			if c < kernels.FirstCode || c >= sigma {
+				total[c] += v
+			} else if hi == nb {
+				total[c] = v
+			}
+		}
+	}
+	for c := kernels.FirstCode; c < sigma; c++ {
+		if total[c] != text[c] {
+			return nil, fmt.Errorf("rank structure holds %d of code %d, the text %d", total[c], c, text[c])
+		}
+	}
+	if total[kernels.CodeEnd] != 1 {
+		return nil, fmt.Errorf("rank structure holds %d end-of-text symbols, not 1", total[kernels.CodeEnd])
+	}
+	return o, nil
+}
+
+// storedCount returns the number of code c (matchable) in the rows before block b, as stored.
+func (o *Occ) storedCount(b, c int) int {
+	k := c - kernels.FirstCode
+	return int(uint32(o.data[b*o.stride+k>>1] >> (32 * (k & 1))))
+}
+
+// NewMatcherFromPage returns a matcher for ref over p, a page of the whole of ref.Text (from
+// LoadPage or NewPageFromSA), as NewMatcher would build it with one page. Matchers with different
+// options may share p: each marks its own rows deep for its minimum length.
+func NewMatcherFromPage(ref *kernels.Reference, opts kernels.MatchOptions, p *Page) (*Matcher, error) {
+	if err := opts.Validate(ref); err != nil {
+		return nil, err
+	}
+	if !p.Whole() || len(p.text) != len(ref.Text) {
+		return nil, fmt.Errorf("the index is of a text of %d codes, the reference has %d", len(p.text), len(ref.Text))
+	}
+	cp := *p
+	cp.markDeep(opts.MinLen)
+	opts.PageSize = 0
+	m := &Matcher{ref: ref, opts: opts, pages: []*Page{&cp}}
+	m.pool.New = func() any { return new(scratch) }
+	return m, nil
+}

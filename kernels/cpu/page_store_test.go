@@ -1,0 +1,178 @@
+package cpu
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// cloneArrays deep-copies a, so that a test can damage the copy.
+func cloneArrays(a PageArrays) PageArrays {
+	return PageArrays{
+		SA: slices.Clone(a.SA), Occ: slices.Clone(a.Occ), LCPBytes: slices.Clone(a.LCPBytes),
+		LCPRows: slices.Clone(a.LCPRows), LCPValues: slices.Clone(a.LCPValues),
+		LCPMin1: slices.Clone(a.LCPMin1), LCPMin2: slices.Clone(a.LCPMin2),
+	}
+}
+
+// storeText is a random text with long repeats, so that some LCP values escape the byte.
+func storeText(rng *rand.Rand, n, sigma int) []byte {
+	t := searchText(rng, n, sigma)
+	if n > 800 && rng.IntN(2) == 0 {
+		copy(t[n/2:], t[:300+rng.IntN(n/2-300)]) // a repeat longer than 255
+	}
+	return t
+}
+
+// TestPageFromSAAndLoad: the page built around a given suffix array is NewPage's, and LoadPage
+// rebuilds it from its arrays.
+func TestPageFromSAAndLoad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for r := range 60 {
+		sigma := []int{2, 3, 6, 6, 11, 40}[rng.IntN(6)]
+		if sigma == 2 {
+			sigma = 3 // codes 2.. need at least one matchable code for random texts
+		}
+		n := 1 + rng.IntN([]int{5, 100, 5000}[rng.IntN(3)])
+		text := storeText(rng, n, sigma)
+		want := NewPage(text, sigma, 0, n, n)
+		sa := make([]int32, n+1)
+		SuffixArray(text, sa[1:])
+		got := NewPageFromSA(text, sigma, sa)
+		if !reflect.DeepEqual(got.Arrays(), want.Arrays()) || got.c != want.c || !got.Whole() {
+			t.Fatalf("round %d (n %d, sigma %d): NewPageFromSA differs from NewPage", r, n, sigma)
+		}
+		loaded, err := LoadPage(text, sigma, cloneArrays(want.Arrays()), 1+rng.IntN(4))
+		if err != nil {
+			t.Fatalf("round %d (n %d, sigma %d): %v", r, n, sigma, err)
+		}
+		if !reflect.DeepEqual(loaded.Arrays(), want.Arrays()) || loaded.c != want.c || !loaded.Whole() {
+			t.Fatalf("round %d: loaded page differs", r)
+		}
+		if !reflect.DeepEqual(loaded.occ, want.occ) || !reflect.DeepEqual(loaded.lcp, want.lcp) {
+			t.Fatalf("round %d: loaded rank structure or LCP differs", r)
+		}
+	}
+}
+
+// TestMatcherFromPage: matching against a loaded page gives NewMatcher's results in every mode.
+func TestMatcherFromPage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for r := range 80 {
+		n := 50 + rng.IntN(3000)
+		text := storeText(rng, n, 6)
+		ref := &kernels.Reference{Text: text, Starts: []int{0}, Names: []string{"r"}}
+		ref.Alpha.Size = 6
+		opts := kernels.MatchOptions{Mode: kernels.Mode(rng.IntN(3)), MinLen: 1 + rng.IntN(20)}
+		want, err := NewMatcher(ref, opts, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := LoadPage(text, 6, cloneArrays(want.pages[0].Arrays()), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NewMatcherFromPage(ref, opts, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b kernels.Batch
+		for range 1 + rng.IntN(6) {
+			q := searchText(rng, 1+rng.IntN(300), 6)
+			if rng.IntN(2) == 0 {
+				a := rng.IntN(n)
+				q = append(q, text[a:min(n, a+rng.IntN(400))]...)
+			}
+			b.Segs = append(b.Segs, kernels.Segment{Off: len(b.Codes), Len: len(q), From: 0, To: len(q)})
+			b.Codes = append(b.Codes, q...)
+		}
+		var rw, rg kernels.Result
+		if err := want.Match(&b, &rw); err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Match(&b, &rg); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(rw, rg) {
+			t.Fatalf("round %d (%v, -l %d): matches differ", r, opts.Mode, opts.MinLen)
+		}
+	}
+	// A page of part of the text is refused.
+	text := searchText(rng, 500, 6)
+	ref := &kernels.Reference{Text: text, Starts: []int{0}, Names: []string{"r"}}
+	if _, err := NewMatcherFromPage(ref, kernels.MatchOptions{MinLen: 5}, NewPage(text, 6, 0, 200, 220)); err == nil {
+		t.Error("a partial page was accepted")
+	}
+}
+
+// TestLoadPageDamage: each kind of damage to the arrays is an error, never a page.
+func TestLoadPageDamage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 3))
+	n := 3000
+	text := storeText(rng, n, 6)
+	copy(text[1500:], text[:600]) // long LCP values, escaped
+	good := NewPage(text, 6, 0, n, n).Arrays()
+	if len(good.LCPRows) == 0 {
+		t.Fatal("the test text has no escaped LCP values")
+	}
+	cases := []struct {
+		name   string
+		damage func(a *PageArrays)
+		msg    string
+	}{
+		{"sa row 0", func(a *PageArrays) { a.SA[0] = 5 }, "row 0"},
+		{"sa out of range", func(a *PageArrays) { a.SA[17] = int32(n) }, "row 17"},
+		{"sa negative", func(a *PageArrays) { a.SA[n] = -3 }, "suffix array row"},
+		{"sa short", func(a *PageArrays) { a.SA = a.SA[:n] }, "suffix array of"},
+		{"occ count", func(a *PageArrays) { a.Occ[8*5] += 1 }, "rank structure"},
+		{"occ plane", func(a *PageArrays) { a.Occ[8*7+2] ^= 1 << 9 }, "rank structure"},
+		{"occ symbol", func(a *PageArrays) { a.Occ[8*3+2] |= 3; a.Occ[8*3+4] |= 3; a.Occ[8*3+6] |= 3 }, "rank structure"},
+		{"occ short", func(a *PageArrays) { a.Occ = a.Occ[:len(a.Occ)-8] }, "rank structure of"},
+		{"lcp row 0", func(a *PageArrays) { a.LCPBytes[0] = 1 }, "LCP rows 0"},
+		{"lcp last", func(a *PageArrays) { a.LCPBytes[n+1] = 2 }, "LCP rows 0"},
+		{"lcp min", func(a *PageArrays) { a.LCPMin1[3]++ }, "LCP minimum"},
+		{"lcp min2", func(a *PageArrays) { a.LCPMin2[0] = 7 }, "LCP minimum"},
+		{"lcp escape", func(a *PageArrays) { a.LCPBytes[a.LCPRows[0]] = 3 }, "LCP"},
+		{"lcp extra escape", func(a *PageArrays) {
+			for k := 2; ; k++ {
+				if a.LCPBytes[k] != lcpEscape {
+					a.LCPBytes[k] = lcpEscape
+					return
+				}
+			}
+		}, "LCP"},
+		{"lcp side row", func(a *PageArrays) { a.LCPRows[0] = int32(n + 5) }, "LCP side table"},
+		{"lcp side value", func(a *PageArrays) { a.LCPValues[0] = 12 }, "LCP side table"},
+		{"lcp side length", func(a *PageArrays) { a.LCPValues = a.LCPValues[1:] }, "LCP side table"},
+	}
+	for _, c := range cases {
+		a := cloneArrays(good)
+		c.damage(&a)
+		_, err := LoadPage(text, 6, a, 2)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: error %v, want one about %q", c.name, err, c.msg)
+		}
+	}
+	bad := slices.Clone(text)
+	bad[100] = 7
+	if _, err := LoadPage(bad, 6, cloneArrays(good), 2); err == nil || !strings.Contains(err.Error(), "text code") {
+		t.Errorf("a text code beyond the alphabet: %v", err)
+	}
+}
+
+func BenchmarkLoadPage(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 5))
+	n := 4 << 20
+	text := searchText(rng, n, 6)
+	a := NewPage(text, 6, 0, n, n).Arrays()
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		if _, err := LoadPage(text, 6, a, 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
