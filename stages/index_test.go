@@ -1,0 +1,440 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// randomFasta returns a multi-record FASTA text with repeats, mixed case and a few N and IUPAC
+// bytes, and the records' sequences.
+func randomFasta(rng *rand.Rand, records, maxLen int) (string, []string) {
+	var fa strings.Builder
+	var seqs []string
+	var all []byte
+	for i := range records {
+		n := rng.IntN(maxLen + 1)
+		if i == 0 {
+			n = max(n, 1)
+		}
+		s := make([]byte, n)
+		for j := range s {
+			s[j] = "acgtACGT"[rng.IntN(8)]
+			if rng.IntN(200) == 0 {
+				s[j] = "nNrykm"[rng.IntN(6)]
+			}
+		}
+		if len(all) > 40 && n > 40 && rng.IntN(2) == 0 { // a repeat of earlier sequence
+			l := 20 + rng.IntN(min(len(all), n)-20)
+			a, b := rng.IntN(len(all)-l+1), rng.IntN(n-l+1)
+			copy(s[b:], all[a:a+l])
+		}
+		all = append(all, s...)
+		seqs = append(seqs, string(s))
+		fmt.Fprintf(&fa, ">rec%d some description\n", i+1)
+		for j := 0; j < len(s); j += 60 {
+			fmt.Fprintf(&fa, "%s\n", s[j:min(j+60, len(s))])
+		}
+	}
+	return fa.String(), seqs
+}
+
+func writeTemp(t testing.TB, dir, name, data string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestIndexRoundTrip: an index written and read back is the index built, and matching against it
+// gives what a matcher built from the FASTA file gives.
+func TestIndexRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 2))
+	dir := t.TempDir()
+	b := cpu.New(2)
+	rounds := 40
+	if testing.Short() {
+		rounds = 10
+	}
+	for r := range rounds {
+		fa, _ := randomFasta(rng, 1+rng.IntN(4), []int{30, 500, 5000}[rng.IntN(3)])
+		refPath := writeTemp(t, dir, "ref.fa", fa)
+		nuc := rng.IntN(2) == 0
+		built, err := BuildIndex(b, refPath, nuc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := built.Write(&buf, "note\n", 2); err != nil {
+			t.Fatal(err)
+		}
+		saiPath := writeTemp(t, dir, "ref.sai", buf.String())
+		ix, err := OpenIndex(saiPath, 1+rng.IntN(3))
+		if err != nil {
+			t.Fatalf("round %d: %v", r, err)
+		}
+		if !reflect.DeepEqual(ix.Ref, built.Ref) || ix.NucleotidesOnly != nuc || ix.Note != "note\n" ||
+			!reflect.DeepEqual(ix.Page.Arrays(), built.Page.Arrays()) {
+			t.Fatalf("round %d: the index read back differs from the one built", r)
+		}
+		ref, err := LoadReference(refPath, nuc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(ref, built.Ref) {
+			t.Fatalf("round %d: the index's reference differs from LoadReference's", r)
+		}
+		opts := kernels.MatchOptions{Mode: kernels.Mode(rng.IntN(3)), MinLen: 1 + rng.IntN(25)}
+		want, err := b.NewMatcher(ref, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ix.Matcher(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var batch kernels.Batch
+		for range 1 + rng.IntN(8) {
+			_, qs := randomFasta(rng, 1, 400)
+			off := len(batch.Codes)
+			batch.Codes = kernels.EncodeQuery(batch.Codes, []byte(qs[0]), &ref.Alpha, rng.IntN(2) == 0, nuc)
+			n := len(batch.Codes) - off
+			batch.Segs = append(batch.Segs, kernels.Segment{Off: off, Len: n, From: 0, To: n})
+		}
+		var rw, rg kernels.Result
+		if err := want.Match(&batch, &rw); err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Match(&batch, &rg); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(rw, rg) {
+			t.Fatalf("round %d: matches against the index differ", r)
+		}
+		if err := ix.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// naiveOccurrences returns the 0-based starts of the lowercased pattern in the lowercased
+// sequence; under nuc only a, c, g, t match.
+func naiveOccurrences(seq, pat string, nuc bool) []int {
+	seq, pat = strings.ToLower(seq), strings.ToLower(pat)
+	if pat == "" {
+		return nil
+	}
+	var out []int
+	for i := 0; i+len(pat) <= len(seq); i++ {
+		ok := true
+		for j := 0; j < len(pat); j++ {
+			c := pat[j]
+			if seq[i+j] != c || (nuc && !strings.ContainsRune("acgt", rune(c))) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func revComp(s string) string {
+	comp := map[byte]byte{'a': 't', 'c': 'g', 'g': 'c', 't': 'a', 'A': 'T', 'C': 'G', 'G': 'C', 'T': 'A',
+		'r': 'y', 'y': 'r', 'k': 'm', 'm': 'k', 'R': 'Y', 'Y': 'R', 'K': 'M', 'M': 'K'}
+	b := make([]byte, len(s))
+	for i := range s {
+		c, ok := comp[s[i]]
+		if !ok {
+			c = 'n'
+		}
+		b[len(s)-1-i] = c
+	}
+	return string(b)
+}
+
+// naiveSearchTable writes what count or locate should print for the named patterns.
+func naiveSearchTable(names, seqs []string, recNames, recs []string, strands Strands, locate, nuc bool) string {
+	var out strings.Builder
+	for i, p := range seqs {
+		total := 0
+		for _, s := range []struct {
+			on   bool
+			pat  string
+			sign string
+		}{{strands.Forward, p, "+"}, {strands.Reverse, revComp(p), "-"}} {
+			if !s.on {
+				continue
+			}
+			for r, rec := range recs {
+				for _, at := range naiveOccurrences(rec, s.pat, nuc) {
+					total++
+					if locate {
+						fmt.Fprintf(&out, "%s\t%s\t%d\t%s\n", names[i], recNames[r], at+1, s.sign)
+					}
+				}
+			}
+		}
+		if !locate {
+			fmt.Fprintf(&out, "%s\t%d\n", names[i], total)
+		}
+	}
+	return out.String()
+}
+
+// TestSearchNaive runs count and locate over random references and patterns in every input form
+// and compares them with a brute-force search.
+func TestSearchNaive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 3))
+	dir := t.TempDir()
+	rounds := 60
+	if testing.Short() {
+		rounds = 15
+	}
+	for r := range rounds {
+		fa, recs := randomFasta(rng, 1+rng.IntN(3), []int{20, 300, 3000}[rng.IntN(3)])
+		var recNames []string
+		for i := range recs {
+			recNames = append(recNames, fmt.Sprintf("rec%d", i+1))
+		}
+		nuc := rng.IntN(3) == 0
+		ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", fa), nuc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names, seqs []string
+		all := strings.Join(recs, "")
+		for i := range 1 + rng.IntN(60) {
+			var p string
+			l := rng.IntN(30)
+			if rng.IntN(3) > 0 && len(all) >= l {
+				a := rng.IntN(len(all) - l + 1)
+				p = all[a : a+l]
+			} else {
+				_, s := randomFasta(rng, 1, l)
+				p = s[0]
+			}
+			if rng.IntN(4) == 0 {
+				p = revComp(p)
+			}
+			seqs = append(seqs, p)
+			names = append(names, fmt.Sprintf("p%d", i+1))
+		}
+		var in strings.Builder
+		form := rng.IntN(3)
+		for i, p := range seqs {
+			switch form {
+			case 0:
+				fmt.Fprintf(&in, ">%s x\n%s\n", names[i], p)
+			case 1:
+				fmt.Fprintf(&in, "@%s\n%s\n+\n%s\n", names[i], p, strings.Repeat("I", len(p)))
+			default:
+				if p == "" {
+					p = "-" // a line never names an empty pattern; this one matches nothing
+					seqs[i] = "-"
+				}
+				names[i] = p
+				fmt.Fprintf(&in, "%s\r\n\n", p)
+			}
+		}
+		strands := []Strands{{Forward: true}, {Reverse: true}, {Forward: true, Reverse: true}}[rng.IntN(3)]
+		locate := rng.IntN(2) == 0
+		opts := SearchOptions{Strands: strands, Locate: locate, Threads: 1 + rng.IntN(3), BatchSize: 1 + rng.IntN(200)}
+		s, err := ix.Searcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := Search(context.Background(), opts, ix, s, []string{"-"}, strings.NewReader(in.String()), &got); err != nil {
+			t.Fatalf("round %d: %v", r, err)
+		}
+		want := naiveSearchTable(names, seqs, recNames, recs, strands, locate, nuc)
+		if got.String() != want {
+			t.Fatalf("round %d (form %d, %+v, locate %v, -n %v): got\n%s\nwant\n%s", r, form, strands, locate, nuc, got.String(), want)
+		}
+	}
+}
+
+// resealIndex recomputes every checksum of an index file in place (the layout is the documented
+// one), so that the fuzzer's changes reach the checks of the contents.
+func resealIndex(data []byte) {
+	if len(data) < 64 {
+		return
+	}
+	k := int(binary.LittleEndian.Uint32(data[12:]))
+	if k < 0 || k > 64 || len(data) < 64+32*k+4 {
+		return
+	}
+	tab := crc32.MakeTable(crc32.Castagnoli)
+	for i := range k {
+		e := data[64+32*i : 96+32*i]
+		off, length := binary.LittleEndian.Uint64(e[8:]), binary.LittleEndian.Uint64(e[16:])
+		if off > uint64(len(data)) || length > uint64(len(data))-off {
+			continue
+		}
+		sec := data[off : off+length]
+		var sums []byte
+		for c := 0; c < len(sec); c += 1 << 20 {
+			sums = binary.LittleEndian.AppendUint32(sums, crc32.Checksum(sec[c:min(c+1<<20, len(sec))], tab))
+		}
+		binary.LittleEndian.PutUint32(e[24:], crc32.Checksum(sums, tab))
+	}
+	binary.LittleEndian.PutUint32(data[64+32*k:], crc32.Checksum(data[64:64+32*k], tab))
+	binary.LittleEndian.PutUint32(data[60:], crc32.Checksum(data[:60], tab))
+}
+
+// FuzzIndexLoad: no file makes loading an index panic or allocate much, whether its checksums
+// hold or not (each input is tried as it is and with its checksums recomputed, so that damage
+// reaches the checks of the contents); an index that loads can be searched and matched against
+// without a panic.
+func FuzzIndexLoad(f *testing.F) {
+	rng := rand.New(rand.NewPCG(23, 4))
+	for _, n := range []int{3, 40} {
+		fa, _ := randomFasta(rng, 2, n)
+		p := writeTemp(f, f.TempDir(), "ref.fa", fa)
+		ix, err := BuildIndex(cpu.New(1), p, false, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var buf bytes.Buffer
+		ix.Write(&buf, "", 1)
+		f.Add(buf.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, reseal := range []bool{false, true} {
+			d := data
+			if reseal {
+				d = slices.Clone(data)
+				resealIndex(d)
+			}
+			ix, err := ParseIndex("fuzz.sai", d, 1)
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), "fuzz.sai: ") || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("error %q is not one line naming the file", err)
+				}
+				continue
+			}
+			exercise(t, ix)
+		}
+	})
+}
+
+// exercise searches and matches against ix with patterns cut from its own text.
+func exercise(t *testing.T, ix *Index) {
+	s, err := ix.Searcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps kernels.Patterns
+	text := ix.Ref.Text
+	for i := 0; i < len(text); i += 7 {
+		ps.Add(text[i:min(len(text), i+1+i%13)])
+	}
+	var h kernels.Hits
+	if err := s.Search(&ps, true, &h); err != nil {
+		t.Fatal(err)
+	}
+	for i := range ps.Len() {
+		for _, p := range h.Positions(i) {
+			ix.Ref.RecordOf(int(p))
+		}
+	}
+	for _, mode := range []kernels.Mode{kernels.MumReference, kernels.Mum, kernels.MaxMatch} {
+		m, err := ix.Matcher(kernels.MatchOptions{Mode: mode, MinLen: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := kernels.Batch{Codes: text, Segs: []kernels.Segment{{Off: 0, Len: len(text), From: 0, To: len(text)}}}
+		var res kernels.Result
+		if err := m.Match(&b, &res); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestIndexLoadErrors: files that are not indexes, or damaged ones, are errors of one line naming
+// the file, from OpenIndex as from ParseIndex.
+func TestIndexLoadErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 5))
+	dir := t.TempDir()
+	fa, _ := randomFasta(rng, 3, 2000)
+	refPath := writeTemp(t, dir, "ref.fa", fa)
+	ix, err := BuildIndex(cpu.New(2), refPath, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ix.Write(&buf, "", 2)
+	good := buf.Bytes()
+	if _, err := OpenIndex(refPath, 1); err == nil || !strings.Contains(err.Error(), "not a sapipe index") {
+		t.Errorf("a FASTA file: %v", err)
+	}
+	if IsIndexFile(refPath) || !IsIndexFile(writeTemp(t, dir, "good.sai", string(good))) || IsIndexFile("-") || IsIndexFile(filepath.Join(dir, "none")) {
+		t.Error("IsIndexFile is wrong")
+	}
+	for i := range 200 {
+		d := slices.Clone(good)
+		switch i % 3 {
+		case 0:
+			d[rng.IntN(len(d))] ^= byte(1 + rng.IntN(255))
+		case 1:
+			d = d[:rng.IntN(len(d))]
+		case 2: // damage with the checksums recomputed: the contents' checks catch it, or it loads
+			d[64*3+rng.IntN(len(d)-64*3)] ^= byte(1 + rng.IntN(255))
+			resealIndex(d)
+		}
+		p := writeTemp(t, dir, "bad.sai", string(d))
+		got, err := OpenIndex(p, 2)
+		if err == nil {
+			if i%3 != 2 {
+				t.Fatalf("case %d: damage went unnoticed", i)
+			}
+			exercise(t, got)
+			got.Close()
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), p+": ") || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("case %d: error %q", i, err)
+		}
+	}
+}
+
+func BenchmarkOpenIndex(b *testing.B) {
+	data, err := os.ReadFile("../../shared/data/ecoli.fa")
+	if err != nil {
+		b.Skip("no ../shared/data/ecoli.fa")
+	}
+	dir := b.TempDir()
+	ix, err := BuildIndex(cpu.New(2), writeTemp(b, dir, "ecoli.fa", string(data)), false, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, _ := os.Create(filepath.Join(dir, "ecoli.sai"))
+	ix.Write(f, "", 2)
+	f.Close()
+	st, _ := os.Stat(f.Name())
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		ix, err := OpenIndex(f.Name(), 2)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix.Close()
+	}
+}
