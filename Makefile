@@ -38,6 +38,8 @@ fuzz:
 	$(GO) test ./kernels/cpu -run XXX -fuzz '^FuzzInverseBWT$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./formats -run XXX -fuzz '^FuzzRawReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/sapipe -run XXX -fuzz '^FuzzShardTemplate$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./formats -run XXX -fuzz '^FuzzIndexFile$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
+	$(GO) test ./stages -run XXX -fuzz '^FuzzIndexLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
 
 # Side by side with the real peers on the benchmark inputs of ../shared/tools/make-bench-data.sh.
 bench: build

@@ -96,6 +96,9 @@ func newApp(ctx context.Context, e *env) *cli.App {
 			devicesCommand(e),
 			splitCommand(e),
 			mergeCommand(e),
+			indexCommand(e),
+			countCommand(e),
+			locateCommand(e),
 		},
 	}
 	return app

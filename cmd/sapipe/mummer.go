@@ -34,6 +34,7 @@ type mummerConfig struct {
 	quiet   bool
 	device  string // --device
 	verbose bool
+	index   bool // ref is an index file (--index, or a .sai in the reference's place)
 }
 
 func mummerCommand(e *env) *cli.Command {
@@ -71,6 +72,7 @@ func mummerCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "no progress on stderr"},
 			deviceFlag(),
 			&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "print timings per stage on stderr"},
+			&cli.StringFlag{Name: "index", Usage: "the reference as an index `FILE` from sapipe index (every file argument is then a query)"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{flagMessage(err)} },
 		Action: func(c *cli.Context) error {
@@ -95,10 +97,18 @@ func mummerCommand(e *env) *cli.Command {
 			if o.Threads < 1 || o.BatchSize < 1 || o.PageSize < 0 {
 				return usageError{"-t and --batch-size must be positive, --page-size not negative"}
 			}
+			if cfg.ref = c.String("index"); cfg.ref != "" {
+				cfg.index, cfg.queries = true, c.Args().Slice()
+				if len(cfg.queries) == 0 {
+					return usageError{"missing query file arguments"}
+				}
+				return runMummer(c.Context, e, cfg)
+			}
 			if c.NArg() < 2 {
 				return usageError{"missing file arguments"}
 			}
 			cfg.ref, cfg.queries = c.Args().First(), c.Args().Tail()
+			cfg.index = stages.IsIndexFile(cfg.ref)
 			return runMummer(c.Context, e, cfg)
 		},
 	}
@@ -162,21 +172,37 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	}
 	defer backend.Close()
 	t0 := time.Now()
-	ref, err := stages.LoadReference(cfg.ref, cfg.opts.NucleotidesOnly, e.stdin)
-	if err != nil {
-		return err
+	var ref *kernels.Reference
+	var m kernels.Matcher
+	if cfg.index {
+		ix, err := openIndex(e, cfg.ref, cfg.opts.NucleotidesOnly, true, cfg.opts.Threads, nil, logf)
+		if err != nil {
+			return err
+		}
+		defer ix.Close()
+		ref = ix.Ref
+		if m, err = ix.Matcher(kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen}); err != nil {
+			return fmt.Errorf("%s: %w", cfg.ref, err)
+		}
+		defer m.Close()
+		logf("ready to match in %v", time.Since(t0).Round(time.Microsecond))
+	} else {
+		ref, err = stages.LoadReference(cfg.ref, cfg.opts.NucleotidesOnly, e.stdin)
+		if err != nil {
+			return err
+		}
+		logf("read reference %s: %d records, %d bases in %v", cfg.ref, len(ref.Names), len(ref.Text), time.Since(t0).Round(time.Millisecond))
+		t1 := time.Now()
+		m, err = backend.NewMatcher(ref, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, PageSize: cfg.opts.PageSize})
+		if err != nil {
+			return fmt.Errorf("%s: %w", cfg.ref, err)
+		}
+		defer m.Close()
+		logf("indexed the reference on %s in %v", backend.Name(), time.Since(t1).Round(time.Millisecond))
+		// The index's build temporaries are garbage now: collect them before the queries' buffers
+		// need memory, so that the peak is the larger of the two phases, not their sum.
+		runtime.GC()
 	}
-	logf("read reference %s: %d records, %d bases in %v", cfg.ref, len(ref.Names), len(ref.Text), time.Since(t0).Round(time.Millisecond))
-	t1 := time.Now()
-	m, err := backend.NewMatcher(ref, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, PageSize: cfg.opts.PageSize})
-	if err != nil {
-		return fmt.Errorf("%s: %w", cfg.ref, err)
-	}
-	defer m.Close()
-	logf("indexed the reference on %s in %v", backend.Name(), time.Since(t1).Round(time.Millisecond))
-	// The index's build temporaries are garbage now: collect them before the queries' buffers
-	// need memory, so that the peak is the larger of the two phases, not their sum.
-	runtime.GC()
 
 	if !cfg.quiet && e.stderrTerminal {
 		cfg.opts.Progress = &stages.Progress{W: e.stderr, Label: "sapipe mummer"}

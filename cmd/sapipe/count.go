@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/stages"
+)
+
+const countHelp = `Counts the exact occurrences of each pattern in an indexed reference by FM-index backward
+search, and prints one line per pattern, in input order: its name, a tab and the number of
+occurrences (on the strands searched: with -b the count is forward plus reverse complement, so it
+is the number of lines "sapipe locate -b" prints for the pattern).
+
+Patterns are FASTA or FASTQ records, or one pattern a line (the name is then the pattern itself;
+blank lines are skipped), plain or compressed; "-" or no file is stdin. Case is ignored; a pattern
+byte that does not occur in the reference (or, with an index built with -n, anything but a, c, g,
+t) matches nothing, and an empty pattern has no occurrences. Occurrences never span two reference
+records.
+
+-i takes an index made by "sapipe index", mapped into memory at once; a FASTA file there is
+indexed in memory first (-n then encodes it as "sapipe mummer -n" does).
+
+Examples:
+   sapipe count -i ecoli.sai primers.txt
+   zcat reads.fq.gz | sapipe count -b -i ecoli.sai - > counts.tsv`
+
+// searchFlags are the options of count and locate.
+func searchFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "i", Aliases: []string{"index"}, Usage: "the reference: an index `FILE` from sapipe index (or a FASTA file, indexed first)"},
+		&cli.BoolFlag{Name: "b", Usage: "search both strands: each pattern and its reverse complement"},
+		&cli.BoolFlag{Name: "r", Usage: "search only the reverse complement of each pattern"},
+		&cli.BoolFlag{Name: "n", Usage: "match only a, c, g, t (must agree with the index)"},
+		&cli.IntFlag{Name: "batch-size", Value: 1 << 20, Usage: "pattern bases per batch"},
+	}, runFlags("worker threads")...)
+}
+
+func countCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:         "count",
+		Usage:        "number of exact occurrences of each pattern in an indexed reference",
+		UsageText:    "sapipe count -i INDEX [-b|-r] [-o FILE] [patterns-file...|-]",
+		Description:  countHelp,
+		Flags:        searchFlags(),
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
+		Action:       func(c *cli.Context) error { return runSearchCommand(c, e, "count", false) },
+	}
+}
+
+// runSearchCommand parses the command line of count or locate and runs it.
+func runSearchCommand(c *cli.Context, e *env, cmd string, locate bool) error {
+	paths, err := interspersed(c)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		paths = []string{"-"}
+	}
+	if c.String("i") == "" {
+		return usageError{"-i INDEX is needed: the reference to search, from sapipe index"}
+	}
+	if c.String("i") == "-" && slices.Contains(paths, "-") {
+		return usageError{"-i - and patterns on stdin: only one of them can come from stdin"}
+	}
+	if c.Bool("b") && c.Bool("r") {
+		return usageError{"option -b and option -r exclude each other"}
+	}
+	if c.Int("batch-size") < 1 {
+		return usageError{"--batch-size must be positive"}
+	}
+	if c.Int("t") < 1 {
+		return usageError{fmt.Sprintf("-t %d: want a positive number of threads", c.Int("t"))}
+	}
+	if err := checkDeviceSpec(c.String("device")); err != nil {
+		return err
+	}
+	opts := stages.SearchOptions{
+		Strands:   stages.Strands{Forward: !c.Bool("r"), Reverse: c.Bool("b") || c.Bool("r")},
+		Locate:    locate,
+		Threads:   c.Int("t"),
+		BatchSize: c.Int("batch-size"),
+	}
+	return runSearch(c.Context, e, c, cmd, opts, paths)
+}
+
+func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts stages.SearchOptions, paths []string) error {
+	logf := logger(c, e, cmd)
+	openB := func() (kernels.Backend, error) {
+		return openBackend(e, c.String("device"), opts.Threads, c.Bool("q"))
+	}
+	ix, err := openIndex(e, c.String("i"), c.Bool("n"), c.IsSet("n"), opts.Threads, openB, logf)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	s, err := ix.Searcher()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if !c.Bool("q") && e.stderrTerminal {
+		opts.Progress = &stages.Progress{W: e.stderr, Label: "sapipe " + cmd}
+	}
+	out, commit, abort, err := openOutput(c.String("o"), e.stdout)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := stages.Search(ctx, opts, ix, s, paths, e.stdin, out); err != nil {
+		abort()
+		return err
+	}
+	if err := commit(); err != nil {
+		return err
+	}
+	logf("searched the patterns in %v", time.Since(t0).Round(time.Millisecond))
+	return nil
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/stages"
+)
+
+const indexHelp = `Indexes a reference once for later runs: encodes its records (FASTA or FASTQ, plain or
+compressed, "-" is stdin) and writes one file holding the names and offsets of the sequences, the
+encoded text, its suffix array, the rank structure of its BWT and its LCP array, each section
+checksummed. "sapipe mummer --index", "sapipe count" and "sapipe locate" map the file into memory
+and start at once instead of building anything; a damaged, truncated, foreign or wrong-version
+file is refused with an error. The suffix array is built on the device (--device), the rest on
+the CPU. The file takes about 6.5 bytes per base; building it takes about 11 bytes per base of memory.
+
+-n encodes the reference as "sapipe mummer -n" does (only a, c, g, t match); an index built with
+-n serves only runs with -n, and one built without it only runs without it.
+
+Without -o the index is written beside the reference as REFERENCE.sai.
+
+Examples:
+   sapipe index -o ecoli.sai ecoli.fa.gz
+   sapipe index ecoli.fa -o ecoli.sai
+   sapipe mummer --index ecoli.sai -maxmatch -l 20 -b reads.fq.gz > hits.mums`
+
+func indexCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:        "index",
+		Usage:       "persistent index of a reference for mummer, count and locate",
+		UsageText:   "sapipe index [-n] [-o FILE] [--device D] [-t N] <reference-file>",
+		Description: indexHelp,
+		Flags: append([]cli.Flag{
+			&cli.BoolFlag{Name: "n", Usage: "match only a, c, g, t (as sapipe mummer -n)"},
+		}, runFlags("host threads (checksums; suffix array on the CPU)")...),
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
+		Action: func(c *cli.Context) error {
+			args, err := interspersed(c)
+			if err != nil {
+				return err
+			}
+			if len(args) != 1 {
+				return usageError{fmt.Sprintf("want one reference file, got %d: %q", len(args), args)}
+			}
+			return runIndex(c.Context, e, c, args[0])
+		},
+	}
+}
+
+func runIndex(ctx context.Context, e *env, c *cli.Context, ref string) error {
+	logf := logger(c, e, "index")
+	out := c.String("o")
+	if out == "" {
+		if ref == "-" {
+			return usageError{"-o is needed when the reference is stdin"}
+		}
+		out = ref + ".sai"
+	}
+	threads := c.Int("t")
+	b, err := openBackend(e, c.String("device"), threads, c.Bool("q"))
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	t0 := time.Now()
+	refData, err := stages.LoadReference(ref, c.Bool("n"), e.stdin)
+	if err != nil {
+		return err
+	}
+	logf("read %s: %d records, %d bases in %v", ref, len(refData.Names), len(refData.Text), time.Since(t0).Round(time.Millisecond))
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t1 := time.Now()
+	ix, err := stages.IndexReference(b, refData, c.Bool("n"), ref)
+	if err != nil {
+		return err
+	}
+	logf("indexed on %s in %v", b.Name(), time.Since(t1).Round(time.Millisecond))
+	w, commit, abort, err := openOutput(out, e.stdout)
+	if err != nil {
+		return err
+	}
+	t2 := time.Now()
+	nflag := ""
+	if c.Bool("n") {
+		nflag = " -n"
+	}
+	note := fmt.Sprintf("sapipe %s: sapipe index%s %s (%d records, %d codes)\n", version, nflag, filepath.Base(ref), len(refData.Names), len(refData.Text))
+	if err := ix.Write(w, note, threads); err != nil {
+		abort()
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	if err := commit(); err != nil {
+		return err
+	}
+	logf("wrote %s in %v", out, time.Since(t2).Round(time.Millisecond))
+	return nil
+}
+
+// openIndex loads the index at path for a run that needs nucleotidesOnly (-n given, or not),
+// checking it on threads goroutines. With openB, a FASTA file (anything that is not an index
+// file) is indexed in memory instead, its suffix array on the backend that openB opens.
+func openIndex(e *env, path string, nucleotidesOnly, nSet bool, threads int, openB func() (kernels.Backend, error), logf func(string, ...any)) (*stages.Index, error) {
+	t0 := time.Now()
+	if openB != nil && !stages.IsIndexFile(path) {
+		b, err := openB()
+		if err != nil {
+			return nil, err
+		}
+		defer b.Close()
+		ix, err := stages.BuildIndex(b, path, nucleotidesOnly, e.stdin)
+		if err != nil {
+			return nil, err
+		}
+		logf("indexed %s (not an index file) on %s in %v", path, b.Name(), time.Since(t0).Round(time.Millisecond))
+		runtime.GC()
+		return ix, nil
+	}
+	ix, err := stages.OpenIndex(path, threads)
+	if err != nil {
+		return nil, err
+	}
+	if nSet && ix.NucleotidesOnly != nucleotidesOnly {
+		ix.Close()
+		if ix.NucleotidesOnly {
+			return nil, usageError{fmt.Sprintf("%s was built with -n (only a, c, g, t match): give -n, or index the reference without it", path)}
+		}
+		return nil, usageError{fmt.Sprintf("%s was built without -n: leave -n out, or index the reference with sapipe index -n", path)}
+	}
+	how := "read"
+	if ix.File.Mapped {
+		how = "mapped"
+	}
+	logf("%s index %s (%d records, %d bases, %d bytes) and checked it in %v", how, path, len(ix.Ref.Names), len(ix.Ref.Text), ix.File.Size, time.Since(t0).Round(time.Microsecond))
+	return ix, nil
+}
+
+// interspersed returns the arguments of c that are not options, setting the options that follow
+// the first argument (`sapipe index ref.fa -o ref.sai`), which the flag package leaves among the
+// arguments. "--" ends the options.
+func interspersed(c *cli.Context) ([]string, error) {
+	var args []string
+	in := c.Args().Slice()
+	for i := 0; i < len(in); i++ {
+		a := in[i]
+		if a == "--" {
+			return append(args, in[i+1:]...), nil
+		}
+		if len(a) < 2 || a[0] != '-' {
+			args = append(args, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := lookupFlag(c.Command.Flags, name)
+		if f == nil {
+			return nil, usageError{fmt.Sprintf("flag provided but not defined: -%s", name)}
+		}
+		if _, isBool := f.(*cli.BoolFlag); isBool {
+			if !hasValue {
+				value = "true"
+			}
+		} else if !hasValue {
+			if i+1 == len(in) {
+				return nil, usageError{fmt.Sprintf("flag needs an argument: -%s", name)}
+			}
+			i++
+			value = in[i]
+		}
+		if err := c.Set(name, value); err != nil {
+			return nil, usageError{fmt.Sprintf("invalid value %q for flag -%s: %v", value, name, err)}
+		}
+	}
+	return args, nil
+}
+
+// lookupFlag returns the flag of flags that has name among its names.
+func lookupFlag(flags []cli.Flag, name string) cli.Flag {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return f
+			}
+		}
+	}
+	return nil
+}
