@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"slices"
 	"testing"
@@ -70,6 +71,126 @@ func TestSuffixArrayMatchesNaive(t *testing.T) {
 		if wantLCP := naiveLCP(text, want); !slices.Equal(lcp, wantLCP) {
 			t.Fatalf("LCP(%q) = %v, want %v", shorten(text), lcp[:min(len(lcp), 20)], wantLCP[:min(len(wantLCP), 20)])
 		}
+	}
+}
+
+// checkSuffixArray reports the first defect of sa as the suffix array of text, in linear time: sa
+// must be a permutation and each pair of neighbours must be ordered by first symbol, then by the
+// ranks of the suffixes one position on (the empty suffix ranking lowest).
+func checkSuffixArray(text []byte, sa []int32) error {
+	n := len(text)
+	if len(sa) != n {
+		return fmt.Errorf("%d entries for %d bytes", len(sa), n)
+	}
+	rank := make([]int32, n+1)
+	for i := range rank {
+		rank[i] = -1
+	}
+	for r, p := range sa {
+		if p < 0 || int(p) >= n || rank[p] >= 0 {
+			return fmt.Errorf("sa[%d] = %d: not a permutation", r, p)
+		}
+		rank[p] = int32(r)
+	}
+	for r := 1; r < n; r++ {
+		a, b := sa[r-1], sa[r]
+		if text[a] > text[b] || text[a] == text[b] && rank[a+1] > rank[b+1] {
+			return fmt.Errorf("sa[%d] = %d and sa[%d] = %d out of order", r-1, a, r, b)
+		}
+	}
+	return nil
+}
+
+// largeTexts are inputs big enough for the blocked and multi-threaded paths: the shapes of the
+// real inputs (DNA, small codes, text, tar-like runs of zero bytes) and the hard cases for SA-IS.
+func largeTexts(rng *rand.Rand, n int) map[string][]byte {
+	texts := map[string][]byte{}
+	random := func(sigma int, base byte) []byte {
+		t := make([]byte, n)
+		for i := range t {
+			t[i] = base + byte(rng.Intn(sigma))
+		}
+		return t
+	}
+	texts["bytes"] = random(256, 0)
+	texts["dna"] = random(4, 'A')
+	texts["codes"] = random(11, 0)
+	words := []string{"the ", "of ", "and ", "suffix ", "array ", "induced ", "sorting ", "\n", "func ", "return ", "\t\t", "    "}
+	var w []byte
+	for len(w) < n {
+		w = append(w, words[rng.Intn(len(words))]...)
+	}
+	texts["words"] = w[:n]
+	// Files padded with zero bytes to 512-byte blocks, as in a tar archive.
+	var tar []byte
+	for len(tar) < n {
+		f := random(64, ' ')[:1+rng.Intn(3000)]
+		tar = append(tar, f...)
+		tar = append(tar, make([]byte, (512-len(tar)%512)%512)...)
+	}
+	texts["tar"] = tar[:n]
+	texts["zeros"] = make([]byte, n)
+	texts["period3"] = bytes.Repeat([]byte("aab"), n/3+1)[:n]
+	a, b := []byte("a"), []byte("ab")
+	for len(b) < n {
+		a, b = b, append(append([]byte{}, b...), a...)
+	}
+	texts["fibonacci"] = b[:n]
+	// A DNA genome with long repeats: copies of one random piece with a few changes.
+	g := random(4, 'A')[:n/8]
+	var rep []byte
+	for len(rep) < n {
+		c := append([]byte{}, g...)
+		c[rng.Intn(len(c))] = 'N'
+		rep = append(rep, c...)
+	}
+	texts["repeats"] = rep[:n]
+	return texts
+}
+
+func TestSuffixArrayLarge(t *testing.T) {
+	n := 300_000
+	if testing.Short() {
+		n = 100_000
+	}
+	rng := rand.New(rand.NewSource(2))
+	for name, text := range largeTexts(rng, n) {
+		var first []int32
+		for _, threads := range []int{1, 2, 3} {
+			sa := make([]int32, len(text))
+			SuffixArrayThreads(text, sa, threads)
+			if err := checkSuffixArray(text, sa); err != nil {
+				t.Fatalf("%s, %d threads: %v", name, threads, err)
+			}
+			if first == nil {
+				first = sa
+			} else if !slices.Equal(sa, first) {
+				t.Fatalf("%s: %d threads differ from 1", name, threads)
+			}
+		}
+		switch name {
+		case "bytes", "dna", "codes":
+			// Short common prefixes: the sorting oracle is fast here.
+			if want := naiveSuffixArray(text); !slices.Equal(first, want) {
+				t.Fatalf("%s: differs from the naive suffix array", name)
+			}
+		}
+	}
+}
+
+func TestCheckSuffixArray(t *testing.T) {
+	text := []byte("mississippi")
+	sa := naiveSuffixArray(text)
+	if err := checkSuffixArray(text, sa); err != nil {
+		t.Fatal(err)
+	}
+	sa[3], sa[4] = sa[4], sa[3]
+	if checkSuffixArray(text, sa) == nil {
+		t.Fatal("swapped entries not reported")
+	}
+	sa[3] = sa[4]
+	if checkSuffixArray(text, sa) == nil {
+		t.Fatal("repeated entry not reported")
 	}
 }
 

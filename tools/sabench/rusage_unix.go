@@ -2,7 +2,10 @@
 
 package main
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // peakRSSKiB is the process's peak resident set size in KiB (Linux reports ru_maxrss in KiB).
 func peakRSSKiB() int64 {
@@ -11,4 +14,13 @@ func peakRSSKiB() int64 {
 		return 0
 	}
 	return int64(ru.Maxrss)
+}
+
+// cpuTime is the process's user and system time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

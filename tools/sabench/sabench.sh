@@ -2,7 +2,8 @@
 # Prints suffix array construction speed side by side on the same inputs: sapipe's CPU
 # SuffixArray (all cores, and one thread), libdivsufsort 2.0.1 (Debian's libdivsufsort-dev, through
 # peer/divsufsort_bench.c compiled here with gcc) and Go's index/suffixarray. MB/s is input
-# MB (10^6 bytes) per second, best of SA_REPS runs (default 3); "same" says whether sapipe's suffix
+# MB (10^6 bytes) per second, best of SA_REPS runs (default 3; SABENCH_CPU=1 times process CPU
+# time instead of wall time, steadier on a shared machine); "same" says whether sapipe's suffix
 # array equals divsufsort's byte for byte. Inputs (made once, in bench-data/sa/, not in git):
 #   E. coli K-12 sequence (../shared/data, header and newlines removed), 4.6 MB
 #   the first 100 MiB of the Linux 6.1 source tar (../shared/data/get-debian-data.sh --large, as root)

@@ -1,0 +1,9 @@
+//go:build !saphase
+
+package cpu
+
+// No-op hooks for the phase timings of sais_phase.go (build tag saphase).
+
+func saPhase(string)           {}
+func saPhaseDepth(int)         {}
+func saPhaseLevel(_, _, _ int) {}

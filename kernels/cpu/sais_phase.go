@@ -1,0 +1,39 @@
+//go:build saphase
+
+package cpu
+
+// Timings of the SA-IS phases on stderr, for development: go test -tags saphase, or build
+// tools/sabench with -tags saphase. CPU time of the process, steadier than wall time on a shared
+// machine.
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+var (
+	saPhaseT    time.Duration
+	saPhaseNest int
+)
+
+func saPhaseCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func saPhase(name string) {
+	now := saPhaseCPU()
+	if name != "start" {
+		fmt.Fprintf(os.Stderr, "%*s%-14s %7.1f ms\n", 2*saPhaseNest, "", name, float64((now-saPhaseT).Microseconds())/1000)
+	}
+	saPhaseT = now
+}
+
+func saPhaseDepth(d int) { saPhaseNest += d }
+
+func saPhaseLevel(n, m, names int) {
+	fmt.Fprintf(os.Stderr, "%*slevel n=%d m=%d names=%d\n", 2*saPhaseNest, "", n, m, names)
+}
