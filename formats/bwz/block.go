@@ -1,0 +1,222 @@
+package bwz
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+)
+
+// Segment coding methods.
+const (
+	methodStored = 0 // the transform's bytes as they are
+	methodRuns   = 1 // runs.go
+	methodDirect = 2 // direct.go
+)
+
+const (
+	payloadVersion = 1
+	// DefaultSegmentSize is how much of a block's transform one model codes; segments are coded
+	// and decoded in parallel, and each starts its models afresh.
+	DefaultSegmentSize = 8 << 20
+	minSegmentSize     = 64 << 10
+	// SampleShift is log2 of the distance between sampled text positions: the inverse transform
+	// walks from each sample in parallel (see kernels/cpu.InverseBWTSampled).
+	SampleShift = 16
+	// trialSize is how much of a segment both methods code to choose between them.
+	trialSize = 256 << 10
+)
+
+// BlockOptions configure EncodeBlock and DecodeBlock.
+type BlockOptions struct {
+	SegmentSize int // bytes of transform per segment; DefaultSegmentSize when 0
+	Threads     int // segments coded at once; 1 when 0
+}
+
+// NumSamples is the number of sampled rows a block of n bytes carries: one per 1<<SampleShift
+// bytes after the first (whose row is the primary index).
+func NumSamples(n int, shift uint) int {
+	if n == 0 {
+		return 0
+	}
+	return (n - 1) >> shift
+}
+
+// EncodeBlock appends to dst the payload of a block: the transform bwt of its bytes and samples,
+// the rows of text positions k<<SampleShift for k = 1, 2, ... (NumSamples of them).
+func EncodeBlock(dst, bwt []byte, samples []uint32, opts BlockOptions) ([]byte, error) {
+	if len(samples) != NumSamples(len(bwt), SampleShift) {
+		return dst, fmt.Errorf("bwz: %d samples for a block of %d bytes, want %d", len(samples), len(bwt), NumSamples(len(bwt), SampleShift))
+	}
+	seg := opts.SegmentSize
+	if seg <= 0 {
+		seg = DefaultSegmentSize
+	}
+	seg = max(seg, minSegmentSize)
+	dst = append(dst, payloadVersion, SampleShift)
+	dst = binary.AppendUvarint(dst, uint64(seg))
+	for _, s := range samples {
+		dst = binary.LittleEndian.AppendUint32(dst, s)
+	}
+	nseg := (len(bwt) + seg - 1) / seg
+	methods := make([]byte, nseg)
+	coded := make([][]byte, nseg)
+	parallel(nseg, opts.Threads, func(i int) {
+		methods[i], coded[i] = encodeSegment(bwt[i*seg : min((i+1)*seg, len(bwt))])
+	})
+	for i := range coded {
+		dst = append(dst, methods[i])
+		dst = binary.AppendUvarint(dst, uint64(len(coded[i])))
+	}
+	for _, c := range coded {
+		dst = append(dst, c...)
+	}
+	return dst, nil
+}
+
+// encodeSegment codes src with the method that suits it: the one that codes its start smaller,
+// or none at all if coding does not pay.
+func encodeSegment(src []byte) (method byte, out []byte) {
+	method = methodRuns
+	if len(src) > 0 {
+		trial := src[:min(len(src), trialSize)]
+		if len(encodeDirectMethod(trial, nil)) < len(encodeRuns(trial, nil)) {
+			method = methodDirect
+		}
+	}
+	if method == methodDirect {
+		out = encodeDirectMethod(src, make([]byte, 0, len(src)/3))
+	} else {
+		out = encodeRuns(src, make([]byte, 0, len(src)/4))
+	}
+	if len(out) >= len(src) {
+		return methodStored, src
+	}
+	return method, out
+}
+
+// DecodeBlock decodes a payload into bwt (whose length, the block's, the caller knows from the
+// block header) and returns the sampled rows. It never reads outside payload and returns an error
+// wrapping ErrCorrupt for anything an encoder would not have written.
+func DecodeBlock(payload, bwt []byte, opts BlockOptions) (samples []uint32, err error) {
+	n := len(bwt)
+	p := payload
+	if len(p) < 2 {
+		return nil, corruptf("payload of %d bytes is too short", len(p))
+	}
+	if p[0] != payloadVersion {
+		return nil, corruptf("payload version %d (this program reads %d)", p[0], payloadVersion)
+	}
+	if p[1] != SampleShift {
+		return nil, corruptf("sample distance 2^%d (this program reads 2^%d)", p[1], SampleShift)
+	}
+	p = p[2:]
+	seg64, k := binary.Uvarint(p)
+	if k <= 0 || seg64 < minSegmentSize || seg64 > 1<<31 {
+		return nil, corruptf("bad segment size")
+	}
+	p = p[k:]
+	seg := int(seg64)
+	ns := NumSamples(n, SampleShift)
+	if len(p) < 4*ns {
+		return nil, corruptf("payload ends in the sampled rows")
+	}
+	samples = make([]uint32, ns)
+	for i := range samples {
+		s := binary.LittleEndian.Uint32(p[4*i:])
+		if s < 1 || int64(s) > int64(n) {
+			return nil, corruptf("sampled row %d out of range 1..%d", s, n)
+		}
+		samples[i] = s
+	}
+	p = p[4*ns:]
+	nseg := (n + seg - 1) / seg
+	type segment struct {
+		method byte
+		data   []byte
+	}
+	segs := make([]segment, nseg)
+	lens := make([]uint64, nseg)
+	for i := range segs {
+		if len(p) < 1 {
+			return nil, corruptf("payload ends in the segment table")
+		}
+		segs[i].method = p[0]
+		if segs[i].method > methodDirect {
+			return nil, corruptf("segment %d: unknown method %d", i, p[0])
+		}
+		l, k := binary.Uvarint(p[1:])
+		if k <= 0 || l > uint64(len(payload)) {
+			return nil, corruptf("segment %d: bad length", i)
+		}
+		lens[i] = l
+		p = p[1+k:]
+	}
+	for i := range segs {
+		l := int(lens[i])
+		if len(p) < l {
+			return nil, corruptf("segment %d: payload ends early", i)
+		}
+		segs[i].data = p[:l:l]
+		p = p[l:]
+	}
+	if len(p) != 0 {
+		return nil, corruptf("%d bytes after the last segment", len(p))
+	}
+	errs := make([]error, nseg)
+	parallel(nseg, opts.Threads, func(i int) {
+		dst := bwt[i*seg : min((i+1)*seg, n)]
+		var err error
+		switch s := segs[i]; s.method {
+		case methodStored:
+			if len(s.data) != len(dst) {
+				err = corruptf("stored segment of %d bytes, want %d", len(s.data), len(dst))
+			} else {
+				copy(dst, s.data)
+			}
+		case methodRuns:
+			err = decodeRuns(s.data, dst)
+		case methodDirect:
+			err = decodeDirectMethod(s.data, dst)
+		}
+		if err != nil {
+			errs[i] = fmt.Errorf("segment %d: %w", i, err)
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return samples, nil
+}
+
+// parallel calls fn(0..n-1) on up to threads goroutines.
+func parallel(n, threads int, fn func(i int)) {
+	threads = min(max(threads, 1), n)
+	if threads <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	for t := 0; t < threads; t++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,74 @@
+// Package bwz is the .bwz compressed format of `sapipe compress`: the container (stream header,
+// independent blocks, trailer) and the coding of one block's Burrows-Wheeler transform into a
+// payload and back. It knows nothing of suffix arrays or devices: the transform comes in from
+// kernels (through stages) and goes back out to the inverse transform in kernels/cpu.
+//
+// Data enters as a block's transform, primary index and sampled rows (EncodeBlock) and leaves as
+// framed bytes (AppendHeader, AppendBlock, AppendTrailer); in the other direction a Reader splits
+// the input into checked frames and DecodeBlock turns a payload back into a transform.
+//
+// # Format, version 1
+//
+// All integers are little-endian; every checksum is a CRC32C (Castagnoli). A file is one or more
+// streams, one after the other (concatenated .bwz files decode to the concatenation of their
+// contents). A stream is a header, zero or more blocks, and a trailer:
+//
+//	stream header, 16 bytes
+//	  magic       4  B7 42 57 5A ("\xB7BWZ")
+//	  version     1  1
+//	  flags       3  0 (a reader refuses other values)
+//	  block size  4  the largest original length of a block in this stream, 1..2^30
+//	  check       4  CRC32C of the 12 bytes above
+//
+//	block, 32 bytes then the payload
+//	  tag         4  B7 62 6C 6B ("\xB7blk")
+//	  index       4  the block's number in its stream, from 0
+//	  length      4  n, the block's original length, 1..block size
+//	  primary     4  the primary index of the block's transform, 1..n
+//	  payload     4  the payload's length in bytes, at most n + n/256 + 1024
+//	  payload CRC 4  CRC32C of the payload
+//	  data CRC    4  CRC32C of the block's n original bytes
+//	  check       4  CRC32C of the 28 bytes above
+//	  payload        the coded transform, below
+//
+//	trailer, 24 bytes
+//	  tag         4  B7 65 6E 64 ("\xB7end")
+//	  blocks      4  the number of blocks in the stream
+//	  total       8  the number of original bytes in the stream
+//	  stream CRC  4  CRC32C of all the original bytes of the stream
+//	  check       4  CRC32C of the 20 bytes above
+//
+// A block is decoded from its own frame alone. Its transform is the Burrows-Wheeler transform of
+// package kernels (the text followed by a virtual sentinel smaller than every byte; n bytes, the
+// sentinel left out, and its row is the primary index). The payload is
+//
+//	version     1  1
+//	sample      1  s = 16: rows are sampled every 2^s text positions
+//	segment     uvarint  S, the transform's bytes per segment (at least 65536)
+//	samples     4 each   the rows (1..n) of text positions k*2^s for k = 1 .. (n-1)>>s, so that
+//	                     the inverse transform can start at each of them in parallel
+//	segments    for each of the ceil(n/S) segments: method (1 byte) and coded length (uvarint)
+//	data        the coded segments, one after the other
+//
+// Segment i holds the transform's bytes [i*S, min((i+1)*S, n)) and is coded independently of the
+// others, with one of three methods:
+//
+//	0 stored  the bytes as they are
+//	1 runs    runs of equal bytes: a move-to-front rank and a length per run, each binarised and
+//	          coded with adaptive binary models mixed in the logistic domain (runs.go)
+//	2 direct  every byte through a 4-bit code for the 15 most frequent bytes plus an escape,
+//	          modelled by the codes of the 0..3 previous bytes (direct.go)
+//
+// Methods 1 and 2 drive a binary range coder with 12-bit probabilities (rangecoder.go); their
+// models are fixed by this version of the format: a decoder must update them exactly as the
+// encoder in this package does.
+//
+// # Damage
+//
+// Every header carries its own CRC, so a damaged header is found before its fields are trusted,
+// and every payload its CRC, so that damage to coded bits the decoder would not notice is found too;
+// lengths are checked against the stream's block size before anything is allocated, and a payload
+// is read in chunks as it arrives. A damaged payload is found by the decoder's range checks or by
+// the data CRC; since blocks are independent, a reader can report each bad block, and Reader.Resync
+// finds the next intact block header after damage that breaks the framing.
+package bwz

@@ -1,0 +1,130 @@
+package bwz
+
+// A binary arithmetic coder (a range coder over bits, carry propagated through a cached byte) with
+// 12-bit probabilities. The models in model.go supply, for every bit, the probability that it is
+// a 1; the better they guess, the fewer bytes come out.
+
+const (
+	probBits = 12
+	probOne  = 1 << probBits // probabilities are in (0, probOne)
+	rangeTop = 1 << 24       // the range is renormalised whenever it falls below this
+)
+
+// rangeEncoder appends coded bytes to out.
+type rangeEncoder struct {
+	low       uint64
+	rng       uint32
+	cache     byte
+	cacheSize int64
+	out       []byte
+}
+
+func newRangeEncoder(out []byte) *rangeEncoder {
+	return &rangeEncoder{rng: 0xFFFFFFFF, cacheSize: 1, out: out}
+}
+
+// encode codes bit (0 or 1) with p1, the probability of a 1 in 1/4096ths (1..4095).
+func (e *rangeEncoder) encode(bit int, p1 int) {
+	bound := (e.rng >> probBits) * uint32(p1)
+	if bit != 0 {
+		e.rng = bound
+	} else {
+		e.low += uint64(bound)
+		e.rng -= bound
+	}
+	for e.rng < rangeTop {
+		e.rng <<= 8
+		e.shiftLow()
+	}
+}
+
+// encodeDirect codes the low n bits of v, most significant first, each with probability 1/2.
+func (e *rangeEncoder) encodeDirect(v uint32, n int) {
+	for i := n - 1; i >= 0; i-- {
+		e.encode(int(v>>uint(i))&1, probOne/2)
+	}
+}
+
+func (e *rangeEncoder) shiftLow() {
+	if uint32(e.low) < 0xFF000000 || e.low>>32 != 0 {
+		carry := byte(e.low >> 32)
+		b := e.cache
+		for {
+			e.out = append(e.out, b+carry)
+			b = 0xFF
+			e.cacheSize--
+			if e.cacheSize == 0 {
+				break
+			}
+		}
+		e.cache = byte(e.low >> 24)
+	}
+	e.cacheSize++
+	e.low = (e.low & 0x00FFFFFF) << 8
+}
+
+// finish flushes the coder and returns the coded bytes.
+func (e *rangeEncoder) finish() []byte {
+	for i := 0; i < 5; i++ {
+		e.shiftLow()
+	}
+	return e.out
+}
+
+// rangeDecoder reads what rangeEncoder wrote. Past the end of its input it reads zeros and counts
+// them, so that damaged input decodes to garbage (which the caller's checks reject) but never
+// reads out of bounds; overrun tells the caller how far it went.
+type rangeDecoder struct {
+	in   []byte
+	pos  int
+	rng  uint32
+	code uint32
+}
+
+func newRangeDecoder(in []byte) *rangeDecoder {
+	d := &rangeDecoder{in: in, rng: 0xFFFFFFFF}
+	for i := 0; i < 5; i++ {
+		d.code = d.code<<8 | uint32(d.next())
+	}
+	return d
+}
+
+func (d *rangeDecoder) next() byte {
+	p := d.pos
+	d.pos++
+	if p < len(d.in) {
+		return d.in[p]
+	}
+	return 0
+}
+
+// decode returns the next bit, coded with probability p1 of a 1.
+func (d *rangeDecoder) decode(p1 int) int {
+	bound := (d.rng >> probBits) * uint32(p1)
+	var bit int
+	if d.code < bound {
+		d.rng = bound
+		bit = 1
+	} else {
+		d.code -= bound
+		d.rng -= bound
+	}
+	for d.rng < rangeTop {
+		d.rng <<= 8
+		d.code = d.code<<8 | uint32(d.next())
+	}
+	return bit
+}
+
+// decodeDirect reads n bits of probability 1/2, most significant first.
+func (d *rangeDecoder) decodeDirect(n int) uint32 {
+	var v uint32
+	for i := 0; i < n; i++ {
+		v = v<<1 | uint32(d.decode(probOne/2))
+	}
+	return v
+}
+
+// overrun reports whether the decoder has read past the end of its input by more than the
+// encoder's flush could explain; a stream that does so is damaged.
+func (d *rangeDecoder) overrun() bool { return d.pos > len(d.in)+4 }

@@ -1,0 +1,284 @@
+package cpu
+
+import (
+	"fmt"
+	"sync"
+)
+
+// The inverse BWT walks from row to row, one dependent random read per byte: on a block larger
+// than the caches each step waits for memory, and one walk runs at a few MB/s. Knowing the rows of
+// a few text positions (one every 1<<shift bytes) lets the walk start at each of them: many walks
+// advance in lock step, their reads overlap in the memory system, and they split over threads.
+// BWTSampled writes those rows at transform time, from the suffix array; InverseBWTSampled uses
+// them. The transform is the one of package kernels (kernels.BWTFromSA).
+
+// BWTSampled writes to dst the transform of text whose suffix array is sa, as kernels.BWTFromSA
+// does, and returns its primary index and the rows of text positions k<<shift for k = 1, 2, ...,
+// (n-1)>>shift. It splits the work over up to threads goroutines.
+func BWTSampled(text []byte, sa []int32, dst []byte, shift uint, threads int) (primary int, samples []uint32) {
+	n := len(text)
+	if n == 0 {
+		return 0, nil
+	}
+	samples = make([]uint32, (n-1)>>shift)
+	chunks := splitRange(n, threads, 1<<20)
+	// find the primary index first: it decides where each row's byte goes in dst
+	found := make([]int, len(chunks))
+	parallelChunks(chunks, func(ci, lo, hi int) {
+		found[ci] = -1
+		for i, s := range sa[lo:hi] {
+			if s == 0 {
+				found[ci] = lo + i + 1
+				return
+			}
+		}
+	})
+	for _, p := range found {
+		if p > 0 {
+			primary = p
+		}
+	}
+	mask := int32(1)<<shift - 1
+	dst[0] = text[n-1]
+	parallelChunks(chunks, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := sa[i]
+			row := i + 1
+			if s == 0 {
+				continue
+			}
+			j := row
+			if row > primary {
+				j--
+			}
+			dst[j] = text[s-1]
+			if s&mask == 0 {
+				samples[s>>shift-1] = uint32(row)
+			}
+		}
+	})
+	return primary, samples
+}
+
+// InverseBWTSampled writes to dst (len(dst) == len(bwt)) the text whose transform is bwt with
+// primary index primary and sampled rows samples (as BWTSampled returns them, for the same
+// shift), walking from every sample at once on up to threads goroutines. It checks the indexes'
+// ranges, not their truth: wrong samples give wrong text, never a crash, and a caller that must
+// know checks a checksum of the result.
+func InverseBWTSampled(bwt []byte, primary int, samples []uint32, shift uint, dst []byte, threads int) error {
+	n := len(bwt)
+	if len(dst) != n {
+		return fmt.Errorf("inverse BWT: output length %d, want %d", len(dst), n)
+	}
+	if n == 0 {
+		if primary != 0 || len(samples) != 0 {
+			return fmt.Errorf("inverse BWT: primary index %d of an empty block, want 0", primary)
+		}
+		return nil
+	}
+	if primary < 1 || primary > n {
+		return fmt.Errorf("inverse BWT: primary index %d out of range 1..%d", primary, n)
+	}
+	if int64(n) >= 1<<32-1 {
+		return fmt.Errorf("inverse BWT: block of %d bytes is too long", n)
+	}
+	if shift < 4 || shift > 31 || len(samples) != (n-1)>>shift {
+		return fmt.Errorf("inverse BWT: %d sampled rows at distance 2^%d for %d bytes, want %d", len(samples), shift, n, (n-1)>>shift)
+	}
+	for _, s := range samples {
+		if s < 1 || int64(s) > int64(n) {
+			return fmt.Errorf("inverse BWT: sampled row %d out of range 1..%d", s, n)
+		}
+	}
+	chunks := splitRange(n, threads, 1<<20)
+
+	// count each byte, per chunk, so that chunks can place their rows independently
+	counts := make([][256]uint32, len(chunks))
+	parallelChunks(chunks, func(ci, lo, hi int) {
+		c := &counts[ci]
+		for _, b := range bwt[lo:hi] {
+			c[b]++
+		}
+	})
+	var cstart [257]uint32 // first row of each byte in F; row 0 is the sentinel
+	pos := make([][256]uint32, len(chunks))
+	s := uint32(1)
+	for c := 0; c < 256; c++ {
+		cstart[c] = s
+		for ci := range chunks {
+			pos[ci][c] = s
+			s += counts[ci][c]
+		}
+	}
+	cstart[256] = s
+
+	// walk k starts at the row of text position k<<shift
+	starts := make([]uint32, len(samples)+1)
+	starts[0] = uint32(primary)
+	copy(starts[1:], samples)
+	walks := splitRange(len(starts), threads, 1)
+	if n < packedLimit {
+		// rows fit in 24 bits: keep F's byte beside each link, one read per step
+		// link[r] for a row r of F: the row of L that holds the same occurrence of F[r]
+		link := make([]uint32, n+1)
+		link[0] = uint32(primary) << 8
+		parallelChunks(chunks, func(ci, lo, hi int) {
+			p := &pos[ci]
+			for i, b := range bwt[lo:hi] {
+				row := uint32(lo + i)
+				if row >= uint32(primary) {
+					row++
+				}
+				link[p[b]] = row<<8 | uint32(b)
+				p[b]++
+			}
+		})
+		// link[r] is the row of the next text position and, in its low byte, F[r]: the text's
+		// byte at r's position. So a step emits link[r]&255 and moves to link[r]>>8.
+		parallelChunks(walks, func(_, lo, hi int) {
+			walkPacked(link, starts[lo:hi], lo, shift, dst)
+		})
+		return nil
+	}
+	link := make([]uint32, n+1)
+	link[0] = uint32(primary)
+	parallelChunks(chunks, func(ci, lo, hi int) {
+		p := &pos[ci]
+		for i, b := range bwt[lo:hi] {
+			row := uint32(lo + i)
+			if row >= uint32(primary) {
+				row++
+			}
+			link[p[b]] = row
+			p[b]++
+		}
+	})
+	// F's byte at a row comes from the bucket bounds: fc[r>>fShift] is the byte at the start of
+	// r's stretch of rows, and a few comparisons with cstart finish the lookup.
+	const fShift = 8
+	fc := make([]byte, (n+1)>>fShift+1)
+	c := 0
+	for i := range fc {
+		r := uint32(i) << fShift
+		for c < 255 && r >= cstart[c+1] {
+			c++
+		}
+		fc[i] = byte(c)
+	}
+	parallelChunks(walks, func(_, lo, hi int) {
+		walkLookup(link, fc, &cstart, starts[lo:hi], lo, shift, dst)
+	})
+	return nil
+}
+
+// packedLimit is the block length below which rows fit in 24 bits; tests lower it to reach the
+// other path.
+var packedLimit = 1 << 24
+
+// walkWidth is how many walks advance in lock step: enough reads in flight to hide memory latency.
+const walkWidth = 16
+
+// walkPacked runs the walks that start at rows starts (walk first+i covers text positions
+// (first+i)<<shift onwards), with links that carry F's byte in their low 8 bits.
+func walkPacked(link []uint32, starts []uint32, first int, shift uint, dst []byte) {
+	n := len(dst)
+	step := 1 << shift
+	for g := 0; g < len(starts); g += walkWidth {
+		m := min(walkWidth, len(starts)-g)
+		var rows [walkWidth]uint32
+		var out [walkWidth][]byte
+		full := step
+		for k := 0; k < m; k++ {
+			rows[k] = starts[g+k]
+			p := (first + g + k) << shift
+			out[k] = dst[p:min(p+step, n)]
+			full = min(full, len(out[k]))
+		}
+		for i := 0; i < full; i++ {
+			for k := 0; k < m; k++ {
+				e := link[rows[k]]
+				out[k][i] = byte(e)
+				rows[k] = e >> 8
+			}
+		}
+		for k := 0; k < m; k++ { // the last walk of a block may be shorter than the others
+			r := rows[k]
+			for i := full; i < len(out[k]); i++ {
+				e := link[r]
+				out[k][i] = byte(e)
+				r = e >> 8
+			}
+		}
+	}
+}
+
+// walkLookup is walkPacked for links that are rows alone: F's byte comes from the bucket bounds.
+func walkLookup(link []uint32, fc []byte, cstart *[257]uint32, starts []uint32, first int, shift uint, dst []byte) {
+	n := len(dst)
+	step := 1 << shift
+	fbyte := func(r uint32) byte {
+		c := int(fc[r>>8])
+		for c < 255 && r >= cstart[c+1] {
+			c++
+		}
+		return byte(c)
+	}
+	for g := 0; g < len(starts); g += walkWidth {
+		m := min(walkWidth, len(starts)-g)
+		var rows [walkWidth]uint32
+		var out [walkWidth][]byte
+		full := step
+		for k := 0; k < m; k++ {
+			rows[k] = starts[g+k]
+			p := (first + g + k) << shift
+			out[k] = dst[p:min(p+step, n)]
+			full = min(full, len(out[k]))
+		}
+		for i := 0; i < full; i++ {
+			for k := 0; k < m; k++ {
+				r := rows[k]
+				out[k][i] = fbyte(r)
+				rows[k] = link[r]
+			}
+		}
+		for k := 0; k < m; k++ {
+			r := rows[k]
+			for i := full; i < len(out[k]); i++ {
+				out[k][i] = fbyte(r)
+				r = link[r]
+			}
+		}
+	}
+}
+
+// splitRange cuts [0, n) into at most threads chunks of at least minChunk (the last may be
+// shorter), as [lo, hi) pairs.
+func splitRange(n, threads, minChunk int) [][2]int {
+	k := max(1, min(threads, n/max(minChunk, 1)))
+	chunks := make([][2]int, 0, k)
+	for i := 0; i < k; i++ {
+		lo, hi := n*i/k, n*(i+1)/k
+		chunks = append(chunks, [2]int{lo, hi})
+	}
+	if n == 0 {
+		return chunks[:0]
+	}
+	return chunks
+}
+
+// parallelChunks calls fn on every chunk, each on its own goroutine.
+func parallelChunks(chunks [][2]int, fn func(ci, lo, hi int)) {
+	if len(chunks) == 1 {
+		fn(0, chunks[0][0], chunks[0][1])
+		return
+	}
+	var wg sync.WaitGroup
+	for ci, c := range chunks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(ci, c[0], c[1])
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,141 @@
+package cpu
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// naiveSamples returns the rows of text positions k<<shift (k >= 1) from the oracle suffix array.
+func naiveSamples(sa []int32, shift uint) []uint32 {
+	n := len(sa)
+	if n == 0 {
+		return nil
+	}
+	out := make([]uint32, (n-1)>>shift)
+	for i, s := range sa {
+		if s != 0 && s%(1<<shift) == 0 {
+			out[int(s)>>shift-1] = uint32(i + 1)
+		}
+	}
+	return out
+}
+
+func TestBWTSampledAgainstOracle(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for _, text := range bwtTexts(rng) {
+		sa := sortedSuffixes(text)
+		want := make([]byte, len(text))
+		wantP := kernels.BWTFromSA(text, sa, want)
+		for _, shift := range []uint{4, 6} {
+			for _, threads := range []int{1, 3} {
+				got := make([]byte, len(text))
+				p, samples := BWTSampled(text, sa, got, shift, threads)
+				if p != wantP || !bytes.Equal(got, want) {
+					t.Fatalf("BWTSampled(%q) = %q, %d; want %q, %d", text, got, p, want, wantP)
+				}
+				if ws := naiveSamples(sa, shift); fmt.Sprint(samples) != fmt.Sprint(ws) {
+					t.Fatalf("BWTSampled(%q) samples %v, want %v", text, samples, ws)
+				}
+			}
+		}
+	}
+}
+
+func TestInverseBWTSampledRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	texts := bwtTexts(rng)
+	for _, n := range []int{5000, 70000} {
+		for _, sigma := range []int{2, 4, 256} {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(rng.Intn(sigma))
+			}
+			texts = append(texts, b)
+		}
+	}
+	defer func(v int) { packedLimit = v }(packedLimit)
+	for _, limit := range []int{1 << 24, 0} { // packed links, then bucket lookups
+		packedLimit = limit
+		for _, text := range texts {
+			sa := make([]int32, len(text))
+			SuffixArray(text, sa)
+			for _, shift := range []uint{4, 5, 9} {
+				bwt := make([]byte, len(text))
+				p, samples := BWTSampled(text, sa, bwt, shift, 2)
+				for _, threads := range []int{1, 2, 5} {
+					got := make([]byte, len(text))
+					if err := InverseBWTSampled(bwt, p, samples, shift, got, threads); err != nil {
+						t.Fatalf("n=%d shift=%d: %v", len(text), shift, err)
+					}
+					if !bytes.Equal(got, text) {
+						t.Fatalf("n=%d shift=%d threads=%d limit=%d: round trip differs", len(text), shift, threads, limit)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestInverseBWTSampledBadInput checks that indexes out of range are refused and that wrong ones
+// in range give some output, without a crash.
+func TestInverseBWTSampledBadInput(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	text := make([]byte, 3000)
+	for i := range text {
+		text[i] = byte(rng.Intn(4))
+	}
+	sa := make([]int32, len(text))
+	SuffixArray(text, sa)
+	bwt := make([]byte, len(text))
+	p, samples := BWTSampled(text, sa, bwt, 6, 1)
+	dst := make([]byte, len(text))
+	for _, c := range []struct {
+		p       int
+		samples []uint32
+		shift   uint
+	}{
+		{0, samples, 6}, {len(text) + 1, samples, 6}, {p, samples[1:], 6}, {p, samples, 5},
+		{p, append([]uint32{0}, samples[1:]...), 6}, {p, append([]uint32{uint32(len(text) + 1)}, samples[1:]...), 6},
+	} {
+		if err := InverseBWTSampled(bwt, c.p, c.samples, c.shift, dst, 2); err == nil {
+			t.Errorf("primary %d, %d samples, shift %d: no error", c.p, len(c.samples), c.shift)
+		}
+	}
+	for i := 0; i < 50; i++ {
+		s := append([]uint32(nil), samples...)
+		s[rng.Intn(len(s))] = uint32(1 + rng.Intn(len(text)))
+		bad := append([]byte(nil), bwt...)
+		bad[rng.Intn(len(bad))] ^= byte(1 + rng.Intn(255))
+		if err := InverseBWTSampled(bad, 1+rng.Intn(len(text)), s, 6, dst, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := InverseBWTSampled(nil, 0, nil, 6, nil, 1); err != nil {
+		t.Errorf("empty block: %v", err)
+	}
+}
+
+func BenchmarkInverseBWTSampled(b *testing.B) {
+	rng := rand.New(rand.NewSource(8))
+	words := []string{"the ", "of ", "and ", "compress ", "block ", "sort ", "suffix ", "array ", "\n"}
+	var text []byte
+	for len(text) < 4<<20 {
+		text = append(text, words[rng.Intn(len(words))]...)
+	}
+	sa := make([]int32, len(text))
+	SuffixArray(text, sa)
+	bwt := make([]byte, len(text))
+	p, samples := BWTSampled(text, sa, bwt, 16, 1)
+	dst := make([]byte, len(text))
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := InverseBWTSampled(bwt, p, samples, 16, dst, 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

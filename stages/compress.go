@@ -1,0 +1,289 @@
+package stages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sapipe/sapipe/formats/bwz"
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+	"github.com/sapipe/sapipe/stream"
+)
+
+// CompressOptions configure Compress.
+type CompressOptions struct {
+	BlockSize   int // bytes per block, 1..bwz.MaxBlockSize
+	Threads     int // blocks in flight, and threads for the work inside a block
+	SegmentSize int // bytes of transform per coded segment; bwz.DefaultSegmentSize when 0
+	Progress    *ByteProgress
+}
+
+// CompressStats says what Compress did.
+type CompressStats struct {
+	In, Out int64         // bytes read and written
+	Blocks  int           // blocks written
+	SA      time.Duration // time in the backend's suffix arrays, summed over blocks
+	Coding  time.Duration // time in the rest of the block work (transform, coding), summed
+}
+
+// compressed is one block on its way to the writer.
+type compressed struct {
+	data    []byte // the original bytes, for the stream checksum
+	h       bwz.BlockHeader
+	payload []byte
+	sa      time.Duration
+	code    time.Duration
+}
+
+// Compress reads r to its end and writes it to w as one .bwz stream: blocks of opts.BlockSize
+// bytes, each sorted by b (its suffix array), transformed and coded on opts.Threads goroutines, and
+// written in order. Memory holds at most Threads+1 blocks and their work (about 7 bytes per byte of
+// a block while it is sorted).
+func Compress(ctx context.Context, b kernels.Backend, opts CompressOptions, r io.Reader, w io.Writer) (CompressStats, error) {
+	var st CompressStats
+	if opts.BlockSize < 1 || opts.BlockSize > bwz.MaxBlockSize {
+		return st, fmt.Errorf("block size %d out of range 1..%d", opts.BlockSize, bwz.MaxBlockSize)
+	}
+	threads := max(opts.Threads, 1)
+	header := bwz.AppendHeader(nil, opts.BlockSize)
+	if _, err := w.Write(header); err != nil {
+		return st, err
+	}
+	st.Out += int64(len(header))
+	start := time.Now()
+	index := 0
+	eof := false
+	src := func() ([]byte, error) {
+		if eof {
+			return nil, io.EOF
+		}
+		buf := make([]byte, opts.BlockSize)
+		n, err := io.ReadFull(r, buf)
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			eof = true
+			if n == 0 {
+				return nil, io.EOF
+			}
+		case err != nil:
+			return nil, err
+		}
+		return buf[:n], nil
+	}
+	fn := func(_ context.Context, data []byte) (compressed, error) {
+		return compressBlock(b, data, threads, opts.SegmentSize)
+	}
+	var crc uint32
+	sink := func(c compressed) error {
+		c.h.Index = index
+		index++
+		hdr := bwz.AppendBlockHeader(nil, c.h)
+		if _, err := w.Write(hdr); err != nil {
+			return err
+		}
+		if _, err := w.Write(c.payload); err != nil {
+			return err
+		}
+		crc = bwz.UpdateCRC(crc, c.data)
+		st.In += int64(len(c.data))
+		st.Out += int64(len(hdr) + len(c.payload))
+		st.Blocks++
+		st.SA += c.sa
+		st.Coding += c.code
+		opts.Progress.Update(st.In, time.Since(start))
+		return nil
+	}
+	err := stream.OrderedMap(ctx, stream.Options{Workers: threads, Window: threads + 1}, src, fn, sink)
+	if err != nil {
+		return st, err
+	}
+	trailer := bwz.AppendTrailer(nil, bwz.Trailer{Blocks: uint32(st.Blocks), Total: uint64(st.In), CRC: crc})
+	if _, err := w.Write(trailer); err != nil {
+		return st, err
+	}
+	st.Out += int64(len(trailer))
+	opts.Progress.Done(st.In, time.Since(start))
+	return st, nil
+}
+
+// compressBlock sorts, transforms and codes one block; its number is set by the writer.
+func compressBlock(b kernels.Backend, data []byte, threads, segment int) (compressed, error) {
+	n := len(data)
+	t0 := time.Now()
+	sa := make([]int32, n)
+	if err := b.SuffixArray(data, sa); err != nil {
+		return compressed{}, fmt.Errorf("sorting a block of %d bytes on %s: %w", n, b.Name(), err)
+	}
+	t1 := time.Now()
+	bwt := make([]byte, n)
+	primary, samples := cpu.BWTSampled(data, sa, bwt, bwz.SampleShift, threads)
+	sa = nil
+	payload, err := bwz.EncodeBlock(make([]byte, 0, n/3+1024), bwt, samples, bwz.BlockOptions{SegmentSize: segment, Threads: threads})
+	if err != nil {
+		return compressed{}, err
+	}
+	h := bwz.BlockHeader{Length: n, Primary: primary, CRC: bwz.CRC(data), Payload: len(payload), PayloadCRC: bwz.CRC(payload)}
+	return compressed{data: data, h: h, payload: payload, sa: t1.Sub(t0), code: time.Since(t1)}, nil
+}
+
+// DecompressOptions configure Decompress.
+type DecompressOptions struct {
+	Threads  int // blocks in flight, and threads for the work inside a block
+	Progress *ByteProgress
+}
+
+// frameItem is a frame on its way through the decoder, and what became of it.
+type frameItem struct {
+	f    bwz.Frame
+	data []byte // a block's original bytes
+	err  error  // a block's damage (in test mode the pipeline goes on)
+}
+
+// Decompress reads the .bwz streams of r (named name in errors) and writes their contents to w.
+// Blocks decode on opts.Threads goroutines and are written in order, each checked against its
+// CRC as it goes, and each stream against its trailer. The first damage stops it with an error
+// that names the block; what was written before stays written.
+func Decompress(ctx context.Context, opts DecompressOptions, r io.Reader, w io.Writer) (int64, error) {
+	var written int64
+	start := time.Now()
+	sink := func(it frameItem) error {
+		if it.data != nil {
+			if _, err := w.Write(it.data); err != nil {
+				return err
+			}
+			written += int64(len(it.data))
+			opts.Progress.Update(written, time.Since(start))
+		}
+		return nil
+	}
+	err := decodeFrames(ctx, opts, r, false, sink)
+	if err == nil {
+		opts.Progress.Done(written, time.Since(start))
+	}
+	return written, err
+}
+
+// TestReport lists what TestStreams found.
+type TestReport struct {
+	Streams int
+	Blocks  int     // blocks decoded
+	Bytes   int64   // original bytes in the good blocks
+	Bad     []error // one per damaged block or damaged stretch of input, in input order
+}
+
+// TestStreams decodes every block of r without writing anything, and reports every damaged block
+// rather than stopping at the first: after damage that breaks the framing it skips to the next
+// intact block header. The returned error is for failures other than damage (reading r).
+func TestStreams(ctx context.Context, opts DecompressOptions, r io.Reader) (TestReport, error) {
+	var rep TestReport
+	sink := func(it frameItem) error {
+		switch {
+		case it.err != nil:
+			rep.Bad = append(rep.Bad, it.err)
+		case it.f.Kind == bwz.FrameBlock:
+			rep.Blocks++
+			rep.Bytes += int64(len(it.data))
+		case it.f.Kind == bwz.FrameHeader:
+			rep.Streams++
+		}
+		return nil
+	}
+	err := decodeFrames(ctx, opts, r, true, sink)
+	return rep, err
+}
+
+// decodeFrames runs the decoding pipeline. In test mode damage goes to the sink as items with an
+// error and decoding goes on; otherwise the first damage ends it.
+func decodeFrames(ctx context.Context, opts DecompressOptions, r io.Reader, test bool, sink func(frameItem) error) error {
+	threads := max(opts.Threads, 1)
+	fr := bwz.NewReader(r)
+	done := false
+	src := func() (frameItem, error) {
+		if done {
+			return frameItem{}, io.EOF
+		}
+		f, err := fr.Next()
+		if err == io.EOF {
+			return frameItem{}, io.EOF
+		}
+		var ce *bwz.CorruptError
+		if err != nil && test && errors.As(err, &ce) {
+			// report it, skip to the next intact frame and go on
+			if _, rerr := fr.Resync(); rerr != nil {
+				done = true
+			}
+			return frameItem{err: err}, nil
+		}
+		if err != nil {
+			return frameItem{}, err
+		}
+		return frameItem{f: f}, nil
+	}
+	fn := func(_ context.Context, it frameItem) (frameItem, error) {
+		if it.err != nil || it.f.Kind != bwz.FrameBlock {
+			return it, nil
+		}
+		data, err := decodeBlock(it.f, threads)
+		if err != nil {
+			err = &bwz.CorruptError{Offset: it.f.Offset, Stream: it.f.Stream, Block: it.f.Block.Index, Err: err}
+			if !test {
+				return it, err
+			}
+			it.err = err
+			return it, nil
+		}
+		it.data = data
+		it.f.Payload = nil
+		return it, nil
+	}
+	// the stream checks: the sink sees every block in order
+	var crc uint32
+	var total uint64
+	var blocks uint32
+	damaged := false // a block of this stream was bad: its checksum cannot be checked
+	check := func(it frameItem) error {
+		switch {
+		case it.err != nil:
+			damaged = true
+		case it.f.Kind == bwz.FrameHeader:
+			crc, total, blocks, damaged = 0, 0, 0, false
+		case it.f.Kind == bwz.FrameBlock:
+			crc = bwz.UpdateCRC(crc, it.data)
+			total += uint64(len(it.data))
+			blocks++
+		case it.f.Kind == bwz.FrameTrailer && !damaged:
+			t := it.f.Trailer
+			if t.CRC != crc || t.Total != total {
+				err := &bwz.CorruptError{Offset: it.f.Offset, Stream: it.f.Stream, Block: -1,
+					Err: fmt.Errorf("%w: the stream's checksum or length does not match its trailer (%d bytes, %d in the trailer)", bwz.ErrCorrupt, total, t.Total)}
+				if !test {
+					return err
+				}
+				it.err = err
+			}
+		}
+		return sink(it)
+	}
+	return stream.OrderedMap(ctx, stream.Options{Workers: threads, Window: threads + 1}, src, fn, check)
+}
+
+// decodeBlock decodes and checks one block frame.
+func decodeBlock(f bwz.Frame, threads int) ([]byte, error) {
+	h := f.Block
+	bwt := make([]byte, h.Length)
+	samples, err := bwz.DecodeBlock(f.Payload, bwt, bwz.BlockOptions{Threads: threads})
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, h.Length)
+	if err := cpu.InverseBWTSampled(bwt, h.Primary, samples, bwz.SampleShift, data, threads); err != nil {
+		return nil, fmt.Errorf("%w: %v", bwz.ErrCorrupt, err)
+	}
+	if bwz.CRC(data) != h.CRC {
+		return nil, fmt.Errorf("%w: data checksum mismatch", bwz.ErrCorrupt)
+	}
+	return data, nil
+}

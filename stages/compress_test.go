@@ -1,0 +1,261 @@
+package stages
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sapipe/sapipe/formats/bwz"
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+func compressBytes(t testing.TB, data []byte, blockSize, threads int) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	st, err := Compress(context.Background(), cpu.New(threads), CompressOptions{BlockSize: blockSize, Threads: threads, SegmentSize: 64 << 10}, bytes.NewReader(data), &out)
+	if err != nil {
+		t.Fatalf("compress %d bytes in blocks of %d: %v", len(data), blockSize, err)
+	}
+	if st.In != int64(len(data)) || st.Out != int64(out.Len()) {
+		t.Fatalf("stats %+v for %d bytes in, %d out", st, len(data), out.Len())
+	}
+	return out.Bytes()
+}
+
+func decompressBytes(data []byte, threads int) ([]byte, error) {
+	var out bytes.Buffer
+	n, err := Decompress(context.Background(), DecompressOptions{Threads: threads}, bytes.NewReader(data), &out)
+	if err == nil && n != int64(out.Len()) {
+		return nil, errors.New("wrong byte count")
+	}
+	return out.Bytes(), err
+}
+
+// testInputs are the edge cases of block coding: empty, tiny, constant, random, periodic, text.
+func testInputs(rng *rand.Rand) map[string][]byte {
+	in := map[string][]byte{
+		"empty":      {},
+		"one byte":   {'x'},
+		"two bytes":  {0, 255},
+		"all zeros":  make([]byte, 200000),
+		"all 0xff":   bytes.Repeat([]byte{0xff}, 70001),
+		"periodic":   bytes.Repeat([]byte("abcabd"), 30000),
+		"every byte": nil,
+	}
+	for i := 0; i < 3*256; i++ {
+		in["every byte"] = append(in["every byte"], byte(i))
+	}
+	random := make([]byte, 300000)
+	rng.Read(random)
+	in["random"] = random
+	dna := make([]byte, 250000)
+	for i := range dna {
+		dna[i] = "ACGT"[rng.Intn(4)]
+		if i%61 == 60 {
+			dna[i] = '\n'
+		}
+	}
+	in["dna"] = dna
+	words := strings.Fields("the quick brown fox jumps over the lazy dog and compresses blocks of sorted suffixes")
+	var text []byte
+	for len(text) < 400000 {
+		text = append(text, words[rng.Intn(len(words))]...)
+		text = append(text, " \n"[rng.Intn(2)])
+	}
+	in["text"] = text
+	return in
+}
+
+func TestCompressRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for name, data := range testInputs(rng) {
+		for _, bs := range []int{1, 7, 65536, 65537, 1 << 20} {
+			if bs < 1000 && len(data) > 5000 {
+				continue
+			}
+			for _, threads := range []int{1, 3} {
+				c := compressBytes(t, data, bs, threads)
+				got, err := decompressBytes(c, threads)
+				if err != nil {
+					t.Fatalf("%s, blocks of %d, %d threads: %v", name, bs, threads, err)
+				}
+				if !bytes.Equal(got, data) {
+					t.Fatalf("%s, blocks of %d, %d threads: round trip differs", name, bs, threads)
+				}
+			}
+		}
+	}
+}
+
+// TestCompressBlockEdges compresses inputs one byte short of, at, and one byte past multiples of
+// the block size.
+func TestCompressBlockEdges(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	const bs = 4096
+	for _, n := range []int{bs - 1, bs, bs + 1, 2*bs - 1, 2 * bs, 2*bs + 1, 5*bs + 3} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte('a' + rng.Intn(3))
+		}
+		got, err := decompressBytes(compressBytes(t, data, bs, 2), 2)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%d bytes in blocks of %d: err %v, equal %v", n, bs, err, bytes.Equal(got, data))
+		}
+	}
+}
+
+func TestDecompressConcatenated(t *testing.T) {
+	a, b := []byte("first stream\n"), bytes.Repeat([]byte("second "), 5000)
+	cat := append(compressBytes(t, a, 1000, 1), compressBytes(t, b, 4096, 2)...)
+	cat = append(cat, compressBytes(t, nil, 10, 1)...)
+	got, err := decompressBytes(cat, 2)
+	if err != nil || string(got) != string(a)+string(b) {
+		t.Fatalf("concatenated streams: err %v, got %d bytes", err, len(got))
+	}
+}
+
+// TestDecompressEveryBitFlip flips each bit of a small stream in turn: every flip must give an
+// error wrapping bwz.ErrCorrupt (the format has no bit whose change goes unnoticed) and never a
+// panic or hang; test mode must name at least one bad spot.
+func TestDecompressEveryBitFlip(t *testing.T) {
+	data := []byte(strings.Repeat("to be or not to be, that is the question; ", 40))
+	c := compressBytes(t, data, 700, 2)
+	for i := 0; i < len(c)*8; i++ {
+		bad := append([]byte(nil), c...)
+		bad[i/8] ^= 1 << (i % 8)
+		_, err := decompressBytes(bad, 2)
+		if !errors.Is(err, bwz.ErrCorrupt) {
+			t.Fatalf("bit %d flipped: error %v, want corrupt", i, err)
+		}
+		rep, err := TestStreams(context.Background(), DecompressOptions{Threads: 2}, bytes.NewReader(bad))
+		if err != nil || len(rep.Bad) == 0 {
+			t.Fatalf("bit %d flipped: test mode reports %+v, %v", i, rep, err)
+		}
+	}
+}
+
+func TestDecompressTruncated(t *testing.T) {
+	data := bytes.Repeat([]byte("truncate me "), 3000)
+	c := compressBytes(t, data, 5000, 2)
+	for n := 0; n < len(c); n += 1 + n/7 {
+		_, err := decompressBytes(c[:n], 2)
+		if !errors.Is(err, bwz.ErrCorrupt) {
+			t.Fatalf("first %d of %d bytes: error %v, want corrupt", n, len(c), err)
+		}
+	}
+	if _, err := decompressBytes(append(append([]byte(nil), c...), "junk"...), 1); !errors.Is(err, bwz.ErrCorrupt) {
+		t.Fatalf("trailing junk: error %v", err)
+	}
+	if _, err := decompressBytes([]byte("BZh91AY&SY"), 1); !errors.Is(err, bwz.ErrCorrupt) || !strings.Contains(err.Error(), "magic") {
+		t.Fatalf("wrong magic: error %v", err)
+	}
+}
+
+// TestTestStreamsNamesBadBlocks damages two blocks' payloads and one block header: test mode must
+// report each and count the others as good.
+func TestTestStreamsNamesBadBlocks(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	data := make([]byte, 10*4096)
+	for i := range data {
+		data[i] = byte('a' + rng.Intn(20))
+	}
+	c := compressBytes(t, data, 4096, 2)
+	// find the block frames
+	var offs []int64
+	fr := bwz.NewReader(bytes.NewReader(c))
+	for {
+		f, err := fr.Next()
+		if err != nil {
+			break
+		}
+		if f.Kind == bwz.FrameBlock {
+			offs = append(offs, f.Offset)
+		}
+	}
+	if len(offs) != 10 {
+		t.Fatalf("%d blocks, want 10", len(offs))
+	}
+	bad := append([]byte(nil), c...)
+	bad[offs[2]+40] ^= 0x10 // payload of block 2
+	bad[offs[5]+8] ^= 0x01  // header of block 5 (its length)
+	bad[offs[7]+100] ^= 0x80
+	rep, err := TestStreams(context.Background(), DecompressOptions{Threads: 2}, bytes.NewReader(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, e := range rep.Bad {
+		msgs = append(msgs, e.Error())
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{"block 2 ", "block 5 ", "block 7 "} {
+		if !strings.Contains(all, want) {
+			t.Errorf("report does not name %q:\n%s", want, all)
+		}
+	}
+	if rep.Blocks != 7 {
+		t.Errorf("%d good blocks, want 7; report:\n%s", rep.Blocks, all)
+	}
+	_, err = decompressBytes(bad, 2)
+	var ce *bwz.CorruptError
+	if !errors.As(err, &ce) || ce.Block != 2 {
+		t.Errorf("decompress error %v, want block 2", err)
+	}
+}
+
+// TestCompressRealData round-trips every file of ../shared/data (decompressed if it is gzip), when
+// the folder is there.
+func TestCompressRealData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real data in -short mode")
+	}
+	dir := "../../shared/data"
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(files) == 0 {
+		t.Skip("no ../shared/data")
+	}
+	for _, path := range files {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, data := range [][]byte{raw, unpack(t, path)} {
+			if data == nil {
+				continue
+			}
+			c := compressBytes(t, data, 1<<20, 2)
+			got, err := decompressBytes(c, 2)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("%s (%d bytes): err %v, equal %v", path, len(data), err, bytes.Equal(got, data))
+			}
+			t.Logf("%s: %d -> %d bytes", filepath.Base(path), len(data), len(c))
+		}
+	}
+}
+
+// unpack returns the decompressed content of a compressed file, or nil for a plain one.
+func unpack(t *testing.T, path string) []byte {
+	if !strings.HasSuffix(path, ".gz") {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(r); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
