@@ -99,6 +99,8 @@ func newApp(ctx context.Context, e *env) *cli.App {
 			indexCommand(e),
 			countCommand(e),
 			locateCommand(e),
+			compressCommand(e),
+			decompressCommand(e),
 		},
 	}
 	return app

@@ -1,0 +1,367 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sapipe/sapipe/formats/bwz"
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/stages"
+)
+
+const compressHelp = `Compresses each FILE to FILE.bwz with the Burrows-Wheeler transform, like bzip2 but with far
+larger blocks, better modelling after the transform and all cores (the sorting on the GPU when
+there is one). The input file is removed once FILE.bwz is completely written and synced (-k keeps
+it). With no FILE, or FILE "-", compresses stdin to stdout. -d decompresses instead (as "sapipe
+decompress"), -t tests compressed files.
+
+-1 .. -9 set the block size: 1, 2, 4, 8, 16, 32, 64, 128, 256 MiB (default -7); -b takes any size
+up to 1G. Larger blocks compress better and take more memory: about 7 bytes per byte of each
+block in flight while compressing (-p blocks at once), 6 while decompressing.
+
+Examples:
+   sapipe compress big.tar                  # big.tar.bwz, big.tar removed
+   sapipe compress -k -9 -p 8 reads.fq      # keep reads.fq, 256 MiB blocks, 8 threads
+   tar cf - src | sapipe compress > src.tar.bwz
+   sapipe decompress -c src.tar.bwz | tar tf -
+   sapipe compress -t *.bwz                 # check, naming any damaged block`
+
+const decompressHelp = `Decompresses each FILE.bwz to FILE, checking every block against its CRC32C and every stream
+against its trailer; FILE.bwz is removed once FILE is completely written and synced (-k keeps
+it). With no FILE, or FILE "-", decompresses stdin to stdout. Concatenated .bwz streams decode to
+the concatenation of their contents. Damaged, truncated or foreign input is an error naming the
+block; -t tests instead of writing, and names every damaged block.
+
+The inverse transform runs on the CPU whatever --device says.
+
+Examples:
+   sapipe decompress big.tar.bwz            # big.tar, big.tar.bwz removed
+   sapipe decompress -c reads.fq.bwz | head
+   sapipe decompress -t backup.bwz`
+
+// bwzSuffix is the file name suffix of compressed files.
+const bwzSuffix = ".bwz"
+
+// compressLevels are the block sizes of -1 .. -9.
+var compressLevels = [10]int{0, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 20, 256 << 20}
+
+const defaultLevel = 7
+
+// compressConfig is a parsed compress or decompress command line.
+type compressConfig struct {
+	decompress, test    bool
+	stdout, keep, force bool
+	quiet, verbose      bool
+	blockSize, threads  int
+	device              string
+	files               []string
+	backend             kernels.Backend // opened once, for compression
+	name                string          // the command, for messages
+}
+
+func compressFlags(decompress bool) []cli.Flag {
+	flags := []cli.Flag{
+		&cli.BoolFlag{Name: "c", Aliases: []string{"stdout"}, Usage: "write to stdout, keep the input files"},
+		&cli.BoolFlag{Name: "k", Aliases: []string{"keep"}, Usage: "keep the input files"},
+		&cli.BoolFlag{Name: "f", Aliases: []string{"force"}, Usage: "overwrite existing output files; write compressed data to a terminal"},
+		&cli.BoolFlag{Name: "t", Aliases: []string{"test"}, Usage: "test the integrity of compressed files, name each damaged block"},
+		&cli.IntFlag{Name: "p", Aliases: []string{"threads"}, Value: runtime.NumCPU(), Usage: "threads (`N`)"},
+		deviceFlag(),
+		&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "nothing on stderr but errors"},
+		&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "sizes and timings per file on stderr"},
+	}
+	if decompress {
+		return flags
+	}
+	flags = append(flags,
+		&cli.BoolFlag{Name: "d", Aliases: []string{"decompress"}, Usage: "decompress"},
+		&cli.StringFlag{Name: "b", Aliases: []string{"block-size"}, Usage: "block `SIZE` in bytes (k, M, G suffixes), instead of -1..-9"},
+	)
+	for l := 1; l <= 9; l++ {
+		flags = append(flags, &cli.BoolFlag{Name: fmt.Sprint(l), Usage: fmt.Sprintf("blocks of %d MiB", compressLevels[l]>>20), Hidden: l != 1 && l != 9})
+	}
+	return flags
+}
+
+func compressCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:                   "compress",
+		Usage:                  "compress files with the BWT (bzip2-like, .bwz)",
+		UsageText:              "sapipe compress [-c] [-d] [-k] [-f] [-t] [-1..-9 | -b SIZE] [-p N] [FILE...]",
+		Description:            compressHelp,
+		Flags:                  compressFlags(false),
+		UseShortOptionHandling: true,
+		OnUsageError:           func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
+		Action: func(c *cli.Context) error {
+			cfg, err := parseCompressConfig(c, false)
+			if err != nil {
+				return err
+			}
+			return runCompress(c.Context, e, cfg)
+		},
+	}
+}
+
+func decompressCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:                   "decompress",
+		Usage:                  "decompress .bwz files",
+		UsageText:              "sapipe decompress [-c] [-k] [-f] [-t] [-p N] [FILE...]",
+		Description:            decompressHelp,
+		Flags:                  compressFlags(true),
+		UseShortOptionHandling: true,
+		OnUsageError:           func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
+		Action: func(c *cli.Context) error {
+			cfg, err := parseCompressConfig(c, true)
+			if err != nil {
+				return err
+			}
+			return runCompress(c.Context, e, cfg)
+		},
+	}
+}
+
+func parseCompressConfig(c *cli.Context, decompress bool) (*compressConfig, error) {
+	cfg := &compressConfig{
+		decompress: decompress || c.Bool("d"),
+		test:       c.Bool("t"),
+		stdout:     c.Bool("c"),
+		keep:       c.Bool("k"),
+		force:      c.Bool("f"),
+		quiet:      c.Bool("q"),
+		verbose:    c.Bool("v"),
+		threads:    c.Int("p"),
+		device:     c.String("device"),
+		files:      c.Args().Slice(),
+		blockSize:  compressLevels[defaultLevel],
+		name:       "compress",
+	}
+	if cfg.decompress {
+		cfg.name = "decompress"
+	}
+	if cfg.threads < 1 {
+		return nil, usageError{fmt.Sprintf("-p %d: want a positive number of threads", cfg.threads)}
+	}
+	if err := checkDeviceSpec(cfg.device); err != nil {
+		return nil, err
+	}
+	if !decompress {
+		level := 0
+		for l := 1; l <= 9; l++ {
+			if c.Bool(fmt.Sprint(l)) {
+				if level != 0 {
+					return nil, usageError{fmt.Sprintf("-%d and -%d: give one block size", level, l)}
+				}
+				level = l
+			}
+		}
+		if level != 0 {
+			cfg.blockSize = compressLevels[level]
+		}
+		if s := c.String("b"); s != "" {
+			if level != 0 {
+				return nil, usageError{fmt.Sprintf("-b and -%d: give one block size", level)}
+			}
+			bs, err := parseSize(s)
+			if err != nil || bs > bwz.MaxBlockSize {
+				return nil, usageError{fmt.Sprintf("-b %s: want a block size such as 900k, 64M or 1G, from 1 byte to 1G", s)}
+			}
+			cfg.blockSize = bs
+		}
+	}
+	if len(cfg.files) == 0 {
+		cfg.files = []string{"-"}
+	}
+	return cfg, nil
+}
+
+// runCompress compresses, decompresses or tests every file of cfg. A failure on one file is
+// reported on stderr and the others go on; the last failure is the command's error.
+func runCompress(ctx context.Context, e *env, cfg *compressConfig) error {
+	if !cfg.decompress && !cfg.test {
+		b, err := openBackend(e, cfg.device, cfg.threads, cfg.quiet)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		cfg.backend = b
+	}
+	var last error
+	for _, f := range cfg.files {
+		err := processFile(ctx, e, cfg, f)
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, context.Canceled) || errors.Is(err, syscall.EPIPE) {
+			return err
+		}
+		if last != nil {
+			fmt.Fprintf(e.stderr, "sapipe: %s\n", oneLine(last.Error()))
+		}
+		last = err
+	}
+	return last
+}
+
+// processFile does the command's work on one file ("-" is stdin).
+func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) error {
+	logf := func(string, ...any) {}
+	if cfg.verbose {
+		logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "sapipe "+cfg.name+": "+format+"\n", args...) }
+	}
+	var progress *stages.ByteProgress
+	if !cfg.quiet && e.stderrTerminal {
+		progress = &stages.ByteProgress{W: e.stderr, Label: "sapipe " + cfg.name}
+	}
+	stdin := path == "-"
+	name := path
+	if stdin {
+		name = "stdin"
+	}
+	// the input
+	var in io.Reader = e.stdin
+	var info os.FileInfo
+	if !stdin {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("input %w", unwrapPathError(err))
+		}
+		defer f.Close()
+		if info, err = f.Stat(); err != nil {
+			return fmt.Errorf("input %s: %w", path, err)
+		}
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("input %s: not a regular file", path)
+		}
+		in = f
+	} else if w, ok := e.stdin.(io.Writer); ok && !cfg.force && (cfg.decompress || cfg.test) && isTerminal(w) {
+		return usageError{"compressed data is not read from a terminal (use -f to force)"}
+	}
+	if cfg.test {
+		return testFile(ctx, e, cfg, name, in, logf)
+	}
+	// the output
+	toStdout := stdin || cfg.stdout
+	outPath := ""
+	if !toStdout {
+		var warn string
+		outPath, warn = outputName(path, cfg.decompress, cfg.force)
+		if outPath == "" {
+			return errors.New(warn)
+		}
+		if warn != "" && !cfg.quiet {
+			fmt.Fprintf(e.stderr, "sapipe: %s\n", warn)
+		}
+		if _, err := os.Lstat(outPath); err == nil && !cfg.force {
+			return fmt.Errorf("output %s exists (use -f to overwrite it)", outPath)
+		}
+	} else if !cfg.decompress && !cfg.force && isTerminal(e.stdout) {
+		return usageError{"compressed data is not written to a terminal (use -f to force)"}
+	}
+	var out io.Writer = e.stdout
+	var tmp *os.File
+	if outPath != "" {
+		var err error
+		tmp, err = os.CreateTemp(filepath.Dir(outPath), "."+filepath.Base(outPath)+".tmp*")
+		if err != nil {
+			return fmt.Errorf("output %w", unwrapPathError(err))
+		}
+		defer func() {
+			if tmp != nil {
+				tmp.Close()
+				os.Remove(tmp.Name())
+			}
+		}()
+		out = tmp
+	}
+	t0 := time.Now()
+	if cfg.decompress {
+		n, err := stages.Decompress(ctx, stages.DecompressOptions{Threads: cfg.threads, Progress: progress}, in, out)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		logf("%s: %d bytes in %v", name, n, time.Since(t0).Round(time.Millisecond))
+	} else {
+		st, err := stages.Compress(ctx, cfg.backend, stages.CompressOptions{BlockSize: cfg.blockSize, Threads: cfg.threads, Progress: progress}, in, out)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		logf("%s: %d -> %d bytes (%.2f%%, %.3f bits/byte) in %v, %d blocks on %s (sorting %v, coding %v summed over blocks)",
+			name, st.In, st.Out, 100*float64(st.Out)/float64(max(st.In, 1)), 8*float64(st.Out)/float64(max(st.In, 1)),
+			time.Since(t0).Round(time.Millisecond), st.Blocks, cfg.backend.Name(), st.SA.Round(time.Millisecond), st.Coding.Round(time.Millisecond))
+	}
+	if tmp == nil {
+		return nil
+	}
+	// the output is complete: sync it, give it the input's mode and times, put it in place, and
+	// only then remove the input
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", outPath, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", outPath, err)
+	}
+	os.Chmod(tmp.Name(), info.Mode().Perm())
+	os.Chtimes(tmp.Name(), time.Now(), info.ModTime())
+	if err := os.Rename(tmp.Name(), outPath); err != nil {
+		return fmt.Errorf("output %w", unwrapPathError(err))
+	}
+	tmp = nil
+	syncDir(filepath.Dir(outPath))
+	if !cfg.keep {
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("removing input %w", unwrapPathError(err))
+		}
+	}
+	return nil
+}
+
+// outputName returns the output file of path, and a warning to show; an empty name means the
+// file is skipped, and the warning says why.
+func outputName(path string, decompress, force bool) (string, string) {
+	if decompress {
+		if base, ok := strings.CutSuffix(path, bwzSuffix); ok && filepath.Base(base) != "" && !strings.HasSuffix(base, "/") {
+			return base, ""
+		}
+		return path + ".out", fmt.Sprintf("%s: no %s suffix, decompressing to %s.out", path, bwzSuffix, path)
+	}
+	if strings.HasSuffix(path, bwzSuffix) && !force {
+		return "", fmt.Sprintf("%s already has the %s suffix (use -f to compress it again)", path, bwzSuffix)
+	}
+	return path + bwzSuffix, ""
+}
+
+// syncDir makes a rename in dir durable, where the system allows it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// testFile decodes a file without writing anything and reports each damaged block.
+func testFile(ctx context.Context, e *env, cfg *compressConfig, name string, in io.Reader, logf func(string, ...any)) error {
+	t0 := time.Now()
+	rep, err := stages.TestStreams(ctx, stages.DecompressOptions{Threads: cfg.threads}, in)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if len(rep.Bad) == 0 {
+		logf("%s: ok, %d streams, %d blocks, %d bytes, in %v", name, rep.Streams, rep.Blocks, rep.Bytes, time.Since(t0).Round(time.Millisecond))
+		return nil
+	}
+	for _, b := range rep.Bad {
+		fmt.Fprintf(e.stderr, "sapipe: %s: %s\n", name, oneLine(b.Error()))
+	}
+	return fmt.Errorf("%s: damaged (%d good blocks, %d bad blocks or stretches above)", name, rep.Blocks, len(rep.Bad))
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// compressInput is a few hundred kB of text-like data, seeded.
+func compressInput(seed uint64, n int) []byte {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	words := strings.Fields("acgt sapipe compress block sort suffix array transform rank run length model mix")
+	var b []byte
+	for len(b) < n {
+		b = append(b, words[rng.IntN(len(words))]...)
+		b = append(b, " \n"[rng.IntN(2)])
+	}
+	return b[:n]
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o640); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func TestCompressFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	da, db := compressInput(1, 300000), compressInput(2, 1000)
+	writeFile(t, a, da)
+	writeFile(t, b, db)
+
+	// compress both: inputs replaced by .bwz files with the same mode
+	if _, stderr, st := runSapipe(t, nil, "compress", "--device", "cpu", "-b", "64k", a, b); st != 0 {
+		t.Fatalf("compress: status %d: %s", st, stderr)
+	}
+	if exists(a) || exists(b) || !exists(a+".bwz") || !exists(b+".bwz") {
+		t.Fatal("compress did not replace the inputs by .bwz files")
+	}
+	if fi, _ := os.Stat(a + ".bwz"); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want the input's 0640", fi.Mode().Perm())
+	}
+	// test them
+	if _, stderr, st := runSapipe(t, nil, "decompress", "-t", a+".bwz", b+".bwz"); st != 0 {
+		t.Fatalf("-t: status %d: %s", st, stderr)
+	}
+	// -c concatenates both to stdout, keeping the files
+	out, stderr, st := runSapipe(t, nil, "decompress", "-c", a+".bwz", b+".bwz")
+	if st != 0 || !bytes.Equal(out, append(append([]byte(nil), da...), db...)) {
+		t.Fatalf("decompress -c: status %d, %d bytes: %s", st, len(out), stderr)
+	}
+	// decompress -k keeps the .bwz files
+	if _, stderr, st := runSapipe(t, nil, "decompress", "-k", a+".bwz"); st != 0 || !exists(a+".bwz") {
+		t.Fatalf("decompress -k: status %d: %s", st, stderr)
+	}
+	if got, _ := os.ReadFile(a); !bytes.Equal(got, da) {
+		t.Fatal("decompressed a.txt differs")
+	}
+	// the output exists: refused without -f, nothing touched
+	_, stderr, st = runSapipe(t, nil, "decompress", a+".bwz")
+	if st != 1 || !strings.Contains(string(stderr), "exists") || !exists(a+".bwz") {
+		t.Fatalf("decompress onto an existing file: status %d: %s", st, stderr)
+	}
+	if _, stderr, st := runSapipe(t, nil, "compress", "-d", "-f", a+".bwz"); st != 0 || exists(a+".bwz") {
+		t.Fatalf("compress -d -f: status %d: %s", st, stderr)
+	}
+	if got, _ := os.ReadFile(a); !bytes.Equal(got, da) {
+		t.Fatal("a.txt differs after -d -f")
+	}
+	// .bwz files are not compressed again; a file without the suffix decompresses to .out
+	_, stderr, st = runSapipe(t, nil, "compress", "--device", "cpu", "-k", b+".bwz")
+	if st != 1 || !strings.Contains(string(stderr), "suffix") {
+		t.Errorf("compressing a .bwz file: status %d: %s", st, stderr)
+	}
+	odd := filepath.Join(dir, "odd")
+	if err := os.Rename(b+".bwz", odd); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, st := runSapipe(t, nil, "decompress", "-q", odd); st != 0 {
+		t.Fatalf("decompressing a file without the suffix: status %d: %s", st, stderr)
+	}
+	if got, _ := os.ReadFile(odd + ".out"); !bytes.Equal(got, db) {
+		t.Error("odd.out differs")
+	}
+}
+
+func TestCompressPipe(t *testing.T) {
+	data := compressInput(3, 500000)
+	for _, args := range [][]string{{"-1"}, {"-b", "100000", "-p", "3"}, {"-9", "-p", "1"}} {
+		c, stderr, st := runSapipe(t, data, append([]string{"compress", "--device", "cpu"}, args...)...)
+		if st != 0 || len(stderr) != 0 {
+			t.Fatalf("%v: status %d: %s", args, st, stderr)
+		}
+		out, stderr, st := runSapipe(t, c, "compress", "-dc")
+		if st != 0 || !bytes.Equal(out, data) {
+			t.Fatalf("%v: decompress status %d: %s", args, st, stderr)
+		}
+	}
+	// concatenated streams decode to the concatenation
+	c1, _, _ := runSapipe(t, []byte("one\n"), "compress", "--device", "cpu")
+	c2, _, _ := runSapipe(t, []byte("two\n"), "compress", "--device", "cpu")
+	out, _, st := runSapipe(t, append(c1, c2...), "decompress")
+	if st != 0 || string(out) != "one\ntwo\n" {
+		t.Fatalf("concatenated: status %d, %q", st, out)
+	}
+	// empty input
+	c, _, st := runSapipe(t, nil, "compress", "--device", "cpu")
+	if out, _, st2 := runSapipe(t, c, "decompress"); st != 0 || st2 != 0 || len(out) != 0 {
+		t.Fatalf("empty input: %d %d %q", st, st2, out)
+	}
+}
+
+// TestDecompressDamaged: damaged input is one error line per bad block with -t, an error naming
+// the block otherwise, and the damaged file is neither replaced nor removed.
+func TestDecompressDamaged(t *testing.T) {
+	dir := t.TempDir()
+	data := compressInput(4, 400000)
+	c, _, _ := runSapipe(t, data, "compress", "--device", "cpu", "-b", "100k")
+	bad := append([]byte(nil), c...)
+	bad[len(bad)/2] ^= 0x04
+	path := filepath.Join(dir, "bad.bwz")
+	writeFile(t, path, bad)
+
+	_, stderr, st := runSapipe(t, nil, "decompress", path)
+	if st != 1 || !strings.Contains(string(stderr), "block ") || bytes.Count(stderr, []byte("\n")) != 1 {
+		t.Fatalf("decompress: status %d, stderr %q", st, stderr)
+	}
+	if !exists(path) || exists(filepath.Join(dir, "bad")) {
+		t.Fatal("a failed decompression must leave the input and no output")
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".bad*")); len(leftovers) != 0 {
+		t.Fatalf("temporary files left: %v", leftovers)
+	}
+	_, stderr, st = runSapipe(t, nil, "decompress", "-t", path)
+	if st != 1 || !strings.Contains(string(stderr), "block ") || !strings.Contains(string(stderr), "damaged") {
+		t.Fatalf("-t: status %d, stderr %q", st, stderr)
+	}
+	// foreign and truncated input
+	for name, in := range map[string][]byte{"foreign": []byte("BZh9 this is not it"), "truncated": c[:len(c)-5]} {
+		_, stderr, st := runSapipe(t, in, "decompress")
+		if st != 1 || !bytes.HasPrefix(stderr, []byte("sapipe: stdin: ")) {
+			t.Errorf("%s: status %d, stderr %q", name, st, stderr)
+		}
+	}
+}
+
+func TestCompressUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"compress", "-1", "-9"},
+		{"compress", "-b", "0"},
+		{"compress", "-b", "2G"},
+		{"compress", "-b", "1M", "-5"},
+		{"compress", "-p", "0"},
+		{"compress", "--device", "tpu"},
+		{"decompress", "-x"},
+	} {
+		_, stderr, st := runSapipe(t, []byte("x"), args...)
+		if st != 1 || !bytes.HasPrefix(stderr, []byte("sapipe: ")) || bytes.Count(stderr, []byte("\n")) != 1 {
+			t.Errorf("%v: status %d, stderr %q", args, st, stderr)
+		}
+	}
+	// a missing file is reported, the others are still done
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good")
+	writeFile(t, good, []byte("good data\n"))
+	_, stderr, st := runSapipe(t, nil, "compress", "--device", "cpu", filepath.Join(dir, "missing"), good)
+	if st != 1 || !strings.Contains(string(stderr), "missing") || !exists(good+".bwz") {
+		t.Errorf("missing file: status %d, stderr %q", st, stderr)
+	}
+}
