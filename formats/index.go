@@ -17,7 +17,8 @@ package formats
 //	   24  4  number of records, 1..n+1
 //	   28  4  sigma, the number of codes in use (codes 0..sigma-1), 2..256
 //	   32  8  length of the whole file in bytes
-//	   40 20  zero
+//	   40  4  K, the length of the k-mers of the KMER section, 0..12 (0: the table is empty)
+//	   44 16  zero
 //	   60  4  CRC32C of header bytes 0..59
 //	table  = k entries of 32 bytes, then the CRC32C of the k entries (4 bytes):
 //	    0  4  tag, four ASCII bytes naming the section
@@ -54,6 +55,9 @@ package formats
 //	LCPV  4     as LCPX          their LCP values
 //	LCM1  4     ceil((n+2)/64)   the least LCP of each 64 rows
 //	LCM2  4     ceil(LCM1/64)    the least of each 64 LCM1 values
+//	KMER  4     2*(sigma-2)^K    the rows [lo, hi) of the suffixes that start with each string
+//	                             of K matchable codes, the strings in order (code 2 first, the
+//	                             first symbol most significant); 0, 0 for one that does not occur
 //	NOTE  1     up to 64 KiB     text for people (what made the index); not used
 //
 // The BWT symbol of row r is TEXT[SUFA[r]-1], or 0 where SUFA[r] = 0. The header and the table
@@ -89,6 +93,7 @@ const (
 	indexMaxSecs   = 64
 	indexMaxNote   = 64 << 10
 	indexFlagNuc   = 1
+	maxIndexKmer   = 12
 )
 
 // ErrNotIndex reports a file that does not start with an index header.
@@ -132,6 +137,8 @@ type Index struct {
 	LCPValues       []int32
 	LCPMin1         []int32
 	LCPMin2         []int32
+	KmerLen         int     // K of the k-mer table
+	Kmers           []int32 // the k-mer table: lo, hi of each k-mer
 	Note            string
 }
 
@@ -150,7 +157,7 @@ var indexTags = []struct {
 	elem int
 }{
 	{"NOTE", 1}, {"NAME", 1}, {"STRT", 4}, {"ALPH", 1}, {"TEXT", 1}, {"SUFA", 4}, {"OCCB", 8},
-	{"LCPB", 1}, {"LCPX", 4}, {"LCPV", 4}, {"LCM1", 4}, {"LCM2", 4},
+	{"LCPB", 1}, {"LCPX", 4}, {"LCPV", 4}, {"LCM1", 4}, {"LCM2", 4}, {"KMER", 4},
 }
 
 // littleEndian says whether the host stores integers as the file does, so that sections can be
@@ -168,7 +175,7 @@ func (ix *Index) sections() []indexSection {
 		"NOTE": []byte(ix.Note), "NAME": names, "STRT": int32Bytes(ix.Starts), "ALPH": ix.Code[:],
 		"TEXT": ix.Text, "SUFA": int32Bytes(ix.SA), "OCCB": uint64Bytes(ix.Occ), "LCPB": ix.LCPBytes,
 		"LCPX": int32Bytes(ix.LCPRows), "LCPV": int32Bytes(ix.LCPValues),
-		"LCM1": int32Bytes(ix.LCPMin1), "LCM2": int32Bytes(ix.LCPMin2),
+		"LCM1": int32Bytes(ix.LCPMin1), "LCM2": int32Bytes(ix.LCPMin2), "KMER": int32Bytes(ix.Kmers),
 	}
 	secs := make([]indexSection, len(indexTags))
 	for i, t := range indexTags {
@@ -207,6 +214,7 @@ func WriteIndex(w io.Writer, ix *Index, threads int) error {
 	binary.LittleEndian.PutUint32(head[24:], uint32(len(ix.Names)))
 	binary.LittleEndian.PutUint32(head[28:], uint32(ix.Sigma))
 	binary.LittleEndian.PutUint64(head[32:], uint64(fileLen))
+	binary.LittleEndian.PutUint32(head[40:], uint32(ix.KmerLen))
 	binary.LittleEndian.PutUint32(head[60:], crc32.Checksum(head[:60], Castagnoli))
 	for _, s := range secs {
 		var e [indexEntryLen]byte
@@ -247,6 +255,8 @@ func (ix *Index) checkShape() error {
 		return fmt.Errorf("index of %d records with %d starts", len(ix.Names), len(ix.Starts))
 	case ix.Sigma < 2 || ix.Sigma > 256:
 		return fmt.Errorf("index with an alphabet of %d codes", ix.Sigma)
+	case ix.KmerLen < 0 || ix.KmerLen > maxIndexKmer:
+		return fmt.Errorf("index with %d-mers", ix.KmerLen)
 	case len(ix.SA) != n+1 || len(ix.LCPBytes) != n+2 || len(ix.LCPRows) != len(ix.LCPValues):
 		return fmt.Errorf("index arrays of the wrong length for a text of %d codes", n)
 	}
@@ -308,7 +318,7 @@ func alignUp(x int64) int64 { return (x + indexAlign - 1) &^ (indexAlign - 1) }
 
 // ParseIndex reads the index in data (a whole file; name is used in messages), checking the
 // header, the table and every section's checksum on up to threads goroutines, and the records,
-// names and alphabet. The returned Index shares data's memory where the host's byte order and
+// names and alphabet (the codes of the text are for the text's user to check). The returned Index shares data's memory where the host's byte order and
 // data's alignment allow, and copies the arrays otherwise. What the arrays hold beyond their
 // lengths (the suffix array, the rank structure, the LCP) is for their user to check.
 func ParseIndex(name string, data []byte, threads int) (*Index, error) {
@@ -340,6 +350,7 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 	records := uint64(binary.LittleEndian.Uint32(h[24:]))
 	sigma := int(binary.LittleEndian.Uint32(h[28:]))
 	fileLen := binary.LittleEndian.Uint64(h[32:])
+	kmer := binary.LittleEndian.Uint32(h[40:])
 	switch {
 	case flags&^indexFlagNuc != 0:
 		return nil, fail("header", "unknown flags %#x", flags)
@@ -351,7 +362,9 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 		return nil, fail("header", "%d records for a text of %d", records, n)
 	case sigma < 2 || sigma > 256:
 		return nil, fail("header", "alphabet of %d codes (2..256)", sigma)
-	case !bytes.Equal(h[40:60], make([]byte, 20)):
+	case kmer > maxIndexKmer:
+		return nil, fail("header", "%d-mers (0..%d)", kmer, maxIndexKmer)
+	case !bytes.Equal(h[44:60], make([]byte, 16)):
 		return nil, fail("header", "reserved bytes are not zero")
 	case fileLen != uint64(len(data)):
 		if fileLen > uint64(len(data)) {
@@ -449,6 +462,8 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 	ix.LCPValues = int32View(secs["LCPV"].data)
 	ix.LCPMin1 = int32View(secs["LCM1"].data)
 	ix.LCPMin2 = int32View(secs["LCM2"].data)
+	ix.KmerLen = int(kmer)
+	ix.Kmers = int32View(secs["KMER"].data)
 	names := secs["NAME"].data
 	if len(names) > 0 && names[len(names)-1] != '\n' || bytes.Count(names, []byte{'\n'}) != int(records) {
 		return nil, fail("section NAME", "want %d names, each ending in a newline", records)
@@ -464,9 +479,6 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 	}
 	if err := ix.checkAlphabet(); err != nil {
 		return nil, &IndexError{Name: name, Where: "section ALPH", Err: fmt.Errorf("%w: %v", ErrIndexDamaged, err)}
-	}
-	if err := ix.checkText(threads); err != nil {
-		return nil, &IndexError{Name: name, Where: "section TEXT", Err: fmt.Errorf("%w: %v", ErrIndexDamaged, err)}
 	}
 	return ix, nil
 }
@@ -501,35 +513,6 @@ func (ix *Index) checkAlphabet() error {
 	}
 	if next != ix.Sigma {
 		return fmt.Errorf("%d codes in use, the header says %d", next, ix.Sigma)
-	}
-	return nil
-}
-
-// checkText checks that every code of the text is 1..sigma-1, on up to threads goroutines.
-func (ix *Index) checkText(threads int) error {
-	text, sigma := ix.Text, byte(ix.Sigma-1)
-	bad := make([]int, max(1, threads))
-	part := (len(text) + len(bad) - 1) / len(bad)
-	var wg sync.WaitGroup
-	for t := range bad {
-		bad[t] = -1
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lo, hi := min(t*part, len(text)), min((t+1)*part, len(text))
-			for i, c := range text[lo:hi] {
-				if c == 0 || c > sigma {
-					bad[t] = lo + i
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, i := range bad {
-		if i >= 0 {
-			return fmt.Errorf("code %d at position %d (1..%d)", text[i], i, sigma)
-		}
 	}
 	return nil
 }

@@ -163,7 +163,12 @@ func (r *PatternReader) Next() (*Record, error) {
 			r.err = err
 			return nil, err
 		}
-		line = bytes.TrimFunc(line, func(c rune) bool { return c < 256 && isSpace[c] })
+		for len(line) > 0 && isSpace[line[len(line)-1]] {
+			line = line[:len(line)-1]
+		}
+		for len(line) > 0 && isSpace[line[0]] {
+			line = line[1:]
+		}
 		if len(line) == 0 {
 			continue
 		}

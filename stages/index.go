@@ -18,6 +18,7 @@ type Index struct {
 	Ref             *kernels.Reference
 	NucleotidesOnly bool // the reference was encoded with -n
 	Page            *cpu.Page
+	Kmers           *cpu.KmerTable     // starts searches K symbols in; nil for a tiny text
 	Note            string             // the file's note (OpenIndex)
 	File            *formats.IndexFile // the mapped file; nil when built in memory
 }
@@ -47,7 +48,8 @@ func IndexReference(b kernels.Backend, ref *kernels.Reference, nucleotidesOnly b
 		return nil, fmt.Errorf("%s: suffix array on %s: %w", name, b.Name(), err)
 	}
 	p := cpu.NewPageFromSA(ref.Text, ref.Alpha.Size, sa)
-	return &Index{Ref: ref, NucleotidesOnly: nucleotidesOnly, Page: p}, nil
+	kt := cpu.BuildKmerTable(p, cpu.KmerLength(n, ref.Alpha.Size))
+	return &Index{Ref: ref, NucleotidesOnly: nucleotidesOnly, Page: p, Kmers: kt}, nil
 }
 
 // Write writes ix as an index file with the note (what made it, for people), computing the
@@ -73,6 +75,9 @@ func (ix *Index) Write(w io.Writer, note string, threads int) error {
 		LCPMin1:         a.LCPMin1,
 		LCPMin2:         a.LCPMin2,
 		Note:            note,
+	}
+	if ix.Kmers != nil {
+		f.KmerLen, f.Kmers = ix.Kmers.K, ix.Kmers.Rows
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	if err := formats.WriteIndex(bw, f, threads); err != nil {
@@ -128,7 +133,11 @@ func indexOf(name string, fi *formats.Index, threads int) (*Index, error) {
 	if err != nil {
 		return nil, &formats.IndexError{Name: name, Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
 	}
-	return &Index{Ref: ref, NucleotidesOnly: fi.NucleotidesOnly, Page: p, Note: fi.Note}, nil
+	kt, err := cpu.LoadKmerTable(fi.KmerLen, fi.Sigma, fi.Kmers, len(fi.Text)+1)
+	if err != nil {
+		return nil, &formats.IndexError{Name: name, Where: "section KMER", Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
+	}
+	return &Index{Ref: ref, NucleotidesOnly: fi.NucleotidesOnly, Page: p, Kmers: kt, Note: fi.Note}, nil
 }
 
 // Close unmaps the file of an opened index. Nothing made from ix may be used afterwards.
@@ -149,7 +158,7 @@ func (ix *Index) Matcher(opts kernels.MatchOptions) (kernels.Matcher, error) {
 
 // Searcher returns a pattern searcher over the index.
 func (ix *Index) Searcher() (kernels.Searcher, error) {
-	return cpu.NewSearcher(ix.Page)
+	return cpu.NewSearcher(ix.Page, ix.Kmers)
 }
 
 // IsIndexFile reports whether the file at path starts like an index file (its magic), so that a

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -88,7 +89,7 @@ func TestIndexRoundTrip(t *testing.T) {
 			t.Fatalf("round %d: %v", r, err)
 		}
 		if !reflect.DeepEqual(ix.Ref, built.Ref) || ix.NucleotidesOnly != nuc || ix.Note != "note\n" ||
-			!reflect.DeepEqual(ix.Page.Arrays(), built.Page.Arrays()) {
+			!reflect.DeepEqual(ix.Page.Arrays(), built.Page.Arrays()) || !reflect.DeepEqual(ix.Kmers, built.Kmers) {
 			t.Fatalf("round %d: the index read back differs from the one built", r)
 		}
 		ref, err := LoadReference(refPath, nuc, nil)
@@ -436,5 +437,44 @@ func BenchmarkOpenIndex(b *testing.B) {
 			b.Fatal(err)
 		}
 		ix.Close()
+	}
+}
+
+// BenchmarkSearchStage counts 200k patterns of 20-150 bases cut from E. coli (../shared/data),
+// from the text of one pattern a line to the count table.
+func BenchmarkSearchStage(b *testing.B) {
+	data, err := os.ReadFile("../../shared/data/ecoli.fa")
+	if err != nil {
+		b.Skip("no ../shared/data/ecoli.fa")
+	}
+	dir := b.TempDir()
+	ix, err := BuildIndex(cpu.New(2), writeTemp(b, dir, "ecoli.fa", string(data)), false, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, _ := ix.Searcher()
+	seq := bytes.ToUpper(ix.Ref.Text) // codes, turned back into bases below
+	for i, c := range ix.Ref.Text {
+		seq[i] = ix.Ref.Alpha.Byte[c]
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	var in bytes.Buffer
+	for range 200000 {
+		l := 20 + rng.IntN(131)
+		a := rng.IntN(len(seq) - l)
+		in.Write(seq[a : a+l])
+		in.WriteByte('\n')
+	}
+	for _, locate := range []bool{false, true} {
+		b.Run(map[bool]string{false: "count", true: "locate"}[locate], func(b *testing.B) {
+			b.SetBytes(int64(in.Len()))
+			for b.Loop() {
+				opts := SearchOptions{Strands: Strands{Forward: true}, Locate: locate, Threads: 2, BatchSize: 1 << 20}
+				if err := Search(context.Background(), opts, ix, s, []string{"-"}, bytes.NewReader(in.Bytes()), io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(200000*float64(b.N)/b.Elapsed().Seconds(), "patterns/s")
+		})
 	}
 }

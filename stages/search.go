@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/sapipe/sapipe/formats"
@@ -21,13 +22,37 @@ type SearchOptions struct {
 	Progress  *Progress
 }
 
-// PatternBatch is a unit of search work: the encoded patterns of a run of records (one per strand
-// searched, forward first), their records' names, and the hits.
+// PatternBatch is a unit of search work: a run of records as read (sequences and names), their
+// encoded patterns (one per strand searched, forward first; Encode makes them, on a worker), and
+// the hits.
 type PatternBatch struct {
-	Pats     kernels.Patterns
+	Seqs     []byte
+	SeqEnds  []int // record i's sequence is Seqs[SeqEnds[i-1]:SeqEnds[i]]
 	Names    []byte
 	NameEnds []int // record i's name is Names[NameEnds[i-1]:NameEnds[i]]
+	Pats     kernels.Patterns
 	Hits     kernels.Hits
+
+	src *PatternSource
+}
+
+// Encode encodes the batch's records into Pats, against the source's alphabet and strands.
+func (b *PatternBatch) Encode() {
+	s := b.src
+	b.Pats.Reset()
+	from := 0
+	for _, end := range b.SeqEnds {
+		seq := b.Seqs[from:end]
+		from = end
+		if s.strands.Forward {
+			b.Pats.Codes = kernels.EncodeQuery(b.Pats.Codes, seq, s.alpha, false, s.nucOnly)
+			b.Pats.Ends = append(b.Pats.Ends, len(b.Pats.Codes))
+		}
+		if s.strands.Reverse {
+			b.Pats.Codes = kernels.EncodeQuery(b.Pats.Codes, seq, s.alpha, true, s.nucOnly)
+			b.Pats.Ends = append(b.Pats.Ends, len(b.Pats.Codes))
+		}
+	}
 }
 
 // PatternSource reads pattern files in order and cuts them into PatternBatches.
@@ -41,6 +66,7 @@ type PatternSource struct {
 
 	file    int
 	rd      *formats.PatternReader
+	pool    sync.Pool // *PatternBatch, emptied, their buffers kept
 	Records int64
 	Bases   int64
 }
@@ -61,9 +87,22 @@ func (s *PatternSource) Close() error {
 	return err
 }
 
+// Recycle hands back a batch that is no longer used, so that a later one reuses its buffers.
+func (s *PatternSource) Recycle(b *PatternBatch) {
+	b.Pats.Reset()
+	b.Seqs, b.SeqEnds = b.Seqs[:0], b.SeqEnds[:0]
+	b.Names = b.Names[:0]
+	b.NameEnds = b.NameEnds[:0]
+	b.Hits.Reset()
+	s.pool.Put(b)
+}
+
 // Next returns the next batch, or io.EOF.
 func (s *PatternSource) Next() (*PatternBatch, error) {
-	b := &PatternBatch{}
+	b, _ := s.pool.Get().(*PatternBatch)
+	if b == nil {
+		b = &PatternBatch{src: s}
+	}
 	bases := 0
 	for bases < s.batchSize {
 		if s.rd == nil {
@@ -89,14 +128,8 @@ func (s *PatternSource) Next() (*PatternBatch, error) {
 		s.Bases += int64(len(rec.Seq))
 		b.Names = append(b.Names, rec.Name...)
 		b.NameEnds = append(b.NameEnds, len(b.Names))
-		if s.strands.Forward {
-			b.Pats.Codes = kernels.EncodeQuery(b.Pats.Codes, rec.Seq, s.alpha, false, s.nucOnly)
-			b.Pats.Ends = append(b.Pats.Ends, len(b.Pats.Codes))
-		}
-		if s.strands.Reverse {
-			b.Pats.Codes = kernels.EncodeQuery(b.Pats.Codes, rec.Seq, s.alpha, true, s.nucOnly)
-			b.Pats.Ends = append(b.Pats.Ends, len(b.Pats.Codes))
-		}
+		b.Seqs = append(b.Seqs, rec.Seq...)
+		b.SeqEnds = append(b.SeqEnds, len(b.Seqs))
 		bases += len(rec.Seq) + 16 // a pattern costs a little whatever its length
 	}
 	if len(b.NameEnds) == 0 {
@@ -129,6 +162,7 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 	err := stream.OrderedMap(ctx, stream.Options{Workers: threads, Window: 2*threads + 1},
 		func() (*PatternBatch, error) { return src.Next() },
 		func(_ context.Context, b *PatternBatch) (*PatternBatch, error) {
+			b.Encode()
 			return b, s.Search(&b.Pats, opts.Locate, &b.Hits)
 		},
 		func(b *PatternBatch) error {
@@ -156,6 +190,7 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 				}
 			}
 			opts.Progress.Update(src.Records, src.Bases, time.Since(start))
+			src.Recycle(b)
 			return nil
 		})
 	if err != nil {

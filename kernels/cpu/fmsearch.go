@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"sync"
@@ -16,8 +17,9 @@ const searchLanes = 16
 // Searcher counts and locates patterns by backward search in the FM-index of a whole-text page.
 // It is safe for concurrent use.
 type Searcher struct {
-	p    *Page
-	pool sync.Pool // *searchScratch
+	p     *Page
+	kmers *KmerTable // nil: every search starts from all rows
+	pool  sync.Pool  // *searchScratch
 }
 
 type searchScratch struct {
@@ -33,12 +35,16 @@ type interval struct {
 	lo, hi, shift int32
 }
 
-// NewSearcher returns a searcher over p, which must cover the whole text (see Page.Whole).
-func NewSearcher(p *Page) (*Searcher, error) {
+// NewSearcher returns a searcher over p, which must cover the whole text (see Page.Whole), with
+// the k-mer table of p's text if kmers is not nil.
+func NewSearcher(p *Page, kmers *KmerTable) (*Searcher, error) {
 	if !p.Whole() {
 		return nil, errors.New("pattern search needs an index of the whole text, not a page")
 	}
-	s := &Searcher{p: p}
+	if kmers != nil && kmers.base != p.occ.sigma-kernels.FirstCode {
+		return nil, errors.New("the k-mer table is of another alphabet")
+	}
+	s := &Searcher{p: p, kmers: kmers}
 	s.pool.New = func() any { return new(searchScratch) }
 	return s, nil
 }
@@ -52,7 +58,7 @@ func (s *Searcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits) err
 	defer s.pool.Put(sc)
 	np := b.Len()
 	iv := slices.Grow(sc.iv[:0], np)[:np]
-	s.p.searchLanes(b, iv, &sc.sink)
+	s.p.searchLanes(b, s.kmers, iv, &sc.sink)
 	sc.iv = iv
 	for _, v := range iv {
 		h.Count = append(h.Count, v.hi-v.lo)
@@ -82,13 +88,14 @@ type searchLane struct {
 	pat    []byte
 	i      int
 	lo, hi int
-	s      int // verifying: the text position of pat[i:]
-	phase  int // laneRank, laneSA or laneText
+	s      int // laneKmer: the k-mer's code; laneText: the text position of pat[i:]
+	phase  int // laneRank, laneKmer, laneSA or laneText
 	idx    int
 }
 
 const (
 	laneRank = iota // stepping back through the rank structure
+	laneKmer        // the k-mer table's entry is next
 	laneSA          // one row left: its suffix array entry is next
 	laneText        // comparing the pattern's rest with the text
 )
@@ -96,7 +103,7 @@ const (
 // searchLanes runs the backward search of every pattern of b, searchLanes at a time, and writes
 // the outcome of pattern i to iv[i]. A lane whose pattern ends takes the next one, so that lanes
 // stay full whatever the patterns' lengths.
-func (p *Page) searchLanes(b *kernels.Patterns, iv []interval, sink *uint64) {
+func (p *Page) searchLanes(b *kernels.Patterns, kmers *KmerTable, iv []interval, sink *uint64) {
 	var ls [searchLanes]searchLane
 	np, next := b.Len(), 0
 	// start loads the next pattern that needs a search into l, settling the trivial ones.
@@ -110,6 +117,17 @@ func (p *Page) searchLanes(b *kernels.Patterns, iv []interval, sink *uint64) {
 				continue
 			}
 			*l = searchLane{pat: pat, i: len(pat), lo: 0, hi: p.n + 1, idx: i}
+			if kmers == nil || len(pat) < kmers.K {
+				return true
+			}
+			// The pattern's last K symbols, looked up in the next step.
+			code, ok := kmers.code(pat[len(pat)-kmers.K:])
+			if !ok {
+				iv[i] = interval{}
+				continue
+			}
+			l.i -= kmers.K
+			l.s, l.phase = code, laneKmer
 			return true
 		}
 		return false
@@ -119,12 +137,18 @@ func (p *Page) searchLanes(b *kernels.Patterns, iv []interval, sink *uint64) {
 		live = live[:len(live)+1]
 	}
 	occ, stride, sa, w := p.occ.data, p.occ.stride, p.sa, p.w
+	var table []int32
+	if kmers != nil {
+		table = kmers.Rows
+	}
 	var touched uint64
 	for len(live) > 0 {
 		for i := range live {
 			switch l := &live[i]; l.phase {
 			case laneRank:
 				touched += occ[(l.lo/occBlock)*stride] + occ[(l.hi/occBlock)*stride]
+			case laneKmer:
+				touched += uint64(table[2*l.s])
 			case laneSA:
 				touched += uint64(sa[l.lo])
 			default:
@@ -133,7 +157,7 @@ func (p *Page) searchLanes(b *kernels.Patterns, iv []interval, sink *uint64) {
 		}
 		for i := 0; i < len(live); {
 			l := &live[i]
-			if done, v := p.searchStep(l); done {
+			if done, v := p.searchStep(l, table); done {
 				iv[l.idx] = v
 				if !start(l) {
 					live[i] = live[len(live)-1]
@@ -148,8 +172,21 @@ func (p *Page) searchLanes(b *kernels.Patterns, iv []interval, sink *uint64) {
 }
 
 // searchStep moves l one step on. It reports whether the search is over, and then its outcome.
-func (p *Page) searchStep(l *searchLane) (bool, interval) {
+func (p *Page) searchStep(l *searchLane, table []int32) (bool, interval) {
 	switch l.phase {
+	case laneKmer:
+		lo, hi := int(table[2*l.s]), int(table[2*l.s+1])
+		switch {
+		case lo >= hi:
+			return true, interval{}
+		case l.i == 0:
+			return true, interval{lo: int32(lo), hi: int32(hi)}
+		}
+		l.lo, l.hi, l.phase = lo, hi, laneRank
+		if hi-lo == 1 {
+			l.phase = laneSA
+		}
+		return false, interval{}
 	case laneSA:
 		l.s = int(p.sa[l.lo])
 		if l.s < l.i {
@@ -158,11 +195,10 @@ func (p *Page) searchStep(l *searchLane) (bool, interval) {
 		l.phase = laneText
 		return false, interval{}
 	case laneText:
-		w := p.w[l.s-l.i : l.s]
-		for j, c := range l.pat[:l.i] {
-			if c < kernels.FirstCode || w[j] != c {
-				return true, interval{}
-			}
+		// The text holds no code 0 but holds separators (CodeNone), which never match.
+		pat := l.pat[:l.i]
+		if !bytes.Equal(p.w[l.s-l.i:l.s], pat) || bytes.IndexByte(pat, kernels.CodeNone) >= 0 {
+			return true, interval{}
 		}
 		return true, interval{lo: int32(l.lo), hi: int32(l.lo + 1), shift: int32(l.i)}
 	}

@@ -103,19 +103,91 @@ func TestSearchNaive(t *testing.T) {
 		n := 1 + rng.IntN([]int{10, 200, 3000}[rng.IntN(3)])
 		text := searchText(rng, n, sigma)
 		p := NewPage(text, sigma, 0, n, n)
-		s, err := NewSearcher(p)
+		var kt *KmerTable
+		if k := rng.IntN(5); k > 0 && sigma < 10 {
+			kt = BuildKmerTable(p, k)
+			if naive := naiveKmerTable(text, sigma, k); !slices.Equal(kt.Rows, naive) {
+				t.Fatalf("round %d: %d-mer table differs from the naive one", r, k)
+			}
+		}
+		s, err := NewSearcher(p, kt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ps := searchPatterns(rng, text, sigma, 1+rng.IntN(100), 1+rng.IntN(40))
-		checkSearch(t, s, text, ps, fmt.Sprintf("round %d (n %d, sigma %d)", r, n, sigma))
+		checkSearch(t, s, text, ps, fmt.Sprintf("round %d (n %d, sigma %d, k-mer table %v)", r, n, sigma, kt != nil))
+	}
+}
+
+// naiveKmerTable returns the rows of each k-mer of codes 2..sigma-1 by sorting the suffixes.
+func naiveKmerTable(text []byte, sigma, k int) []int32 {
+	n := len(text)
+	sa := make([]int, n)
+	for i := range sa {
+		sa[i] = i
+	}
+	slices.SortFunc(sa, func(a, b int) int { return bytes.Compare(text[a:], text[b:]) })
+	base, entries := sigma-kernels.FirstCode, 1
+	for range k {
+		entries *= base
+	}
+	rows := make([]int32, 2*entries)
+	for j := range entries {
+		kmer := make([]byte, k)
+		for i, c := k-1, j; i >= 0; i, c = i-1, c/base {
+			kmer[i] = byte(kernels.FirstCode + c%base)
+		}
+		lo, hi := -1, -1
+		for r, p := range sa {
+			if bytes.HasPrefix(text[p:], kmer) {
+				if lo < 0 {
+					lo = r + 1 // row 0 is the empty suffix
+				}
+				hi = r + 2
+			}
+		}
+		if lo >= 0 {
+			rows[2*j], rows[2*j+1] = int32(lo), int32(hi)
+		}
+	}
+	return rows
+}
+
+// TestKmerLength: the table stays at about two bytes a base, and none for tiny texts.
+func TestKmerLength(t *testing.T) {
+	for _, c := range []struct{ n, sigma, k int }{{3, 6, 0}, {15, 6, 0}, {16, 6, 1}, {4641652, 6, 10}, {4641652, 7, 8}, {3 << 30, 6, 12}, {1000, 2, 0}} {
+		if k := KmerLength(c.n, c.sigma); k != c.k {
+			t.Errorf("KmerLength(%d, %d) = %d, want %d", c.n, c.sigma, k, c.k)
+		}
+	}
+}
+
+// TestLoadKmerTable: a table loads when its intervals lie within the rows, and not otherwise.
+func TestLoadKmerTable(t *testing.T) {
+	text := searchText(rand.New(rand.NewPCG(3, 3)), 2000, 6)
+	kt := BuildKmerTable(NewPage(text, 6, 0, 2000, 2000), 3)
+	if got, err := LoadKmerTable(3, 6, slices.Clone(kt.Rows), 2001); err != nil || !slices.Equal(got.Rows, kt.Rows) {
+		t.Fatalf("%v", err)
+	}
+	for _, bad := range []func(r []int32) []int32{
+		func(r []int32) []int32 { r[5] = 2002; return r },
+		func(r []int32) []int32 { r[4] = -1; return r },
+		func(r []int32) []int32 { r[6], r[7] = 9, 8; return r },
+		func(r []int32) []int32 { return r[2:] },
+	} {
+		if _, err := LoadKmerTable(3, 6, bad(slices.Clone(kt.Rows)), 2001); err == nil {
+			t.Error("a damaged table loaded")
+		}
+	}
+	if _, err := LoadKmerTable(13, 6, nil, 2001); err == nil {
+		t.Error("a 13-mer table loaded")
 	}
 }
 
 // TestSearcherRefusesPage: a page of part of the text cannot answer searches of the whole.
 func TestSearcherRefusesPage(t *testing.T) {
 	text := searchText(rand.New(rand.NewPCG(1, 1)), 100, 6)
-	if _, err := NewSearcher(NewPage(text, 6, 0, 50, 60)); err == nil {
+	if _, err := NewSearcher(NewPage(text, 6, 0, 50, 60), nil); err == nil {
 		t.Fatal("a partial page was accepted")
 	}
 }
@@ -128,7 +200,7 @@ func BenchmarkSearch(b *testing.B) {
 		text[i] = byte(kernels.FirstCode + rng.IntN(4))
 	}
 	p := NewPage(text, 6, 0, n, n)
-	s, _ := NewSearcher(p)
+	s, _ := NewSearcher(p, BuildKmerTable(p, KmerLength(n, 6)))
 	var ps kernels.Patterns
 	for range 50000 {
 		l := 20 + rng.IntN(131)

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"bytes"
 	"fmt"
 	"math/bits"
 	"sync"
@@ -224,20 +225,16 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 	escapes := make([]int, len(l.min1))
 	err := storeParallel(len(l.min1), threads, func(_, lo, hi int) error {
 		for b := lo; b < hi; b++ {
-			m, e := int32(-1), 0
-			for k := b * 64; k < min(b*64+64, rows); k++ {
-				v := int32(l.small[k])
-				if v == lcpEscape {
-					e++
-					v = lcpEscape // the true value is at least this; the side table is checked below
-				}
-				if m < 0 || v < m {
-					m = v
-				}
+			block := l.small[b*64 : min(b*64+64, rows)]
+			m := uint8(lcpEscape)
+			for _, v := range block {
+				m = min(m, v)
 			}
-			escapes[b] = e
-			if m < lcpEscape && l.min1[b] != m || m == lcpEscape && l.min1[b] < lcpEscape {
-				return fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, min(b*64+64, rows)-1, m, l.min1[b])
+			escapes[b] = bytes.Count(block, []byte{lcpEscape})
+			// An escaped row's true value is lcpEscape or more; blocks of escapes only are
+			// checked against the side table below.
+			if m < lcpEscape && l.min1[b] != int32(m) || m == lcpEscape && l.min1[b] < lcpEscape {
+				return fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, b*64+len(block)-1, m, l.min1[b])
 			}
 		}
 		return nil

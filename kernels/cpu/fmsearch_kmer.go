@@ -1,0 +1,113 @@
+package cpu
+
+import (
+	"fmt"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// KmerTable holds the suffix-array rows of every string of K matchable codes: a backward search
+// starts from the interval of its pattern's last K symbols, one lookup instead of K rank steps.
+// Short patterns of a genome become unique within a dozen steps, so the table saves most of a
+// search's random accesses.
+type KmerTable struct {
+	K    int
+	base int     // matchable codes: sigma - FirstCode
+	Rows []int32 // lo, hi of k-mer j at 2j, 2j+1; a k-mer's code is its symbols in base `base`, first symbol most significant
+}
+
+// maxKmer bounds K: 4^12 k-mers are 128 MiB of table.
+const maxKmer = 12
+
+// KmerLength returns the k-mer length for a text of n codes < sigma: the longest whose table has
+// at most n/4 entries (two bytes of table per base), at most 12; 0 for no table.
+func KmerLength(n, sigma int) int {
+	base := sigma - kernels.FirstCode
+	if base < 1 {
+		return 0
+	}
+	k, entries := 0, 1
+	for k < maxKmer && entries*base <= n/4 {
+		k++
+		entries *= base
+	}
+	return k
+}
+
+// BuildKmerTable computes the table of the k-mers of p's text (p must cover the whole text) by
+// backward search from every k-mer suffix, depth first.
+func BuildKmerTable(p *Page, k int) *KmerTable {
+	base := p.occ.sigma - kernels.FirstCode
+	if k < 1 || base < 1 {
+		return nil
+	}
+	entries := 1
+	for range k {
+		entries *= base
+	}
+	t := &KmerTable{K: k, base: base, Rows: make([]int32, 2*entries)}
+	// Extending a suffix to the left puts the new symbol in front: the symbol added at depth d
+	// is the k-mer's (k-d)-th symbol, with weight base^(d-1).
+	var walk func(lo, hi, depth, code, weight int)
+	walk = func(lo, hi, depth, code, weight int) {
+		if depth == k {
+			t.Rows[2*code], t.Rows[2*code+1] = int32(lo), int32(hi)
+			return
+		}
+		for s := range base {
+			x := byte(kernels.FirstCode + s)
+			nlo, nhi := p.c[x]+p.occ.Rank(x, lo), p.c[x]+p.occ.Rank(x, hi)
+			if nlo < nhi { // k-mers that do not occur keep the empty interval 0, 0
+				walk(nlo, nhi, depth+1, code+s*weight, weight*base)
+			}
+		}
+	}
+	walk(0, p.n+1, 0, 0, 1)
+	return t
+}
+
+// LoadKmerTable wraps the table of k-mers of length k over a text of rows-1 codes < sigma, as an
+// index file holds it, checking that every interval lies within the rows.
+func LoadKmerTable(k, sigma int, rows []int32, nrows int) (*KmerTable, error) {
+	base := sigma - kernels.FirstCode
+	if k == 0 && len(rows) == 0 {
+		return nil, nil
+	}
+	entries := 1
+	for range k {
+		entries *= base
+		if k > maxKmer || base < 1 || entries > 1<<30 {
+			return nil, fmt.Errorf("k-mer table of %d-mers over %d symbols", k, base)
+		}
+	}
+	if len(rows) != 2*entries {
+		return nil, fmt.Errorf("k-mer table of %d rows, want %d", len(rows), 2*entries)
+	}
+	err := storeParallel(entries, 2, func(_, lo, hi int) error {
+		for j := lo; j < hi; j++ {
+			a, b := rows[2*j], rows[2*j+1]
+			if a < 0 || a > b || int(b) > nrows {
+				return fmt.Errorf("k-mer %d has rows %d..%d (0..%d)", j, a, b, nrows)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &KmerTable{K: k, base: base, Rows: rows}, nil
+}
+
+// code returns the index in the table of the k-mer pat (len(pat) == K), and false if pat holds
+// a code that is not matchable.
+func (t *KmerTable) code(pat []byte) (int, bool) {
+	code := 0
+	for _, x := range pat {
+		s := int(x) - kernels.FirstCode
+		if s < 0 || s >= t.base {
+			return 0, false
+		}
+		code = code*t.base + s
+	}
+	return code, true
+}
