@@ -70,7 +70,7 @@ left=$(cd "$bad" && find shards mums results -name 'broken*' 2>/dev/null || true
 echo "snakemake failed as it should, leaving no output; the log says: $(tail -n 1 "$log")"
 
 gpujobs=$(snakemake -s workflows/snakemake/Snakefile --directory "$smk" --cores 2 -n -F --config gpu=true 2>&1 |
-	awk '/^rule /{r=$2} /resources: .*gpu=1/{print r}' | sort | uniq -c | tr -s ' ' | tr '\n' ' ')
+	awk '/^rule /{r=$2} /resources: .*gpu=1/{print r}' | sort | uniq -c | tr '\n' ' ' | tr -s ' ')
 case "$gpujobs" in
 " 4 mummer: " | " 1 index: 4 mummer: ") echo "gpu=true: jobs asking for the gpu resource:$gpujobs" ;;
 *) fail "gpu=true: jobs asking for a GPU:$gpujobs; want the 4 mummer jobs (and index)" ;;
@@ -79,7 +79,10 @@ esac
 
 step "nextflow: the example pipeline emulated from the modules, and its commands against Snakemake's"
 SAPIPE_NF_COMMANDS=$tmp/nf.txt go test -count=1 ./workflows
-grep -h '^+ sapipe ' "$smk"/logs/*/*.log | sed 's/^+ //' >"$tmp/smk.txt"
+shopt -s nullglob
+smklogs=("$smk"/logs/*.log "$smk"/logs/*/*.log) # the index step logs at the top
+shopt -u nullglob
+grep -h '^+ sapipe ' "${smklogs[@]}" | sed 's/^+ //' >"$tmp/smk.txt"
 normalize() { # file names without folders, words sorted by line
 	"$py" -c '
 import os, shlex, sys
