@@ -5,7 +5,7 @@ COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 SHARED   ?= ../shared
 
-.PHONY: all build test test-short race fuzz bench bench-sa gobench demo clean kernels test-workflows release
+.PHONY: all build test test-short race fuzz bench bench-sa bench-index gobench demo clean kernels test-workflows release
 
 all: build
 
@@ -45,10 +45,16 @@ fuzz:
 bench: build
 	SHARED=$(SHARED) bash tools/bench.sh
 	$(MAKE) bench-sa
+	$(MAKE) bench-index
 
 # Suffix array construction: sapipe's CPU path, libdivsufsort and Go's index/suffixarray (MB/s).
 bench-sa:
 	SHARED=$(SHARED) bash tools/sabench/sabench.sh
+
+# The persistent index: sapipe index beside bwa index (and bowtie2-build), start-up against the
+# index file, count/locate throughput for PATTERNS (10 M) patterns of 20-150 bases.
+bench-index: build
+	SHARED=$(SHARED) bash tools/bench-index.sh
 
 # Go micro-benchmarks (MB/s).
 gobench:
