@@ -59,10 +59,18 @@ func (b *Backend) Name() string {
 // Info describes the GPU.
 func (b *Backend) Info() Info { return b.dev.info }
 
-// NewMatcher indexes ref for matching. Matching runs on the CPU backend for now (GPU matching is
-// a later issue); the results are those of kernels/cpu.
+// NewMatcher indexes ref for matching on the GPU (matcher.go); the results are those of
+// kernels/cpu. A reference too large for the GPU memory left is matched on the CPU, with a note.
 func (b *Backend) NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions) (kernels.Matcher, error) {
-	return b.cpu.NewMatcher(ref, opts)
+	m, err := newMatcher(b, ref, opts, matchConfig{})
+	if errors.Is(err, errNoRoom) {
+		b.note(fmt.Sprintf("matching on the CPU: %v", err))
+		return b.cpu.NewMatcher(ref, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // SuffixArray fills sa with the suffix array of text, built on the GPU. A text too large for the

@@ -1,0 +1,527 @@
+// Matching query batches against one page of the reference: kernels/cpu's FM-index search, step for
+// step (page.go, lcp.go, occ.go, lanes.go, matcher.go), so that the matches are identical, and the
+// kernels that turn the search's findings into compact, ordered match records. Host side: match.go.
+//
+// A batch is cut into pieces: stretches [from, to) of one query sequence that one thread walks
+// backward, keeping the suffix-array interval (lo, hi) of the longest match m of q[pos:] in the
+// page. Every query position has a slot (its index in the batch); outputs are ordered by slot.
+//
+// -maxmatch runs in stages, so that repetitive references do not stall one thread per query:
+//   mm_walk   a thread per piece: positions with matches to look at become items (lo, hi, m, slot);
+//   mm_chain  a thread per item: the row ranges to look at (the item's interval, then the rows that
+//             each enclosing interval adds down to the minimum length), counted then written;
+//   mm_rows   a thread per candidate row (split by the ranges' row counts): left-maximality,
+//             ownership, extension past the window's end;
+// with scans and compactions in between. -mumreference and -mum (whose candidates are the same)
+// keep the best match of each position over the pages (mu_walk) and emit it after the last page.
+
+#define MT_CODE_NONE 1
+#define MT_FIRST 2
+#define MT_OCC_BLOCK 128
+#define MT_LCP_ESCAPE 255
+
+// PageDev describes one page's index in device memory; passed by value (kernel parameter space).
+// Its layout is pageDev's in match.go.
+struct PageDev {
+	const u8 *text;     // the whole reference text (codes)
+	const int *sa;      // n+1 rows; row 0 is the empty suffix
+	const u8 *lcp;      // n+2 rows; MT_LCP_ESCAPE: the value is in bigVal
+	const int *bigRow;  // rows whose LCP is >= MT_LCP_ESCAPE, ascending
+	const int *bigVal;  //
+	const int *min1;    // least LCP of each 64 rows
+	const int *min2;    // least of each 64 min1 values
+	const u64 *occ;     // rank blocks (kernels/cpu/occ.go)
+	const u64 *deep;    // bit k: LCP of row k >= the minimum match length
+	const u32 *c;       // c[x]: first row whose suffix starts with x
+	u32 textLen, start, end, winEnd, n, nBig;
+	u32 planes, counts, stride, pad;
+};
+
+// Piece is a stretch [from, to) of a query sequence of len codes at codes + q, whose position from
+// has slot `slot` (the next positions the next slots).
+struct Piece {
+	long long q;
+	u32 len, from, to, slot;
+};
+
+// ---- the rank structure -------------------------------------------------------------------------
+
+// pg_rank: rows k < i whose BWT symbol is c (c >= MT_FIRST).
+__device__ __forceinline__ u32 pg_rank(const PageDev &p, u32 c, u32 i) {
+	const u64 *blk = p.occ + (u64)(i / MT_OCC_BLOCK) * p.stride;
+	u32 off = i % MT_OCC_BLOCK;
+	u32 k = c - MT_FIRST;
+	u32 r = (u32)(__ldg(blk + (k >> 1)) >> (32 * (k & 1)));
+	if (off == 0) return r;
+	const u64 *pl = blk + p.counts;
+	u64 lo = ~0ull, hi = ~0ull;
+	for (u32 t = 0; t < p.planes; t++) {
+		u64 a = __ldg(pl + 2 * t), b = __ldg(pl + 2 * t + 1);
+		if (!((c >> t) & 1)) {
+			a = ~a;
+			b = ~b;
+		}
+		lo &= a;
+		hi &= b;
+	}
+	if (off < 64) return r + __popcll(lo & ((1ull << off) - 1));
+	return r + __popcll(lo) + __popcll(hi & ((1ull << (off - 64)) - 1));
+}
+
+// pg_symbol: the BWT symbol of row i.
+__device__ __forceinline__ u32 pg_symbol(const PageDev &p, u32 i) {
+	const u64 *pl = p.occ + (u64)(i / MT_OCC_BLOCK) * p.stride + p.counts;
+	u32 off = i % MT_OCC_BLOCK;
+	u32 w = off >> 6;
+	off &= 63;
+	u32 c = 0;
+	for (u32 t = 0; t < p.planes; t++) c |= (u32)((__ldg(pl + 2 * t + w) >> off) & 1) << t;
+	return c;
+}
+
+// ---- the compact LCP array ----------------------------------------------------------------------
+
+__device__ __forceinline__ int pg_big(const PageDev &p, u32 k) {
+	u32 lo = 0, hi = p.nBig;
+	while (lo < hi) {
+		u32 m = (lo + hi) >> 1;
+		if ((u32)p.bigRow[m] < k) lo = m + 1;
+		else hi = m;
+	}
+	return p.bigVal[lo];
+}
+
+__device__ __forceinline__ int pg_lcp(const PageDev &p, u32 k) {
+	u32 v = __ldg(p.lcp + k);
+	return v < MT_LCP_ESCAPE ? (int)v : pg_big(p, k);
+}
+
+// pg_less: LCP of row k < d.
+__device__ __forceinline__ bool pg_less(const PageDev &p, u32 k, int d) {
+	u32 v = __ldg(p.lcp + k);
+	if (v < MT_LCP_ESCAPE) return (int)v < d;
+	return d > MT_LCP_ESCAPE && pg_big(p, k) < d;
+}
+
+__device__ __forceinline__ bool pg_deep(const PageDev &p, u32 k) { return (__ldg(p.deep + (k >> 6)) >> (k & 63)) & 1; }
+
+// pg_prev_smaller: the largest k' <= k whose LCP is < d (d >= 1).
+__device__ __forceinline__ u32 pg_prev_smaller(const PageDev &p, u32 k, int d) {
+	int i = (int)k;
+	for (;;) {
+		if (pg_less(p, i, d)) return i;
+		if ((i & 63) == 0) break;
+		i--;
+	}
+	int b = (i >> 6) - 1;
+	while (__ldg(p.min1 + b) >= d) {
+		if ((b & 63) == 0) {
+			int s = (b >> 6) - 1;
+			while (__ldg(p.min2 + s) >= d) s--;
+			b = s * 64 + 63;
+			while (__ldg(p.min1 + b) >= d) b--;
+			break;
+		}
+		b--;
+	}
+	for (i = b * 64 + 63; !pg_less(p, i, d); i--) {
+	}
+	return i;
+}
+
+// pg_next_smaller: the smallest k' >= k whose LCP is < d (d >= 1).
+__device__ __forceinline__ u32 pg_next_smaller(const PageDev &p, u32 k, int d) {
+	int i = (int)k;
+	for (;;) {
+		if (pg_less(p, i, d)) return i;
+		i++;
+		if ((i & 63) == 0) break;
+	}
+	int b = i >> 6;
+	while (__ldg(p.min1 + b) >= d) {
+		b++;
+		if ((b & 63) == 0) {
+			int s = b >> 6;
+			while (__ldg(p.min2 + s) >= d) s++;
+			b = s * 64;
+			while (__ldg(p.min1 + b) >= d) b++;
+			break;
+		}
+	}
+	for (i = b * 64; !pg_less(p, i, d); i++) {
+	}
+	return i;
+}
+
+// ---- the backward search ------------------------------------------------------------------------
+
+// pg_extend_ranked moves the state (rows [lo, hi) of the m-long match) one position left, to a
+// query position whose symbol x has ranks r1, r2 at lo, hi, shortening the match until x can
+// precede it (Page.extendRanked).
+__device__ __forceinline__ void pg_extend_ranked(const PageDev &p, u32 &lo, u32 &hi, u32 &m, u32 x, u32 r1, u32 r2) {
+	for (;;) {
+		if (r1 < r2) {
+			u32 cx = __ldg(p.c + x);
+			lo = cx + r1;
+			hi = cx + r2;
+			m++;
+			return;
+		}
+		if (m == 0) {
+			lo = 0;
+			hi = p.n + 1;
+			return;
+		}
+		int d = max(pg_lcp(p, lo), pg_lcp(p, hi));
+		if (d == 0) {
+			lo = 0;
+			hi = p.n + 1;
+			m = 0;
+		} else {
+			lo = pg_prev_smaller(p, lo, d);
+			hi = pg_next_smaller(p, hi, d);
+			m = d;
+		}
+		r1 = pg_rank(p, x, lo);
+		r2 = pg_rank(p, x, hi);
+	}
+}
+
+__device__ __forceinline__ void pg_extend(const PageDev &p, u32 &lo, u32 &hi, u32 &m, u32 x) {
+	if (x < MT_FIRST) {
+		lo = 0;
+		hi = p.n + 1;
+		m = 0;
+		return;
+	}
+	pg_extend_ranked(p, lo, hi, m, x, pg_rank(p, x, lo), pg_rank(p, x, hi));
+}
+
+// pg_sym_at: the symbol at offset m of row k's suffix, or -1 past the window's end.
+__device__ __forceinline__ int pg_sym_at(const PageDev &p, u32 k, u32 m) {
+	u32 s = (u32)__ldg(p.sa + k) + m;
+	return s >= p.n ? -1 : (int)p.text[p.start + s];
+}
+
+// pg_start_state: the state of q[to:len] (Page.startState and longestPrefix): the rows and length
+// of its longest prefix that occurs in the window.
+__device__ __forceinline__ void pg_start_state(const PageDev &p, const u8 *q, u32 len, u32 to, u32 &lo, u32 &hi, u32 &m) {
+	lo = 0;
+	hi = p.n + 1;
+	m = 0;
+	if (to >= len) return;
+	const u8 *pat = q + to;
+	u32 plen = len - to;
+	while (m < plen) {
+		u32 x = pat[m];
+		if (x < MT_FIRST) break;
+		if (hi - lo == 1) {
+			u32 s = (u32)p.sa[lo];
+			while (m < plen && s + m < p.n && pat[m] >= MT_FIRST && p.text[p.start + s + m] == pat[m]) m++;
+			return;
+		}
+		u32 a = lo, b = hi;
+		while (a < b) {
+			u32 mid = (a + b) >> 1;
+			if (pg_sym_at(p, mid, m) >= (int)x) b = mid;
+			else a = mid + 1;
+		}
+		u32 nlo = a;
+		b = hi;
+		while (a < b) {
+			u32 mid = (a + b) >> 1;
+			if (pg_sym_at(p, mid, m) > (int)x) b = mid;
+			else a = mid + 1;
+		}
+		if (nlo == a) break;
+		lo = nlo;
+		hi = a;
+		m++;
+	}
+}
+
+// pg_run_on: how far the match of length d of q[pos:] at window position s continues past the
+// window's end, in the whole text (Page.runOn).
+__device__ __forceinline__ u32 pg_run_on(const PageDev &p, u32 s, u32 d, const u8 *q, u32 qlen, u32 pos) {
+	if (s + d != p.n || p.winEnd == p.textLen) return 0;
+	const u8 *t = p.text + p.winEnd;
+	u32 tl = p.textLen - p.winEnd;
+	const u8 *qq = q + pos + d;
+	u32 ql = qlen - pos - d;
+	u32 e = 0;
+	while (e < tl && e < ql && qq[e] >= MT_FIRST && t[e] == qq[e]) e++;
+	return e;
+}
+
+// pg_left_maximal: the match of q[pos:] at window position s cannot be extended to the left.
+__device__ __forceinline__ bool pg_left_maximal(const PageDev &p, u32 s, const u8 *q, u32 pos) {
+	if (pos == 0) return true;
+	u32 prev = q[pos - 1];
+	if (prev < MT_FIRST) return true;
+	u32 g = p.start + s;
+	return g == 0 || p.text[g - 1] != prev;
+}
+
+// ---- -maxmatch ----------------------------------------------------------------------------------
+
+// mm_walk: a thread per piece walks it backward and records the positions whose matches must be
+// looked at: those with a match of at least minLen that is not entirely preceded by the query's
+// previous symbol, or whose enclosing intervals reach minLen. Items (lo, hi, m, slot) and their
+// piece fill the piece's own slots from the end, in ascending slot order; counts[t] is how many.
+extern "C" __global__ void __launch_bounds__(128) mm_walk(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
+                                                          u32 nPieces, u32 minLen, uint4 *__restrict__ items, u32 *__restrict__ itemPiece,
+                                                          u32 *__restrict__ counts) {
+	u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+	if (t >= nPieces) return;
+	Piece pc = pieces[t];
+	const u8 *q = codes + pc.q;
+	u32 end = pc.slot + (pc.to - pc.from);
+	u32 w = end;
+	if (pc.from < pc.to) {
+		u32 lo, hi, m;
+		pg_start_state(p, q, pc.len, pc.to, lo, hi, m);
+		int pos = (int)pc.to - 1;
+		pg_extend(p, lo, hi, m, q[pos]);
+		for (;;) {
+			u32 prev = pos > 0 ? q[pos - 1] : MT_CODE_NONE;
+			bool ranked = prev >= MT_FIRST;
+			u32 r1 = 0, r2 = 0;
+			if (ranked) {
+				r1 = pg_rank(p, prev, lo);
+				r2 = pg_rank(p, prev, hi);
+			}
+			if (m >= minLen && (!ranked || r2 - r1 < hi - lo || pg_deep(p, lo) || pg_deep(p, hi))) {
+				w--;
+				items[w] = make_uint4(lo, hi, m, pc.slot + ((u32)pos - pc.from));
+				itemPiece[w] = t;
+			}
+			if (--pos < (int)pc.from) break;
+			if (ranked) {
+				pg_extend_ranked(p, lo, hi, m, prev, r1, r2);
+			} else {
+				lo = 0;
+				hi = p.n + 1;
+				m = 0;
+			}
+		}
+	}
+	counts[t] = end - w;
+}
+
+// compact_pieces: copies each piece's counts[t] records (at the end of its slots) to offs[t]
+// (and, when srcSide is not null, their side values), a warp per piece.
+extern "C" __global__ void __launch_bounds__(128) compact_pieces(const Piece *__restrict__ pieces, u32 nPieces, const u32 *__restrict__ counts,
+                                                                 const u32 *__restrict__ offs, const uint4 *__restrict__ src,
+                                                                 const u32 *__restrict__ srcSide, uint4 *__restrict__ dst, u32 *__restrict__ dstSide) {
+	u32 t = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+	u32 lane = threadIdx.x & 31;
+	if (t >= nPieces) return;
+	u32 n = counts[t];
+	if (n == 0) return;
+	Piece pc = pieces[t];
+	u32 base = pc.slot + (pc.to - pc.from) - n, o = offs[t];
+	for (u32 j = lane; j < n; j += 32) {
+		dst[o + j] = src[base + j];
+		if (srcSide) dstSide[o + j] = srcSide[base + j];
+	}
+}
+
+// mm_chain: for items [0, nItems) (item i0+i), the row ranges that may hold matches, in Page's
+// order: the item's interval at its match length, then the rows each enclosing interval adds, at
+// its depth, while the depth is at least minLen. A range whose rows are all preceded by the query's
+// previous symbol holds no left-maximal match and is left out. With ranges null it counts: ranges
+// to rangeCnt[i], rows to itemRows[i] and to *totalRows; otherwise it writes range
+// (first row, rows, depth, item) and its row count from rangeOff[i].
+extern "C" __global__ void __launch_bounds__(128) mm_chain(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
+                                                           const uint4 *__restrict__ items, const u32 *__restrict__ itemPiece, u32 i0, u32 nItems,
+                                                           u32 *__restrict__ rangeCnt, u32 *__restrict__ itemRows,
+                                                           unsigned long long *__restrict__ totalRows, const u32 *__restrict__ rangeOff,
+                                                           uint4 *__restrict__ ranges, u32 *__restrict__ rowCnt) {
+	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+	u32 rows = 0;
+	if (i < nItems) {
+		u32 it = i0 + i;
+		uint4 item = items[it];
+		Piece pc = pieces[itemPiece[it]];
+		u32 pos = pc.from + (item.w - pc.slot);
+		const u8 *q = codes + pc.q;
+		u32 prev = pos > 0 ? q[pos - 1] : MT_CODE_NONE;
+		bool check = prev >= MT_FIRST;
+		u32 cnt = 0;
+		u32 o = ranges ? rangeOff[i] : 0;
+		auto emit = [&](u32 a, u32 b, u32 d) {
+			if (a >= b) return;
+			if (check && pg_rank(p, prev, b) - pg_rank(p, prev, a) == b - a) return;
+			if (ranges) {
+				ranges[o + cnt] = make_uint4(a, b - a, d, it);
+				rowCnt[o + cnt] = b - a;
+			}
+			cnt++;
+			rows += b - a;
+		};
+		emit(item.x, item.y, item.z);
+		u32 a = item.x, b = item.y;
+		while (pg_deep(p, a) || pg_deep(p, b)) {
+			int d = max(pg_lcp(p, a), pg_lcp(p, b));
+			u32 na = pg_prev_smaller(p, a, d), nb = pg_next_smaller(p, b, d);
+			emit(na, a, d);
+			emit(b, nb, d);
+			a = na;
+			b = nb;
+		}
+		if (!ranges) {
+			rangeCnt[i] = cnt;
+			itemRows[i] = rows;
+		}
+	}
+	if (!ranges) {
+		// One atomic a warp.
+		unsigned long long sum = rows;
+		for (int o = 16; o > 0; o >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, o);
+		if ((threadIdx.x & 31) == 0 && sum) atomicAdd(totalRows, sum);
+	}
+}
+
+// mm_rows: candidate rows [r0, r0+nRows) of the ranges (whose first rows are at rowOff): each row
+// that is left-maximal and owned by the page becomes a match record (text position, length, slot)
+// in cand[r], with valid[r] set.
+extern "C" __global__ void __launch_bounds__(256) mm_rows(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
+                                                          const uint4 *__restrict__ items, const u32 *__restrict__ itemPiece,
+                                                          const uint4 *__restrict__ ranges, const u32 *__restrict__ rowOff, u32 nRanges, u32 r0,
+                                                          u32 nRows, uint4 *__restrict__ cand, u32 *__restrict__ valid) {
+	u32 r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= nRows) return;
+	u32 row = r0 + r;
+	u32 lo = 0, hi = nRanges;
+	while (hi - lo > 1) {
+		u32 mid = (lo + hi) >> 1;
+		if (rowOff[mid] <= row) lo = mid;
+		else hi = mid;
+	}
+	uint4 rg = ranges[lo];
+	u32 k = rg.x + (row - rowOff[lo]), d = rg.z;
+	uint4 item = items[rg.w];
+	Piece pc = pieces[itemPiece[rg.w]];
+	u32 pos = pc.from + (item.w - pc.slot);
+	const u8 *q = codes + pc.q;
+	u32 prev = pos > 0 ? q[pos - 1] : MT_CODE_NONE;
+	u32 ok = 0;
+	uint4 out = make_uint4(0, 0, 0, 0);
+	if (!(prev >= MT_FIRST && pg_symbol(p, k) == prev)) {
+		u32 s = (u32)p.sa[k];
+		u32 g = p.start + s;
+		if (g < p.end && !(s == 0 && !pg_left_maximal(p, s, q, pos))) {
+			ok = 1;
+			out = make_uint4(g, d + pg_run_on(p, s, d, q, pc.len, pos), item.w, 0);
+		}
+	}
+	cand[r] = out;
+	valid[r] = ok;
+}
+
+// compact_valid: out[offs[i]] = cand[i] for the valid candidates.
+extern "C" __global__ void __launch_bounds__(256) compact_valid(const u32 *__restrict__ valid, const u32 *__restrict__ offs,
+                                                                const uint4 *__restrict__ cand, u32 n, uint4 *__restrict__ out) {
+	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n && valid[i]) out[offs[i]] = cand[i];
+}
+
+// ---- -mumreference and -mum ---------------------------------------------------------------------
+
+struct Cand {
+	u32 len, count, ref;
+};
+
+// pg_best: the longest match at one query position over the text positions this page owns, and
+// how many owned positions reach that length (Page.pageBest).
+__device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, u32 qlen, u32 pos, u32 lo, u32 hi, u32 m, u32 minLen) {
+	Cand c = {0, 0, 0};
+	u32 owned = p.end - p.start;
+	if (hi - lo > p.n - owned + 1) {
+		c.len = m;
+		c.count = 2;
+	} else {
+		for (u32 k = lo; k < hi; k++) {
+			u32 s = (u32)p.sa[k];
+			if (s < owned) {
+				c.count++;
+				c.ref = p.start + s;
+			}
+		}
+		if (c.count > 0) c.len = m;
+	}
+	if (p.winEnd == p.textLen) return c;
+	auto consider = [&](u32 k, u32 d) {
+		u32 s = (u32)p.sa[k];
+		if (s != p.n - d || s >= owned) return;
+		u32 full = d + pg_run_on(p, s, d, q, qlen, pos);
+		if (full > c.len) {
+			c.len = full;
+			c.count = 1;
+			c.ref = p.start + s;
+		} else if (full == c.len && full > d) {
+			c.count++;
+		}
+	};
+	if (c.count > 0) consider(lo, m);
+	u32 a = lo, b = hi;
+	for (;;) {
+		int d = max(pg_lcp(p, a), pg_lcp(p, b));
+		if (d < (int)minLen || (int)p.n - d >= (int)owned) break;
+		a = pg_prev_smaller(p, a, d);
+		b = pg_next_smaller(p, b, d);
+		consider(a, (u32)d);
+	}
+	return c;
+}
+
+// mu_walk: a thread per piece; at each position the page's best match is merged into the best over
+// the pages so far (best[slot]: length, count, text position; not read on the first page). After
+// the last page the unique, left-maximal ones are written as records (text position, length,
+// slot) at the end of the piece's slots, in ascending slot order, and counts[t] says how many.
+extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
+                                                          u32 nPieces, u32 minLen, uint4 *__restrict__ best, u32 first, u32 last,
+                                                          uint4 *__restrict__ out, u32 *__restrict__ counts) {
+	u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+	if (t >= nPieces) return;
+	Piece pc = pieces[t];
+	const u8 *q = codes + pc.q;
+	u32 end = pc.slot + (pc.to - pc.from);
+	u32 w = end;
+	if (pc.from < pc.to) {
+		u32 lo, hi, m;
+		pg_start_state(p, q, pc.len, pc.to, lo, hi, m);
+		for (int pos = (int)pc.to - 1; pos >= (int)pc.from; pos--) {
+			pg_extend(p, lo, hi, m, q[pos]);
+			u32 slot = pc.slot + ((u32)pos - pc.from);
+			Cand b = {0, 0, 0};
+			if (!first) {
+				uint4 v = best[slot];
+				b.len = v.x;
+				b.count = v.y;
+				b.ref = v.z;
+			}
+			if (m >= minLen) {
+				Cand c = pg_best(p, q, pc.len, pos, lo, hi, m, minLen);
+				if (c.count == 0) {
+				} else if (c.len > b.len) {
+					b = c;
+				} else if (c.len == b.len) {
+					b.count += c.count;
+				}
+			}
+			if (!last) {
+				best[slot] = make_uint4(b.len, b.count, b.ref, 0);
+				continue;
+			}
+			if (b.len < minLen || b.count != 1) continue;
+			if (pos > 0 && b.ref > 0) {
+				u32 prev = q[pos - 1];
+				if (prev >= MT_FIRST && p.text[b.ref - 1] == prev) continue;
+			}
+			w--;
+			out[w] = make_uint4(b.ref, b.len, slot, 0);
+		}
+	}
+	if (last) counts[t] = end - w;
+}

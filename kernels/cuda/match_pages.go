@@ -1,0 +1,200 @@
+package cuda
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// The reference on the device: its text, whole, and the index of each page (kernels/cpu's Page,
+// built on the host and copied up). When every page fits the memory budget they stay resident;
+// otherwise a few frames hold pages in turn, loaded when a batch needs them.
+
+// pageDev is the kernels' PageDev (match.cuh): one page's index in device memory, passed to every
+// kernel by value. Keep the two layouts the same.
+type pageDev struct {
+	text, sa, lcp, bigRow, bigVal, min1, min2, occ, deep, c devPtr
+	textLen, start, end, winEnd, n, nBig                    uint32
+	planes, counts, stride, pad                             uint32
+}
+
+// hostPage is one page's index on the host, ready to copy up.
+type hostPage struct {
+	a     cpu.DeviceArrays
+	c     [256]uint32
+	bytes uint64 // device memory it takes, as layoutPage carves it
+}
+
+func newHostPage(p *cpu.Page) hostPage {
+	h := hostPage{a: p.DeviceArrays()}
+	for i, v := range h.a.C {
+		h.c[i] = uint32(v)
+	}
+	var c carver
+	layoutPage(&c, &h, 0, 0, nil)
+	h.bytes = c.used
+	return h
+}
+
+// layoutPage carves the arrays of page h from c and fills desc (text is the device text of
+// textLen codes); with desc nil it only measures.
+func layoutPage(c *carver, h *hostPage, text devPtr, textLen int, desc *pageDev) {
+	a := &h.a
+	sa := c.take(uint64(4 * len(a.SA)))
+	lcp := c.take(uint64(len(a.LCP)))
+	bigRow := c.take(uint64(4 * len(a.LCPBigRow)))
+	bigVal := c.take(uint64(4 * len(a.LCPBigVal)))
+	min1 := c.take(uint64(4 * len(a.LCPMin1)))
+	min2 := c.take(uint64(4 * len(a.LCPMin2)))
+	occ := c.take(uint64(8 * len(a.Occ)))
+	deep := c.take(uint64(8 * len(a.Deep)))
+	cc := c.take(4 * 256)
+	if desc == nil {
+		return
+	}
+	*desc = pageDev{
+		text: text, sa: sa, lcp: lcp, bigRow: bigRow, bigVal: bigVal, min1: min1, min2: min2, occ: occ, deep: deep, c: cc,
+		textLen: uint32(textLen), start: uint32(a.Start), end: uint32(a.End), winEnd: uint32(a.WinEnd), n: uint32(a.N),
+		nBig:   uint32(len(a.LCPBigRow)),
+		planes: uint32(a.OccPlanes), counts: uint32(a.OccCounts), stride: uint32(a.OccStride),
+	}
+}
+
+// upload copies page h into device memory at base (of at least h.bytes) and returns its
+// descriptor. It runs on a thread where the context is current.
+func (h *hostPage) upload(d *device, base devPtr, text devPtr, textLen int) (pageDev, error) {
+	var desc pageDev
+	c := carver{next: base}
+	layoutPage(&c, h, text, textLen, &desc)
+	a := &h.a
+	copies := []struct {
+		dst devPtr
+		src unsafe.Pointer
+		n   int
+	}{
+		{desc.sa, ptrOf(a.SA), 4 * len(a.SA)},
+		{desc.lcp, ptrOf(a.LCP), len(a.LCP)},
+		{desc.bigRow, ptrOf(a.LCPBigRow), 4 * len(a.LCPBigRow)},
+		{desc.bigVal, ptrOf(a.LCPBigVal), 4 * len(a.LCPBigVal)},
+		{desc.min1, ptrOf(a.LCPMin1), 4 * len(a.LCPMin1)},
+		{desc.min2, ptrOf(a.LCPMin2), 4 * len(a.LCPMin2)},
+		{desc.occ, ptrOf(a.Occ), 8 * len(a.Occ)},
+		{desc.deep, ptrOf(a.Deep), 8 * len(a.Deep)},
+		{desc.c, unsafe.Pointer(&h.c[0]), 4 * 256},
+	}
+	for _, cp := range copies {
+		if err := d.toDevice(cp.dst, cp.src, cp.n); err != nil {
+			return desc, err
+		}
+	}
+	return desc, nil
+}
+
+// ptrOf returns the address of a slice's first element, or nil for an empty slice.
+func ptrOf[T any](s []T) unsafe.Pointer {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&s[0])
+}
+
+// frame is device memory that holds one page at a time.
+type frame struct {
+	page    int // the page held, -1 for none
+	refs    int // batches using it
+	loading bool
+	used    uint64 // when last acquired, for choosing a frame to reload
+	mem     devBuf
+	desc    pageDev
+}
+
+// frameSet hands out pages: all resident, or loaded into frames on demand.
+type frameSet struct {
+	resident bool
+	mu       sync.Mutex
+	cond     *sync.Cond
+	frames   []*frame
+	tick     uint64
+	loads    int64 // page uploads after the start
+}
+
+// order returns the order in which a batch should visit the pages: those loaded first.
+func (fs *frameSet) order(pages int) []int {
+	o := make([]int, 0, pages)
+	if fs.resident {
+		for i := range pages {
+			o = append(o, i)
+		}
+		return o
+	}
+	fs.mu.Lock()
+	held := make([]bool, pages)
+	for _, f := range fs.frames {
+		if f.page >= 0 && !f.loading {
+			held[f.page] = true
+			o = append(o, f.page)
+		}
+	}
+	fs.mu.Unlock()
+	for i := range pages {
+		if !held[i] {
+			o = append(o, i)
+		}
+	}
+	return o
+}
+
+// acquire returns a frame holding page i, loading it if no frame does (waiting for a frame that no
+// batch uses). Call release when the device work that reads it is complete.
+func (fs *frameSet) acquire(m *gpuMatcher, i int) (*frame, error) {
+	if fs.resident {
+		return fs.frames[i], nil
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for {
+		var hit, free *frame
+		for _, f := range fs.frames {
+			if f.page == i {
+				hit = f
+				break
+			}
+			if f.refs == 0 && !f.loading && (free == nil || f.used < free.used) {
+				free = f
+			}
+		}
+		if hit != nil && !hit.loading {
+			fs.tick++
+			hit.refs++
+			hit.used = fs.tick
+			return hit, nil
+		}
+		if hit == nil && free != nil {
+			fs.tick++
+			free.page, free.refs, free.loading, free.used = i, 1, true, fs.tick
+			fs.loads++
+			fs.mu.Unlock()
+			desc, err := m.pages[i].upload(m.dev, free.mem.p, m.text.p, len(m.ref.Text))
+			fs.mu.Lock()
+			free.loading = false
+			free.desc = desc
+			if err != nil {
+				free.page, free.refs = -1, 0
+			}
+			fs.cond.Broadcast()
+			return free, err
+		}
+		fs.cond.Wait()
+	}
+}
+
+func (fs *frameSet) release(f *frame) {
+	if fs.resident {
+		return
+	}
+	fs.mu.Lock()
+	f.refs--
+	fs.cond.Broadcast()
+	fs.mu.Unlock()
+}

@@ -1,0 +1,572 @@
+package cuda
+
+import (
+	"slices"
+	"time"
+	"unsafe"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// A device worker runs one launch at a time: the batches it took, packed into pinned memory, copied
+// up, matched against every page and turned into compact records, which it copies down and hands
+// back to each batch in order. See matcher.go.
+
+// piece is the kernels' Piece (match.cuh): positions [from, to) of a query sequence of len codes
+// that starts at codes+q on the device; position from has slot `slot`.
+type piece struct {
+	q                   int64
+	len, from, to, slot uint32
+}
+
+// outRec is a match record from the device: text position, length, slot (the 4th word is padding).
+type outRec struct {
+	ref, len, slot, _ uint32
+}
+
+// codeSpan is the part of one batch's codes that a launch copies up: [lo, hi), at dev in the device
+// buffer. Batches that share their codes (the chunks of one long sequence) share a span.
+type codeSpan struct {
+	lo, hi int
+	dev    int
+}
+
+type worker struct {
+	m *gpuMatcher
+	s *stream
+
+	hCodes, hPieces, hOut, hTot hostBuf
+	dCodes, dPieces, dCounts    devBuf
+	dOffs, dSums, dTot          devBuf
+	dRegion, dRegionPiece       devBuf // per slot: items (-maxmatch) or records (unique modes)
+	dBest                       devBuf // per slot: best match so far over the pages (unique modes)
+	dItems, dItemPiece          devBuf // compacted items
+	dRangeCnt, dItemRows        devBuf
+	dRangeOff                   devBuf
+	dRanges, dRowCnt, dRowOff   devBuf
+	dCand, dValid, dValidOff    devBuf
+	dOut                        devBuf
+
+	spans     map[*byte]*codeSpan
+	spanOrder []*codeSpan
+	segSlot   []uint32 // first slot of each segment of the launch
+	recs      []outRec
+	itemRows  []uint32
+
+	// Profiling: events recorded after each stage, and the stage names.
+	events  []event
+	evNames []string
+	evUsed  int
+}
+
+// newWorker binds the calling goroutine's thread to the device and makes its stream.
+func (m *gpuMatcher) newWorker() (*worker, error) {
+	if err := m.dev.bindThread(); err != nil {
+		return nil, err
+	}
+	s, err := newStream(m.dev)
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{m: m, s: s, spans: make(map[*byte]*codeSpan)}
+	if err := w.hTot.ensure(m.dev, 16); err != nil {
+		w.free()
+		return nil, err
+	}
+	if err := w.dTot.ensure(m.dev, 16); err != nil {
+		w.free()
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *worker) free() {
+	d := w.m.dev
+	for _, h := range []*hostBuf{&w.hCodes, &w.hPieces, &w.hOut, &w.hTot} {
+		h.free(d)
+	}
+	for _, b := range []*devBuf{&w.dCodes, &w.dPieces, &w.dCounts, &w.dOffs, &w.dSums, &w.dTot, &w.dRegion, &w.dRegionPiece,
+		&w.dBest, &w.dItems, &w.dItemPiece, &w.dRangeCnt, &w.dItemRows, &w.dRangeOff, &w.dRanges, &w.dRowCnt, &w.dRowOff,
+		&w.dCand, &w.dValid, &w.dValidOff, &w.dOut} {
+		b.free(d)
+	}
+	for _, e := range w.events {
+		w.s.destroyEvent(e)
+	}
+	w.s.destroy()
+}
+
+// grow makes b at least n bytes, first waiting for the stream's work (which may use b).
+func (w *worker) grow(b *devBuf, n int) error {
+	if uint64(max(n, 256)) <= b.n {
+		return nil
+	}
+	if err := w.s.sync(); err != nil {
+		return err
+	}
+	return b.ensure(w.m.dev, uint64(n))
+}
+
+// mark records the end of a stage when profiling.
+func (w *worker) mark(name string) error {
+	if !w.m.cfg.Profile {
+		return nil
+	}
+	if w.evUsed == len(w.events) {
+		e, err := w.s.newEvent()
+		if err != nil {
+			return err
+		}
+		w.events = append(w.events, e)
+		w.evNames = append(w.evNames, "")
+	}
+	w.evNames[w.evUsed] = name
+	err := w.s.record(w.events[w.evUsed])
+	w.evUsed++
+	return err
+}
+
+// collect adds the stage times of a completed launch to the statistics.
+func (w *worker) collect() error {
+	if !w.m.cfg.Profile {
+		return nil
+	}
+	for i := 1; i < w.evUsed; i++ {
+		ms, err := w.s.elapsed(w.events[i-1], w.events[i])
+		if err != nil {
+			return err
+		}
+		w.m.stats.addPhase(w.evNames[i], time.Duration(float64(ms)*1e6))
+	}
+	w.evUsed = 0
+	return nil
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// run matches the batches of one launch and fills their results.
+func (w *worker) run(batch []*request) error {
+	m := w.m
+	nPieces, nSlots, err := w.pack(batch)
+	if err != nil {
+		return err
+	}
+	w.recs = w.recs[:0]
+	if nSlots == 0 {
+		w.unpack(batch, nil)
+		return nil
+	}
+	m.stats.launches.Add(1)
+	m.stats.positions.Add(int64(nSlots))
+	m.stats.pieces.Add(int64(nPieces))
+	if err := w.mark(""); err != nil {
+		return err
+	}
+	if err := w.grow(&w.dCodes, w.codeBytes()); err != nil {
+		return err
+	}
+	for _, g := range []struct {
+		b *devBuf
+		n int
+	}{{&w.dPieces, 24 * nPieces}, {&w.dCounts, 4 * nPieces}, {&w.dOffs, 4 * nPieces},
+		{&w.dRegion, 16 * nSlots}, {&w.dRegionPiece, 4 * nSlots}} {
+		if err := w.grow(g.b, g.n); err != nil {
+			return err
+		}
+	}
+	if err := w.s.toDevice(w.dCodes.p, w.hCodes.p, w.codeBytes()); err != nil {
+		return err
+	}
+	if err := w.s.toDevice(w.dPieces.p, w.hPieces.p, 24*nPieces); err != nil {
+		return err
+	}
+	if err := w.mark("copy up"); err != nil {
+		return err
+	}
+	var recs []outRec
+	if m.opts.Mode == kernels.MaxMatch {
+		for _, i := range m.fs.order(len(m.pages)) {
+			f, err := m.fs.acquire(m, i)
+			if err != nil {
+				return err
+			}
+			err = w.maxMatchPage(&f.desc, nPieces)
+			if err == nil && !m.fs.resident {
+				err = w.s.sync()
+			}
+			m.fs.release(f)
+			if err != nil {
+				return err
+			}
+		}
+		sortRecords(w.recs, len(m.pages) == 1)
+		recs = w.recs
+	} else {
+		recs, err = w.unique(nPieces, nSlots)
+		if err != nil {
+			return err
+		}
+	}
+	if err := w.s.sync(); err != nil {
+		return err
+	}
+	if err := w.collect(); err != nil {
+		return err
+	}
+	m.stats.matches.Add(int64(len(recs)))
+	t := time.Now()
+	w.unpack(batch, recs)
+	if m.cfg.Profile {
+		m.stats.addPhase("host unpack", time.Since(t))
+	}
+	return nil
+}
+
+// codeBytes is the size of the packed codes.
+func (w *worker) codeBytes() int {
+	if len(w.spanOrder) == 0 {
+		return 0
+	}
+	last := w.spanOrder[len(w.spanOrder)-1]
+	return last.dev + last.hi - last.lo
+}
+
+// pieceLen chooses how many positions a thread walks: the configured length, shorter when the
+// launch would otherwise have too few pieces to fill the device (each piece costs a search for its
+// start state, so not much shorter).
+func (w *worker) pieceLen(nSlots int) int {
+	pl := w.m.cfg.PieceLen
+	want := 512 * max(w.m.dev.info.SMs, 1)
+	if nSlots/pl < want {
+		pl = max(min(256, pl), nSlots/want)
+	}
+	return max(pl, 1)
+}
+
+// pack copies the codes the launch needs into pinned memory and cuts the segments into pieces.
+func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
+	d := w.m.dev
+	clear(w.spans)
+	w.spanOrder = w.spanOrder[:0]
+	for _, r := range batch {
+		if len(r.b.Codes) == 0 {
+			continue
+		}
+		key := &r.b.Codes[0]
+		for _, sg := range r.b.Segs {
+			if sg.To <= sg.From {
+				continue
+			}
+			nSlots += sg.To - sg.From
+			lo, hi := sg.Off+max(sg.From-1, 0), sg.Off+sg.Len
+			sp := w.spans[key]
+			if sp == nil {
+				sp = &codeSpan{lo: lo, hi: hi}
+				w.spans[key] = sp
+				w.spanOrder = append(w.spanOrder, sp)
+			} else {
+				sp.lo, sp.hi = min(sp.lo, lo), max(sp.hi, hi)
+			}
+		}
+	}
+	at := 0
+	for _, sp := range w.spanOrder {
+		sp.dev = at
+		at += (sp.hi - sp.lo + 15) &^ 15
+	}
+	if err := w.hCodes.ensure(d, at); err != nil {
+		return 0, 0, err
+	}
+	codes := hostSlice[byte](&w.hCodes, at)
+	for _, r := range batch {
+		if len(r.b.Codes) == 0 {
+			continue
+		}
+		if sp := w.spans[&r.b.Codes[0]]; sp != nil && sp.dev >= 0 {
+			copy(codes[sp.dev:], r.b.Codes[sp.lo:sp.hi])
+			sp.dev = ^sp.dev // copied once; restored below
+		}
+	}
+	for _, sp := range w.spanOrder {
+		sp.dev = ^sp.dev
+	}
+	pl := w.pieceLen(nSlots)
+	for _, r := range batch {
+		for _, sg := range r.b.Segs {
+			if sg.To > sg.From {
+				nPieces += (sg.To - sg.From + pl - 1) / pl
+			}
+		}
+	}
+	if err := w.hPieces.ensure(d, 24*nPieces); err != nil {
+		return 0, 0, err
+	}
+	ps := hostSlice[piece](&w.hPieces, nPieces)
+	w.segSlot = w.segSlot[:0]
+	slot, k := 0, 0
+	for _, r := range batch {
+		for _, sg := range r.b.Segs {
+			w.segSlot = append(w.segSlot, uint32(slot))
+			if sg.To <= sg.From {
+				continue
+			}
+			sp := w.spans[&r.b.Codes[0]]
+			q := int64(sp.dev - sp.lo + sg.Off)
+			for f := sg.From; f < sg.To; f += pl {
+				ps[k] = piece{q: q, len: uint32(sg.Len), from: uint32(f), to: uint32(min(f+pl, sg.To)), slot: uint32(slot + f - sg.From)}
+				k++
+			}
+			slot += sg.To - sg.From
+		}
+	}
+	return nPieces, nSlots, nil
+}
+
+// unpack appends each segment's records, as matches, to its batch's result.
+func (w *worker) unpack(batch []*request, recs []outRec) {
+	k, seg := 0, 0
+	for _, r := range batch {
+		res := r.res
+		for _, sg := range r.b.Segs {
+			base := w.segSlot[seg]
+			seg++
+			if sg.To > sg.From {
+				end := base + uint32(sg.To-sg.From)
+				for k < len(recs) && recs[k].slot < end {
+					rc := recs[k]
+					res.Matches = append(res.Matches, kernels.Match{Ref: int32(rc.ref), Query: int32(sg.From + int(rc.slot-base)), Len: int32(rc.len)})
+					k++
+				}
+			}
+			res.Ends = append(res.Ends, len(res.Matches))
+		}
+	}
+}
+
+// scan writes the exclusive prefix sums of the n words at in to out and returns their total
+// (waiting for the stream).
+func (w *worker) scan(in, out devPtr, n int) (uint32, error) {
+	if n == 0 {
+		return 0, nil
+	}
+	m := w.m
+	tiles := ceilDiv(n, scanTile)
+	if err := w.grow(&w.dSums, 4*(tiles+1)); err != nil {
+		return 0, err
+	}
+	if err := w.s.launch("scan_reduce", m.fn["scan_reduce"], tiles, 256, in, uint32(n), w.dSums.p); err != nil {
+		return 0, err
+	}
+	if err := w.s.launch("scan_single", m.fn["scan_single"], 1, 1024, w.dSums.p, uint32(tiles), uint32(0), w.dTot.p); err != nil {
+		return 0, err
+	}
+	if err := w.s.launch("scan_down", m.fn["scan_down"], tiles, 256, in, out, uint32(n), w.dSums.p); err != nil {
+		return 0, err
+	}
+	if err := w.s.toHost(w.hTot.p, w.dTot.p, 4); err != nil {
+		return 0, err
+	}
+	if err := w.s.sync(); err != nil {
+		return 0, err
+	}
+	return *(*uint32)(w.hTot.p), nil
+}
+
+// unique finds the -mumreference candidates (also -mum's) over every page.
+func (w *worker) unique(nPieces, nSlots int) ([]outRec, error) {
+	m := w.m
+	order := m.fs.order(len(m.pages))
+	if len(order) > 1 {
+		if err := w.grow(&w.dBest, 16*nSlots); err != nil {
+			return nil, err
+		}
+	}
+	for i, pi := range order {
+		f, err := m.fs.acquire(m, pi)
+		if err != nil {
+			return nil, err
+		}
+		err = w.s.launch("mu_walk", m.fn["mu_walk"], ceilDiv(nPieces, 128), 128, &f.desc, w.dCodes.p, w.dPieces.p, uint32(nPieces),
+			uint32(m.opts.MinLen), w.dBest.p, b2u(i == 0), b2u(i == len(order)-1), w.dRegion.p, w.dCounts.p)
+		if err == nil && !m.fs.resident {
+			err = w.s.sync()
+		}
+		m.fs.release(f)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := w.mark("walk"); err != nil {
+		return nil, err
+	}
+	nOut, err := w.scan(w.dCounts.p, w.dOffs.p, nPieces)
+	if err != nil || nOut == 0 {
+		return nil, err
+	}
+	if err := w.grow(&w.dOut, 16*int(nOut)); err != nil {
+		return nil, err
+	}
+	if err := w.hOut.ensure(m.dev, 16*int(nOut)); err != nil {
+		return nil, err
+	}
+	if err := w.s.launch("compact_pieces", m.fn["compact_pieces"], ceilDiv(32*nPieces, 128), 128, w.dPieces.p, uint32(nPieces),
+		w.dCounts.p, w.dOffs.p, w.dRegion.p, devPtr(0), w.dOut.p, devPtr(0)); err != nil {
+		return nil, err
+	}
+	if err := w.s.toHost(w.hOut.p, w.dOut.p, 16*int(nOut)); err != nil {
+		return nil, err
+	}
+	if err := w.mark("compact and copy down"); err != nil {
+		return nil, err
+	}
+	return hostSlice[outRec](&w.hOut, int(nOut)), nil
+}
+
+// maxMatchPage appends to w.recs the -maxmatch records of one page (see match.cuh).
+func (w *worker) maxMatchPage(desc *pageDev, nPieces int) error {
+	m := w.m
+	s := w.s
+	minLen := uint32(m.opts.MinLen)
+	if err := s.launch("mm_walk", m.fn["mm_walk"], ceilDiv(nPieces, 128), 128, desc, w.dCodes.p, w.dPieces.p, uint32(nPieces), minLen,
+		w.dRegion.p, w.dRegionPiece.p, w.dCounts.p); err != nil {
+		return err
+	}
+	if err := w.mark("walk"); err != nil {
+		return err
+	}
+	nItems32, err := w.scan(w.dCounts.p, w.dOffs.p, nPieces)
+	if err != nil || nItems32 == 0 {
+		return err
+	}
+	nItems := int(nItems32)
+	m.stats.items.Add(int64(nItems))
+	for _, g := range []struct {
+		b *devBuf
+		n int
+	}{{&w.dItems, 16 * nItems}, {&w.dItemPiece, 4 * nItems}, {&w.dRangeCnt, 4 * nItems}, {&w.dItemRows, 4 * nItems}, {&w.dRangeOff, 4 * nItems}} {
+		if err := w.grow(g.b, g.n); err != nil {
+			return err
+		}
+	}
+	if err := s.launch("compact_pieces", m.fn["compact_pieces"], ceilDiv(32*nPieces, 128), 128, w.dPieces.p, uint32(nPieces),
+		w.dCounts.p, w.dOffs.p, w.dRegion.p, w.dRegionPiece.p, w.dItems.p, w.dItemPiece.p); err != nil {
+		return err
+	}
+	totalRows := w.dTot.p + 8
+	if err := s.memset32(totalRows, 0, 2); err != nil {
+		return err
+	}
+	if err := s.launch("mm_chain", m.fn["mm_chain"], ceilDiv(nItems, 128), 128, desc, w.dCodes.p, w.dPieces.p, w.dItems.p, w.dItemPiece.p,
+		uint32(0), uint32(nItems), w.dRangeCnt.p, w.dItemRows.p, totalRows, devPtr(0), devPtr(0), devPtr(0)); err != nil {
+		return err
+	}
+	hRows := unsafe.Add(w.hTot.p, 8)
+	if err := s.toHost(hRows, totalRows, 8); err != nil {
+		return err
+	}
+	if err := s.sync(); err != nil {
+		return err
+	}
+	if err := w.mark("items"); err != nil {
+		return err
+	}
+	// Groups of items whose candidate rows number less than 2^31, so that 32-bit scans hold them.
+	const maxGroupRows = 1<<31 - 1
+	groups := [][2]int{{0, nItems}}
+	if *(*uint64)(hRows) > maxGroupRows {
+		w.itemRows = slices.Grow(w.itemRows[:0], nItems)[:nItems]
+		if err := m.dev.toHost(unsafe.Pointer(&w.itemRows[0]), w.dItemRows.p, 4*nItems); err != nil {
+			return err
+		}
+		groups = groups[:0]
+		start, sum := 0, 0
+		for i, r := range w.itemRows {
+			if sum+int(r) > maxGroupRows {
+				groups = append(groups, [2]int{start, i})
+				start, sum = i, 0
+			}
+			sum += int(r)
+		}
+		groups = append(groups, [2]int{start, nItems})
+	}
+	chunk := m.cfg.ChunkRows
+	for _, g := range groups {
+		i0, gn := g[0], g[1]-g[0]
+		nRanges32, err := w.scan(w.dRangeCnt.p+devPtr(4*i0), w.dRangeOff.p, gn)
+		if err != nil {
+			return err
+		}
+		if nRanges32 == 0 {
+			continue
+		}
+		nRanges := int(nRanges32)
+		m.stats.ranges.Add(int64(nRanges))
+		for _, g := range []struct {
+			b *devBuf
+			n int
+		}{{&w.dRanges, 16 * nRanges}, {&w.dRowCnt, 4 * nRanges}, {&w.dRowOff, 4 * nRanges}} {
+			if err := w.grow(g.b, g.n); err != nil {
+				return err
+			}
+		}
+		if err := s.launch("mm_chain", m.fn["mm_chain"], ceilDiv(gn, 128), 128, desc, w.dCodes.p, w.dPieces.p, w.dItems.p, w.dItemPiece.p,
+			uint32(i0), uint32(gn), devPtr(0), devPtr(0), devPtr(0), w.dRangeOff.p, w.dRanges.p, w.dRowCnt.p); err != nil {
+			return err
+		}
+		nRows32, err := w.scan(w.dRowCnt.p, w.dRowOff.p, nRanges)
+		if err != nil {
+			return err
+		}
+		nRows := int(nRows32)
+		m.stats.rows.Add(int64(nRows))
+		if err := w.mark("chain"); err != nil {
+			return err
+		}
+		for r0 := 0; r0 < nRows; r0 += chunk {
+			cnt := min(chunk, nRows-r0)
+			for _, g := range []struct {
+				b *devBuf
+				n int
+			}{{&w.dCand, 16 * cnt}, {&w.dValid, 4 * cnt}, {&w.dValidOff, 4 * cnt}, {&w.dOut, 16 * cnt}} {
+				if err := w.grow(g.b, g.n); err != nil {
+					return err
+				}
+			}
+			if err := s.launch("mm_rows", m.fn["mm_rows"], ceilDiv(cnt, 256), 256, desc, w.dCodes.p, w.dPieces.p, w.dItems.p, w.dItemPiece.p,
+				w.dRanges.p, w.dRowOff.p, uint32(nRanges), uint32(r0), uint32(cnt), w.dCand.p, w.dValid.p); err != nil {
+				return err
+			}
+			nValid32, err := w.scan(w.dValid.p, w.dValidOff.p, cnt)
+			if err != nil {
+				return err
+			}
+			if nValid32 == 0 {
+				continue
+			}
+			nValid := int(nValid32)
+			if err := w.hOut.ensure(m.dev, 16*nValid); err != nil {
+				return err
+			}
+			if err := s.launch("compact_valid", m.fn["compact_valid"], ceilDiv(cnt, 256), 256, w.dValid.p, w.dValidOff.p, w.dCand.p,
+				uint32(cnt), w.dOut.p); err != nil {
+				return err
+			}
+			if err := s.toHost(w.hOut.p, w.dOut.p, 16*nValid); err != nil {
+				return err
+			}
+			if err := s.sync(); err != nil {
+				return err
+			}
+			w.recs = append(w.recs, hostSlice[outRec](&w.hOut, nValid)...)
+			if err := w.mark("rows and copy down"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

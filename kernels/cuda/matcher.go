@@ -1,0 +1,373 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// The GPU matcher. Its index is kernels/cpu's (pages built on the host, the whole text and each
+// page's arrays copied to the device), and its kernels (match.cuh) follow the CPU's search step for
+// step, so results are identical to kernels/cpu's for every mode, page size and batch.
+//
+// Batches reach Match from several goroutines (stages runs a pool of workers). Each call queues its
+// batch and waits; a few device workers, each a goroutine locked to an OS thread with the device's
+// context current and its own CUDA stream, pinned host buffers and device buffers, take whatever
+// batches are queued (up to a limit) as one launch: copy up, match against every page, copy the
+// compact records down, and sort them into each batch's result. While one worker's kernels run,
+// another packs or unpacks on the host and a third copies, so transfers, kernels and host work
+// overlap, and the memory held is bounded by the workers' buffers whatever the number of queries.
+
+// matchConfig tunes the GPU matcher; zero fields take defaults. Tests force small values.
+type matchConfig struct {
+	Budget       int64 // device bytes for the reference (its text and page indexes); 0: from the free memory
+	PageSize     int   // reference page length; 0: MatchOptions.PageSize, shrunk to fit the budget
+	Workers      int   // launches in flight (default 3)
+	MaxPositions int   // query positions gathered into one launch (default 1<<23)
+	PieceLen     int   // most query positions one thread walks (default 1024, less for few pieces)
+	ChunkRows    int   // candidate rows examined per pass of -maxmatch's last stage (default 1<<22)
+	Profile      bool  // time each stage with events (SAPIPE_GPU_PROFILE=1)
+}
+
+func (c *matchConfig) defaults() {
+	if c.Workers <= 0 {
+		c.Workers = 3
+	}
+	if c.MaxPositions <= 0 {
+		c.MaxPositions = 1 << 23
+	}
+	if c.PieceLen <= 0 {
+		c.PieceLen = 1024
+	}
+	if c.ChunkRows <= 0 {
+		c.ChunkRows = 1 << 22
+	}
+}
+
+// matchKernels are the kernels the matcher launches, looked up once.
+var matchKernels = []string{"mm_walk", "compact_pieces", "mm_chain", "mm_rows", "compact_valid", "mu_walk",
+	"scan_reduce", "scan_single", "scan_down"}
+
+// gpuMatcher is a kernels.Matcher on one GPU.
+type gpuMatcher struct {
+	dev   *device
+	ref   *kernels.Reference
+	opts  kernels.MatchOptions
+	cfg   matchConfig
+	host  *cpu.Matcher // the page indexes on the host
+	pages []hostPage
+	text  devBuf
+	fs    frameSet
+	fn    map[string]uintptr
+
+	reqs      chan *request
+	quit      chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closed    atomic.Bool
+
+	stats matchStats
+	note  func(string) // the backend's notes: the profile at Close
+}
+
+// request is one Match call waiting for a worker.
+type request struct {
+	b    *kernels.Batch
+	res  *kernels.Result
+	npos int
+	done chan error
+}
+
+// matchStats counts what the matcher did, for tests, benchmarks and profiles.
+type matchStats struct {
+	launches, positions, pieces, items, ranges, rows, matches atomic.Int64
+	mu                                                        sync.Mutex
+	phase                                                     map[string]time.Duration
+	order                                                     []string
+}
+
+func (s *matchStats) addPhase(name string, d time.Duration) {
+	s.mu.Lock()
+	if s.phase == nil {
+		s.phase = make(map[string]time.Duration)
+	}
+	if _, ok := s.phase[name]; !ok {
+		s.order = append(s.order, name)
+	}
+	s.phase[name] += d
+	s.mu.Unlock()
+}
+
+// String sums the counters and, when profiled, the device time of each stage (summed over the
+// workers, whose work overlaps).
+func (s *matchStats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d launches, %d positions in %d pieces, %d items, %d ranges, %d rows, %d matches",
+		s.launches.Load(), s.positions.Load(), s.pieces.Load(), s.items.Load(), s.ranges.Load(), s.rows.Load(), s.matches.Load())
+	s.mu.Lock()
+	for _, name := range s.order {
+		fmt.Fprintf(&b, "; %s %v", name, s.phase[name].Round(time.Microsecond))
+	}
+	s.mu.Unlock()
+	return b.String()
+}
+
+// pageBytesPerBase estimates the device bytes of a page index per window position for an alphabet of
+// sigma codes: SA, one-byte LCP, rank blocks, deep bits and block minima (long LCP values aside).
+func pageBytesPerBase(sigma int) float64 {
+	planes := 1
+	for 1<<planes < max(sigma, 2) {
+		planes++
+	}
+	counts := (max(sigma-kernels.FirstCode, 0) + 1) / 2
+	return 4 + 1 + float64(8*(counts+2*planes))/cpu.OccBlockRows + 1.0/8 + 4.0/64 + 0.01
+}
+
+// newMatcher indexes ref and starts the device workers. It returns an error wrapping errNoRoom when
+// the budget cannot hold the text and one page of a useful size.
+func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, cfg matchConfig) (*gpuMatcher, error) {
+	if err := opts.Validate(ref); err != nil {
+		return nil, err
+	}
+	cfg.defaults()
+	if os.Getenv("SAPIPE_GPU_PROFILE") == "1" {
+		cfg.Profile = true
+	}
+	d := b.dev
+	n := len(ref.Text)
+	if n == 0 {
+		return nil, fmt.Errorf("%w: empty reference", errNoRoom)
+	}
+	budget := cfg.Budget
+	if budget <= 0 {
+		var free uint64
+		if err := d.run(func() error {
+			var err error
+			free, _, err = d.memInfo()
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		// Leave room for the workers' buffers (about 1 GiB each at the default launch size) and
+		// for other users of the card.
+		budget = int64(free) - int64(free/8) - int64(cfg.Workers)<<30
+	}
+	textBytes := int64(n + 256)
+	room := budget - textBytes
+	perBase := pageBytesPerBase(ref.Alpha.Size)
+	est := func(ps int) int64 {
+		return int64(perBase*float64(ps+kernels.FirstCode+cpu.Overlap(opts.MinLen))) + 4096
+	}
+	ps := cfg.PageSize
+	if ps <= 0 {
+		ps = opts.PageSize
+	}
+	if ps <= 0 || ps > n {
+		ps = n
+	}
+	for {
+		pages := int64((n + ps - 1) / ps)
+		if pages*est(ps) <= room || 2*est(ps) <= room {
+			break
+		}
+		if ps < 1<<10 && ps < n {
+			return nil, fmt.Errorf("%w: a device memory budget of %d MiB holds the %d-base text but no useful page", errNoRoom, budget>>20, n)
+		}
+		ps = (ps + 1) / 2
+	}
+	hostOpts := opts
+	hostOpts.PageSize = ps
+	if ps >= n {
+		hostOpts.PageSize = 0
+	}
+	host, err := cpu.NewMatcher(ref, hostOpts, max(b.opts.Threads, 1))
+	if err != nil {
+		return nil, err
+	}
+	m := &gpuMatcher{dev: d, ref: ref, opts: opts, cfg: cfg, host: host, fn: make(map[string]uintptr), note: b.note,
+		reqs: make(chan *request), quit: make(chan struct{})}
+	var frameBytes uint64
+	for _, p := range host.Pages() {
+		hp := newHostPage(p)
+		frameBytes = max(frameBytes, hp.bytes)
+		m.pages = append(m.pages, hp)
+	}
+	frames := min(len(m.pages), int(room/int64(frameBytes)))
+	if frames < 1 {
+		return nil, fmt.Errorf("%w: a device memory budget of %d MiB holds no page of %d bases (%d MiB)", errNoRoom, budget>>20, ps, frameBytes>>20)
+	}
+	m.fs.resident = frames == len(m.pages)
+	m.fs.cond = sync.NewCond(&m.fs.mu)
+	err = d.run(func() error {
+		for _, name := range matchKernels {
+			f, err := d.fn(name)
+			if err != nil {
+				return err
+			}
+			m.fn[name] = f
+		}
+		if err := m.text.ensure(d, uint64(textBytes)); err != nil {
+			return err
+		}
+		if err := d.toDevice(m.text.p, ptrOf(ref.Text), n); err != nil {
+			return err
+		}
+		for i := range frames {
+			f := &frame{page: -1}
+			m.fs.frames = append(m.fs.frames, f)
+			if err := f.mem.ensure(d, frameBytes); err != nil {
+				return err
+			}
+			if m.fs.resident {
+				desc, err := m.pages[i].upload(d, f.mem.p, m.text.p, n)
+				if err != nil {
+					return err
+				}
+				f.page, f.desc = i, desc
+			}
+		}
+		return d.sync()
+	})
+	if err != nil {
+		m.freeDevice()
+		var ce *Error
+		if errors.As(err, &ce) && ce.Result == resultOutOfMemory {
+			return nil, fmt.Errorf("%w: %v", errNoRoom, err)
+		}
+		return nil, err
+	}
+	ready := make(chan error)
+	for range cfg.Workers {
+		m.wg.Add(1)
+		go m.worker(ready)
+		if err := <-ready; err != nil {
+			m.Close()
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// freeDevice releases the text and the frames (device goroutine).
+func (m *gpuMatcher) freeDevice() {
+	_ = m.dev.run(func() error {
+		m.text.free(m.dev)
+		for _, f := range m.fs.frames {
+			f.mem.free(m.dev)
+		}
+		return nil
+	})
+}
+
+// Match matches every segment of b and appends the results to res. Safe for concurrent use.
+func (m *gpuMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
+	if m.closed.Load() {
+		return errors.New("GPU matcher is closed")
+	}
+	r := &request{b: b, res: res, done: make(chan error, 1)}
+	for _, sg := range b.Segs {
+		if sg.To > sg.From {
+			r.npos += sg.To - sg.From
+		}
+	}
+	select {
+	case m.reqs <- r:
+	case <-m.quit:
+		return errors.New("GPU matcher is closed")
+	}
+	return <-r.done
+}
+
+// Close stops the workers and frees the device memory.
+func (m *gpuMatcher) Close() error {
+	m.closeOnce.Do(func() {
+		m.closed.Store(true)
+		close(m.quit)
+		m.wg.Wait()
+		m.freeDevice()
+		if m.cfg.Profile {
+			m.note("GPU matcher: " + m.stats.String())
+		}
+	})
+	return nil
+}
+
+// Stats describes what the matcher did so far.
+func (m *gpuMatcher) Stats() string { return m.stats.String() }
+
+// worker is a device worker: see the comment at the top of this file.
+func (m *gpuMatcher) worker(ready chan<- error) {
+	defer m.wg.Done()
+	w, err := m.newWorker()
+	ready <- err
+	if err != nil {
+		return
+	}
+	defer w.free()
+	var carry *request
+	for {
+		var batch []*request
+		if carry != nil {
+			batch, carry = append(batch, carry), nil
+		} else {
+			select {
+			case r := <-m.reqs:
+				batch = append(batch, r)
+			case <-m.quit:
+				return
+			}
+		}
+		npos := batch[0].npos
+	gather:
+		for npos < m.cfg.MaxPositions {
+			select {
+			case r := <-m.reqs:
+				if npos+r.npos > m.cfg.MaxPositions {
+					carry = r
+					break gather
+				}
+				batch = append(batch, r)
+				npos += r.npos
+			default:
+				break gather
+			}
+		}
+		err := w.run(batch)
+		for _, r := range batch {
+			r.done <- err
+		}
+	}
+}
+
+// sortRecords puts records in (slot, text position) order. With runs set they are in slot order
+// already (one page's records) and only the runs of one slot are sorted.
+func sortRecords(recs []outRec, runs bool) {
+	cmp := func(a, b outRec) int {
+		if a.slot != b.slot {
+			return int(a.slot) - int(b.slot)
+		}
+		return int(a.ref) - int(b.ref)
+	}
+	if !runs {
+		slices.SortFunc(recs, cmp)
+		return
+	}
+	for i := 0; i < len(recs); {
+		j := i + 1
+		for j < len(recs) && recs[j].slot == recs[i].slot {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(recs[i:j], cmp)
+		}
+		i = j
+	}
+}

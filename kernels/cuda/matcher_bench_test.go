@@ -1,0 +1,162 @@
+package cuda
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// Matching alone (no parsing, no printing): simulated 150 bp reads with 0.5% substitutions from
+// E. coli, both strands, -maxmatch -l 20 and -mumreference, in batches of 512 Ki bases as stages
+// makes them, 16 goroutines calling Match as stages' workers do. MB/s counts query bases (one
+// strand); reads/s is reported too. BenchmarkCPUMatcherReads is the same on kernels/cpu.
+
+const benchReads = 400_000
+
+var (
+	benchOnce    sync.Once
+	benchRef     *kernels.Reference
+	benchBatches []*kernels.Batch
+)
+
+func benchInput(b *testing.B) (*kernels.Reference, []*kernels.Batch) {
+	benchOnce.Do(func() {
+		genome, err := loadSeqs(dataFile("ecoli.fa", "ecoli_k12_mg1655.fna.gz"), 0)
+		if err != nil || len(genome) == 0 {
+			return
+		}
+		rb := kernels.NewReferenceBuilder(false)
+		rb.Add("ecoli", genome[0])
+		ref, err := rb.Build()
+		if err != nil {
+			return
+		}
+		rng := rand.New(rand.NewPCG(23, 24))
+		var seqs [][]byte
+		for range benchReads {
+			k := rng.IntN(len(genome[0]) - 150)
+			seqs = append(seqs, mutateSeq(rng, genome[0][k:k+150], 0.005))
+		}
+		per := (1 << 19) / 150
+		for i := 0; i < len(seqs); i += per {
+			benchBatches = append(benchBatches, queryBatch(seqs[i:min(i+per, len(seqs))], &ref.Alpha, true, false, 1<<30))
+		}
+		benchRef = ref
+	})
+	if benchRef == nil {
+		b.Skip("no E. coli genome among the test data")
+	}
+	return benchRef, benchBatches
+}
+
+// matchAll runs every batch through m from 16 goroutines.
+func matchAll(b *testing.B, m kernels.Matcher, batches []*kernels.Batch) int {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	total := 0
+	next := make(chan *kernels.Batch)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var res kernels.Result
+			for bt := range next {
+				res.Reset()
+				if err := m.Match(bt, &res); err != nil {
+					b.Error(err)
+				}
+				mu.Lock()
+				total += len(res.Matches)
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, bt := range batches {
+		next <- bt
+	}
+	close(next)
+	wg.Wait()
+	return total
+}
+
+func benchMatcher(b *testing.B, newM func(ref *kernels.Reference, opts kernels.MatchOptions) (kernels.Matcher, error)) {
+	ref, batches := benchInput(b)
+	for _, mode := range []kernels.Mode{kernels.MaxMatch, kernels.MumReference} {
+		b.Run(mode.String()[1:], func(b *testing.B) {
+			t0 := time.Now()
+			m, err := newM(ref, kernels.MatchOptions{Mode: mode, MinLen: 20})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			b.ReportMetric(time.Since(t0).Seconds(), "index-s")
+			matchAll(b, m, batches[:1]) // warm up
+			b.SetBytes(150 * benchReads)
+			b.ResetTimer()
+			matches := 0
+			for range b.N {
+				matches = matchAll(b, m, batches)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(benchReads)*float64(b.N)/b.Elapsed().Seconds(), "reads/s")
+			b.ReportMetric(float64(matches), "matches")
+			if g, ok := m.(*gpuMatcher); ok {
+				b.Log(g.Stats())
+			}
+		})
+	}
+}
+
+func BenchmarkGPUMatcherReads(b *testing.B) {
+	g := gpuBackend(b)
+	benchMatcher(b, func(ref *kernels.Reference, opts kernels.MatchOptions) (kernels.Matcher, error) {
+		return newMatcher(g, ref, opts, matchConfig{})
+	})
+}
+
+func BenchmarkCPUMatcherReads(b *testing.B) {
+	benchMatcher(b, func(ref *kernels.Reference, opts kernels.MatchOptions) (kernels.Matcher, error) {
+		return cpu.NewMatcher(ref, opts, runtime.NumCPU())
+	})
+}
+
+// BenchmarkGPUMatcherLaunch: the device time of one launch's stages (profiled) for 1..16 batches
+// of reads gathered into one launch.
+func BenchmarkGPUMatcherLaunch(b *testing.B) {
+	g := gpuBackend(b)
+	ref, batches := benchInput(b)
+	for _, k := range []int{1, 4, 16} {
+		b.Run(fmt.Sprint(k, "batches"), func(b *testing.B) {
+			m, err := newMatcher(g, ref, kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 20}, matchConfig{Workers: 1, Profile: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			one := &kernels.Batch{}
+			for _, bt := range batches[:k] {
+				off := len(one.Codes)
+				one.Codes = append(one.Codes, bt.Codes...)
+				for _, sg := range bt.Segs {
+					sg.Off += off
+					one.Segs = append(one.Segs, sg)
+				}
+			}
+			var res kernels.Result
+			b.SetBytes(int64(len(one.Codes) / 2))
+			b.ResetTimer()
+			for range b.N {
+				res.Reset()
+				if err := m.Match(one, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.Log(m.Stats())
+		})
+	}
+}

@@ -1,0 +1,453 @@
+package cuda
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// The GPU matcher against kernels/cpu's (itself tested against a brute-force oracle): identical
+// results for every mode, page size, piece length, launch size and memory budget.
+
+var allModes = []kernels.Mode{kernels.MaxMatch, kernels.MumReference, kernels.Mum}
+
+// queryBatch encodes seqs (both strands when both) into one batch whose segments are cut every cut
+// positions, the way stages cuts long sequences.
+func queryBatch(seqs [][]byte, a *kernels.Alphabet, both, nucOnly bool, cut int) *kernels.Batch {
+	b := &kernels.Batch{}
+	for _, s := range seqs {
+		for _, rev := range []bool{false, true} {
+			if rev && !both {
+				continue
+			}
+			off := len(b.Codes)
+			b.Codes = kernels.EncodeQuery(b.Codes, s, a, rev, nucOnly)
+			for f := 0; ; f += cut {
+				to := min(f+cut, len(s))
+				b.Segs = append(b.Segs, kernels.Segment{Off: off, Len: len(s), From: f, To: to})
+				if to >= len(s) {
+					break
+				}
+			}
+		}
+	}
+	return b
+}
+
+// compareMatch runs batch b through both matchers and fails on the first difference.
+func compareMatch(t *testing.T, what string, want, got kernels.Matcher, b *kernels.Batch) int {
+	t.Helper()
+	var wr, gr kernels.Result
+	if err := want.Match(b, &wr); err != nil {
+		t.Fatalf("%s: CPU: %v", what, err)
+	}
+	gr.Matches = append(gr.Matches, kernels.Match{Ref: -1}) // results are appended to what is there
+	gr.Ends = append(gr.Ends, 1)
+	if err := got.Match(b, &gr); err != nil {
+		t.Fatalf("%s: GPU: %v", what, err)
+	}
+	gr.Matches = gr.Matches[1:]
+	gr.Ends = gr.Ends[1:]
+	for i := range gr.Ends {
+		gr.Ends[i]--
+	}
+	if len(gr.Ends) != len(wr.Ends) {
+		t.Fatalf("%s: %d segment ends, want %d", what, len(gr.Ends), len(wr.Ends))
+	}
+	for i := range wr.Ends {
+		w, g := wr.Seg(i), gr.Seg(i)
+		if !slices.Equal(w, g) {
+			sg := b.Segs[i]
+			for k := 0; k < max(len(w), len(g)); k++ {
+				var wm, gm kernels.Match
+				if k < len(w) {
+					wm = w[k]
+				}
+				if k < len(g) {
+					gm = g[k]
+				}
+				if wm != gm {
+					t.Fatalf("%s: segment %d (len %d, [%d,%d)): %d matches, want %d; first difference at %d: got %+v, want %+v",
+						what, i, sg.Len, sg.From, sg.To, len(g), len(w), k, gm, wm)
+				}
+			}
+		}
+	}
+	return len(wr.Matches)
+}
+
+// randomReference makes a reference of a few records with pasted repeats, runs of n and, with
+// iupac, other letters; it returns the reference and its concatenated bases.
+func randomReference(rng *rand.Rand, records, maxLen int, nucOnly, iupac bool) (*kernels.Reference, []byte) {
+	b := kernels.NewReferenceBuilder(nucOnly)
+	var all []byte
+	for r := range records {
+		s := randomSeq(rng, rng.IntN(maxLen+1), "acgt")
+		if len(all) > 20 && rng.IntN(2) == 0 {
+			k := rng.IntN(len(all) - 10)
+			s = append(s, all[k:k+rng.IntN(len(all)-k)]...)
+		}
+		if rng.IntN(4) == 0 {
+			s = append(s, "nnnnnnnnnn"...)
+		}
+		if iupac && len(s) > 0 {
+			for range 1 + len(s)/50 {
+				s[rng.IntN(len(s))] = "ryswkmn"[rng.IntN(7)]
+			}
+		}
+		all = append(all, s...)
+		b.Add(fmt.Sprint("r", r), s)
+	}
+	ref, err := b.Build()
+	if err != nil {
+		return nil, nil
+	}
+	return ref, all
+}
+
+func randomSeq(rng *rand.Rand, n int, alpha string) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alpha[rng.IntN(len(alpha))]
+	}
+	return b
+}
+
+func mutateSeq(rng *rand.Rand, s []byte, rate float64) []byte {
+	out := slices.Clone(s)
+	for i := range out {
+		if rng.Float64() < rate {
+			out[i] = "acgtn"[rng.IntN(5)]
+		}
+	}
+	return out
+}
+
+// newTestMatcher builds a GPU matcher with cfg, failing the test on an error.
+func newTestMatcher(t testing.TB, b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, cfg matchConfig) *gpuMatcher {
+	t.Helper()
+	m, err := newMatcher(b, ref, opts, cfg)
+	if err != nil {
+		t.Fatalf("GPU matcher (%+v, %+v): %v", opts, cfg, err)
+	}
+	return m
+}
+
+// TestGPUMatcherRandom: random references and queries, all modes, page sizes, cuts, piece lengths
+// and tiny output chunks.
+func TestGPUMatcherRandom(t *testing.T) {
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	iters := 120
+	if testing.Short() {
+		iters = 30
+	}
+	total := 0
+	for iter := range iters {
+		nucOnly := iter%5 == 0
+		maxLen := 300
+		if iter%7 == 0 {
+			maxLen = 900 // LCP values past the compact LCP's escape value
+		}
+		ref, all := randomReference(rng, 1+rng.IntN(3), maxLen, nucOnly, iter%3 == 0)
+		if ref == nil {
+			continue
+		}
+		var seqs [][]byte
+		for range 1 + rng.IntN(6) {
+			src := mutateSeq(rng, all, 0.03)
+			if len(src) > 50 && rng.IntN(2) == 0 {
+				src = src[rng.IntN(len(src)/2):]
+			}
+			if len(src) > 80 && rng.IntN(2) == 0 {
+				src = src[:rng.IntN(len(src))]
+			}
+			seqs = append(seqs, src)
+		}
+		seqs = append(seqs, nil) // an empty sequence: no positions, one segment end
+		minLen := 1 + rng.IntN(25)
+		for _, mode := range allModes {
+			for _, ps := range []int{0, 37, 150} {
+				opts := kernels.MatchOptions{Mode: mode, MinLen: minLen, PageSize: ps}
+				want, err := cpu.NewMatcher(ref, opts, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg := matchConfig{Workers: 2, PieceLen: 1 + rng.IntN(40), ChunkRows: 1 + rng.IntN(64)}
+				got := newTestMatcher(t, b, ref, opts, cfg)
+				for _, cut := range []int{1 << 30, 1 + rng.IntN(100)} {
+					batch := queryBatch(seqs, &ref.Alpha, true, nucOnly, cut)
+					what := fmt.Sprintf("iter %d mode %v minLen %d page %d cut %d cfg %+v", iter, mode, minLen, ps, cut, cfg)
+					total += compareMatch(t, what, want, got, batch)
+				}
+				got.Close()
+			}
+		}
+	}
+	if total < 1000 {
+		t.Fatalf("only %d matches compared: the generator makes too few", total)
+	}
+	t.Logf("%d matches compared", total)
+}
+
+// TestGPUMatcherRepeats: references made of repeats (a period, one letter, copies of a unit), so
+// that positions have many matches and long chains of enclosing intervals: the load-balanced
+// stages, output chunks and launches of many batches.
+func TestGPUMatcherRepeats(t *testing.T) {
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(13, 14))
+	unit := randomSeq(rng, 997, "acgt")
+	refs := map[string][]byte{
+		"A":        []byte(strings.Repeat("a", 5000)),
+		"period7":  []byte(strings.Repeat("acgttga", 3000)),
+		"copies":   slices.Concat(unit, mutateSeq(rng, unit, 0.01), unit, mutateSeq(rng, unit, 0.02), unit),
+		"period50": []byte(strings.Repeat(string(randomSeq(rng, 50, "acgt")), 400)),
+	}
+	for name, text := range refs {
+		rb := kernels.NewReferenceBuilder(false)
+		rb.Add(name, text)
+		ref, err := rb.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seqs [][]byte
+		for range 40 {
+			k := rng.IntN(len(text) - 200)
+			seqs = append(seqs, mutateSeq(rng, text[k:k+50+rng.IntN(150)], 0.01))
+		}
+		for _, mode := range allModes {
+			for _, ps := range []int{0, 1000} {
+				opts := kernels.MatchOptions{Mode: mode, MinLen: 12, PageSize: ps}
+				want, err := cpu.NewMatcher(ref, opts, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, cfg := range []matchConfig{{}, {Workers: 1, PieceLen: 17, ChunkRows: 1000, MaxPositions: 500}} {
+					got := newTestMatcher(t, b, ref, opts, cfg)
+					n := compareMatch(t, fmt.Sprintf("%s %v page %d %+v", name, mode, ps, cfg), want, got, queryBatch(seqs, &ref.Alpha, true, false, 64))
+					t.Logf("%s %v page %d: %d matches; %s", name, mode, ps, n, got.Stats())
+					got.Close()
+				}
+			}
+		}
+	}
+}
+
+// TestGPUMatcherConcurrent: many goroutines share one matcher (and its launches gather their
+// batches); each gets its own results.
+func TestGPUMatcherConcurrent(t *testing.T) {
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(15, 16))
+	ref, all := randomReference(rng, 3, 20000, false, false)
+	for _, mode := range allModes {
+		opts := kernels.MatchOptions{Mode: mode, MinLen: 15}
+		want, err := cpu.NewMatcher(ref, opts, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := newTestMatcher(t, b, ref, opts, matchConfig{Workers: 3, MaxPositions: 20000})
+		var batches []*kernels.Batch
+		for range 64 {
+			var seqs [][]byte
+			for range 1 + rng.IntN(40) {
+				k := rng.IntN(len(all) - 300)
+				seqs = append(seqs, mutateSeq(rng, all[k:k+rng.IntN(300)], 0.02))
+			}
+			batches = append(batches, queryBatch(seqs, &ref.Alpha, true, false, 1<<30))
+		}
+		var wg sync.WaitGroup
+		for g := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := g; i < len(batches); i += 16 {
+					compareMatch(t, fmt.Sprintf("%v batch %d", mode, i), want, got, batches[i])
+				}
+			}()
+		}
+		wg.Wait()
+		t.Logf("%v: %s", mode, got.Stats())
+		got.Close()
+	}
+}
+
+// TestGPUMatcherBudget: a reference several times larger than a forced device memory budget is
+// matched page by page through a few frames, with the same results as the CPU's single page.
+func TestGPUMatcherBudget(t *testing.T) {
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(17, 18))
+	ref, all := randomReference(rng, 4, 500000, false, false)
+	var seqs [][]byte
+	for range 2000 {
+		k := rng.IntN(len(all) - 300)
+		seqs = append(seqs, mutateSeq(rng, all[k:k+100+rng.IntN(200)], 0.02))
+	}
+	long := mutateSeq(rng, all[:200000], 0.01)
+	for _, mode := range allModes {
+		opts := kernels.MatchOptions{Mode: mode, MinLen: 20}
+		want, err := cpu.NewMatcher(ref, opts, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		budget := int64(len(ref.Text)) + int64(pageBytesPerBase(ref.Alpha.Size)*float64(len(ref.Text))/4)
+		got := newTestMatcher(t, b, ref, opts, matchConfig{Budget: budget, Workers: 3, MaxPositions: 100000})
+		if got.fs.resident || len(got.pages) < 4 {
+			t.Fatalf("budget %d MiB: %d pages, resident %v; want pages in frames", budget>>20, len(got.pages), got.fs.resident)
+		}
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				compareMatch(t, fmt.Sprintf("%v reads part %d", mode, g), want, got, queryBatch(seqs[g*500:(g+1)*500], &ref.Alpha, true, false, 1<<30))
+			}()
+		}
+		wg.Wait()
+		compareMatch(t, fmt.Sprintf("%v long", mode), want, got, queryBatch([][]byte{long}, &ref.Alpha, true, false, 10000))
+		t.Logf("%v: %d pages in %d frames, %d page loads; %s", mode, len(got.pages), len(got.fs.frames), got.fs.loads, got.Stats())
+		got.Close()
+	}
+	// A budget that cannot hold the text is refused, and the backend falls back to the CPU.
+	if _, err := newMatcher(b, ref, kernels.MatchOptions{MinLen: 20}, matchConfig{Budget: int64(len(ref.Text)) / 2}); err == nil {
+		t.Error("a budget smaller than the text was accepted")
+	}
+}
+
+// readSeqs returns the sequences of a FASTA or FASTQ file (gzip by name), skipping the test
+// when the file is missing.
+func readSeqs(t *testing.T, path string, limit int) [][]byte {
+	t.Helper()
+	seqs, err := loadSeqs(path, limit)
+	if err != nil {
+		t.Skipf("no test data: %v", err)
+	}
+	return seqs
+}
+
+// loadSeqs reads up to limit sequences (all with limit 0) of a FASTA or FASTQ file.
+func loadSeqs(path string, limit int) ([][]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, err
+		}
+		r = z
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	var seqs [][]byte
+	var cur []byte
+	fastq, line := false, 0
+	flush := func() {
+		if cur != nil {
+			seqs = append(seqs, cur)
+			cur = nil
+		}
+	}
+	for sc.Scan() && (limit <= 0 || len(seqs) < limit) {
+		s := sc.Bytes()
+		if line == 0 && len(s) > 0 && s[0] == '@' {
+			fastq = true
+		}
+		if fastq {
+			if line%4 == 1 {
+				seqs = append(seqs, slices.Clone(s))
+			}
+		} else if len(s) > 0 && s[0] == '>' {
+			flush()
+			cur = []byte{}
+		} else {
+			cur = append(cur, s...)
+		}
+		line++
+	}
+	flush()
+	return seqs, sc.Err()
+}
+
+// dataFile finds a real-data file: in SAPIPE_GPU_DATA (the GPU machine's packed data) or
+// ../../../shared/data.
+func dataFile(names ...string) string {
+	for _, dir := range []string{os.Getenv("SAPIPE_GPU_DATA"), "../../../shared/data", "../../bench-data"} {
+		if dir == "" {
+			continue
+		}
+		for _, n := range names {
+			p := filepath.Join(dir, n)
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	return filepath.Join("missing", names[0])
+}
+
+// TestGPUMatcherEcoli: simulated reads and a mutated copy of the genome against E. coli, every mode.
+func TestGPUMatcherEcoli(t *testing.T) {
+	b := gpuBackend(t)
+	genome := readSeqs(t, dataFile("ecoli.fa", "ecoli_k12_mg1655.fna.gz"), 0)
+	rb := kernels.NewReferenceBuilder(false)
+	for i, s := range genome {
+		rb.Add(fmt.Sprint("g", i), s)
+	}
+	ref, err := rb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := readSeqs(t, dataFile("reads_20k.fq", "reads_200k.fq"), 20000)
+	rng := rand.New(rand.NewPCG(19, 20))
+	mut := mutateSeq(rng, genome[0][:1500000], 0.01)
+	for _, mode := range allModes {
+		opts := kernels.MatchOptions{Mode: mode, MinLen: 20}
+		want, err := cpu.NewMatcher(ref, opts, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := newTestMatcher(t, b, ref, opts, matchConfig{})
+		n := compareMatch(t, fmt.Sprintf("%v reads", mode), want, got, queryBatch(reads, &ref.Alpha, true, false, 1<<30))
+		n += compareMatch(t, fmt.Sprintf("%v genome", mode), want, got, queryBatch([][]byte{mut}, &ref.Alpha, true, false, 32768))
+		t.Logf("%v: %d matches; %s", mode, n, got.Stats())
+		got.Close()
+	}
+}
+
+// TestGPUMatcherFallback: the backend's NewMatcher gives the GPU matcher, which matches like the CPU.
+func TestGPUMatcherBackend(t *testing.T) {
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	ref, all := randomReference(rng, 2, 3000, false, false)
+	opts := kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 10}
+	m, err := b.NewMatcher(ref, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, ok := m.(*gpuMatcher); !ok {
+		t.Fatalf("Backend.NewMatcher gave %T, want the GPU matcher", m)
+	}
+	want, _ := cpu.NewMatcher(ref, opts, 2)
+	compareMatch(t, "backend", want, m, queryBatch([][]byte{mutateSeq(rng, all, 0.02)}, &ref.Alpha, true, false, 100))
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Match(&kernels.Batch{}, &kernels.Result{}); err == nil {
+		t.Error("Match after Close succeeded")
+	}
+}
