@@ -15,9 +15,10 @@ import (
 
 // CompressOptions configure Compress.
 type CompressOptions struct {
-	BlockSize   int // bytes per block, 1..bwz.MaxBlockSize
-	Threads     int // blocks in flight, and threads for the work inside a block
-	SegmentSize int // bytes of transform per coded segment; bwz.DefaultSegmentSize when 0
+	BlockSize   int  // bytes per block, 1..bwz.MaxBlockSize
+	Threads     int  // blocks in flight, and threads for the work inside a block
+	SegmentSize int  // bytes of transform per coded segment; bwz.DefaultSegmentSize when 0
+	Fast        bool // Huffman tables after the transform instead of adaptive models
 	Progress    *ByteProgress
 }
 
@@ -74,7 +75,7 @@ func Compress(ctx context.Context, b kernels.Backend, opts CompressOptions, r io
 		return buf[:n], nil
 	}
 	fn := func(_ context.Context, data []byte) (compressed, error) {
-		return compressBlock(b, data, threads, opts.SegmentSize)
+		return compressBlock(b, data, threads, bwz.BlockOptions{SegmentSize: opts.SegmentSize, Threads: threads, Fast: opts.Fast})
 	}
 	var crc uint32
 	sink := func(c compressed) error {
@@ -110,7 +111,7 @@ func Compress(ctx context.Context, b kernels.Backend, opts CompressOptions, r io
 }
 
 // compressBlock sorts, transforms and codes one block; its number is set by the writer.
-func compressBlock(b kernels.Backend, data []byte, threads, segment int) (compressed, error) {
+func compressBlock(b kernels.Backend, data []byte, threads int, bopts bwz.BlockOptions) (compressed, error) {
 	n := len(data)
 	t0 := time.Now()
 	sa := make([]int32, n)
@@ -121,7 +122,7 @@ func compressBlock(b kernels.Backend, data []byte, threads, segment int) (compre
 	bwt := make([]byte, n)
 	primary, samples := cpu.BWTSampled(data, sa, bwt, bwz.SampleShift, threads)
 	sa = nil
-	payload, err := bwz.EncodeBlock(make([]byte, 0, n/3+1024), bwt, samples, bwz.BlockOptions{SegmentSize: segment, Threads: threads})
+	payload, err := bwz.EncodeBlock(make([]byte, 0, n/3+1024), bwt, samples, bopts)
 	if err != nil {
 		return compressed{}, err
 	}

@@ -8,9 +8,10 @@ import (
 
 // Segment coding methods.
 const (
-	methodStored = 0 // the transform's bytes as they are
-	methodRuns   = 1 // runs.go
-	methodDirect = 2 // direct.go
+	methodStored  = 0 // the transform's bytes as they are
+	methodRuns    = 1 // runs.go
+	methodDirect  = 2 // direct.go
+	methodHuffman = 3 // huffman.go
 )
 
 const (
@@ -22,14 +23,17 @@ const (
 	// SampleShift is log2 of the distance between sampled text positions: the inverse transform
 	// walks from each sample in parallel (see kernels/cpu.InverseBWTSampled).
 	SampleShift = 16
-	// trialSize is how much of a segment both methods code to choose between them.
-	trialSize = 256 << 10
+	// trialSize is how much of a segment both methods code to choose between them, in
+	// trialParts slices spread over it.
+	trialSize  = 256 << 10
+	trialParts = 4
 )
 
 // BlockOptions configure EncodeBlock and DecodeBlock.
 type BlockOptions struct {
-	SegmentSize int // bytes of transform per segment; DefaultSegmentSize when 0
-	Threads     int // segments coded at once; 1 when 0
+	SegmentSize int  // bytes of transform per segment; DefaultSegmentSize when 0
+	Threads     int  // segments coded at once; 1 when 0
+	Fast        bool // code with Huffman tables (methodHuffman), not adaptive models
 }
 
 // NumSamples is the number of sampled rows a block of n bytes carries: one per 1<<SampleShift
@@ -61,7 +65,7 @@ func EncodeBlock(dst, bwt []byte, samples []uint32, opts BlockOptions) ([]byte, 
 	methods := make([]byte, nseg)
 	coded := make([][]byte, nseg)
 	parallel(nseg, opts.Threads, func(i int) {
-		methods[i], coded[i] = encodeSegment(bwt[i*seg : min((i+1)*seg, len(bwt))])
+		methods[i], coded[i] = encodeSegment(bwt[i*seg:min((i+1)*seg, len(bwt))], opts.Fast)
 	})
 	for i := range coded {
 		dst = append(dst, methods[i])
@@ -73,15 +77,19 @@ func EncodeBlock(dst, bwt []byte, samples []uint32, opts BlockOptions) ([]byte, 
 	return dst, nil
 }
 
-// encodeSegment codes src with the method that suits it: the one that codes its start smaller,
-// or none at all if coding does not pay.
-func encodeSegment(src []byte) (method byte, out []byte) {
-	method = methodRuns
-	if len(src) > 0 {
-		trial := src[:min(len(src), trialSize)]
-		if len(encodeDirectMethod(trial, nil)) < len(encodeRuns(trial, nil)) {
-			method = methodDirect
+// encodeSegment codes src with the method that suits it: Huffman tables if fast, else the
+// adaptive method that codes its start smaller; or none at all if coding does not pay.
+func encodeSegment(src []byte, fast bool) (method byte, out []byte) {
+	if fast {
+		out = encodeHuffman(src, make([]byte, 0, len(src)/3))
+		if len(out) >= len(src) {
+			return methodStored, src
 		}
+		return methodHuffman, out
+	}
+	method = methodRuns
+	if chooseDirect(src) {
+		method = methodDirect
 	}
 	if method == methodDirect {
 		out = encodeDirectMethod(src, make([]byte, 0, len(src)/3))
@@ -92,6 +100,20 @@ func encodeSegment(src []byte) (method byte, out []byte) {
 		return methodStored, src
 	}
 	return method, out
+}
+
+// chooseDirect tells whether the direct method suits src better than the runs: it must code
+// slices spread over src 2% smaller, since it is the slower of the two on most data.
+func chooseDirect(src []byte) bool {
+	part := trialSize / trialParts
+	var d, r int
+	for k := 0; k < trialParts; k++ {
+		lo := len(src) * k / trialParts
+		t := src[lo:min(lo+part, len(src))]
+		d += len(encodeDirectMethod(t, nil))
+		r += len(encodeRuns(t, nil))
+	}
+	return d < r-r/50
 }
 
 // DecodeBlock decodes a payload into bwt (whose length, the block's, the caller knows from the
@@ -141,7 +163,7 @@ func DecodeBlock(payload, bwt []byte, opts BlockOptions) (samples []uint32, err 
 			return nil, corruptf("payload ends in the segment table")
 		}
 		segs[i].method = p[0]
-		if segs[i].method > methodDirect {
+		if segs[i].method > methodHuffman {
 			return nil, corruptf("segment %d: unknown method %d", i, p[0])
 		}
 		l, k := binary.Uvarint(p[1:])
@@ -177,6 +199,8 @@ func DecodeBlock(payload, bwt []byte, opts BlockOptions) (samples []uint32, err 
 			err = decodeRuns(s.data, dst)
 		case methodDirect:
 			err = decodeDirectMethod(s.data, dst)
+		case methodHuffman:
+			err = decodeHuffman(s.data, dst)
 		}
 		if err != nil {
 			errs[i] = fmt.Errorf("segment %d: %w", i, err)

@@ -57,6 +57,7 @@ func TestSegmentMethodsRoundTrip(t *testing.T) {
 		}{
 			{"runs", encodeRuns, decodeRuns},
 			{"direct", encodeDirectMethod, decodeDirectMethod},
+			{"huffman", encodeHuffman, decodeHuffman},
 		} {
 			coded := m.enc(src, nil)
 			got := make([]byte, len(src))
@@ -117,7 +118,7 @@ func TestEncodeBlockRoundTrip(t *testing.T) {
 		for j := range samples {
 			samples[j] = uint32(1 + rng.Intn(len(bwt)))
 		}
-		for _, opts := range []BlockOptions{{}, {SegmentSize: 1, Threads: 3}, {SegmentSize: 100000, Threads: 2}} {
+		for _, opts := range []BlockOptions{{}, {SegmentSize: 1, Threads: 3}, {SegmentSize: 100000, Threads: 2}, {Fast: true}, {Fast: true, SegmentSize: 1, Threads: 2}} {
 			p, err := EncodeBlock(nil, bwt, samples, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -161,21 +162,23 @@ func TestDecodeBlockDamage(t *testing.T) {
 	for i := range samples {
 		samples[i] = uint32(1 + i)
 	}
-	p, err := EncodeBlock(nil, bwt, samples, BlockOptions{SegmentSize: minSegmentSize})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make([]byte, len(bwt))
-	for i := 0; i < 300; i++ {
-		bad := append([]byte(nil), p...)
-		bad[rng.Intn(len(bad))] ^= byte(1 << rng.Intn(8))
-		if _, err := DecodeBlock(bad, got, BlockOptions{Threads: 2}); err != nil && !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("flip: error %v does not wrap ErrCorrupt", err)
+	for _, fast := range []bool{false, true} {
+		p, err := EncodeBlock(nil, bwt, samples, BlockOptions{SegmentSize: minSegmentSize, Fast: fast})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for n := 0; n < len(p); n += 1 + n/5 {
-		if _, err := DecodeBlock(p[:n], got, BlockOptions{}); !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("truncated to %d of %d bytes: error %v", n, len(p), err)
+		got := make([]byte, len(bwt))
+		for i := 0; i < 300; i++ {
+			bad := append([]byte(nil), p...)
+			bad[rng.Intn(len(bad))] ^= byte(1 << rng.Intn(8))
+			if _, err := DecodeBlock(bad, got, BlockOptions{Threads: 2}); err != nil && !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("flip: error %v does not wrap ErrCorrupt", err)
+			}
+		}
+		for n := 0; n < len(p); n += 1 + n/5 {
+			if _, err := DecodeBlock(p[:n], got, BlockOptions{}); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("truncated to %d of %d bytes: error %v", n, len(p), err)
+			}
 		}
 	}
 }

@@ -6,14 +6,15 @@ import (
 
 // The direct coder (method methodDirect) codes every byte of the transform as itself, for data
 // with few distinct bytes and short runs, such as DNA, where ranks and runs lose the identity of
-// the bytes. The 15 most frequent bytes of the segment get 4-bit codes (the 16th code escapes to
-// the others); each code is 4 binary decisions, predicted by a mix of contexts made of the codes
-// of the last 0 to 4 bytes.
+// the bytes. The 15 most frequent bytes of the segment get codes 0..14 (code 15 escapes to the
+// others); a code is 3 to 5 binary decisions (3 for the 4 most frequent bytes, as in DNA), each
+// predicted by a mix of contexts made of the codes of the last 0 to 3 bytes.
 
 const (
 	directCodes  = 16
 	directEscape = directCodes - 1
-	directOrders = 4 // contexts of 0..4 previous codes
+	directOrders = 4 // contexts of 0..3 previous codes
+	directNodes  = 32 // inner nodes of the code tree, numbered from 1 as node<<1|bit along a path
 )
 
 type directModel struct {
@@ -23,25 +24,25 @@ type directModel struct {
 	cur    [directOrders]int32 // the counters of the decision in flight
 }
 
-// directOffset[k] is where the table of order k starts in directModel.t: it has a row of 16
-// counters (one per tree node) for each of the 16^k contexts.
-var directOffset = [directOrders + 1]int{0, 16, 16 + 256, 16 + 256 + 4096, 16 + 256 + 4096 + 65536}
+// directOffset[k] is where the table of order k starts in directModel.t: it has a row of
+// directNodes counters for each of the 16^k contexts.
+var directOffset = [directOrders + 1]int{0, 1 * directNodes, 17 * directNodes, 273 * directNodes, 4369 * directNodes}
 
 func newDirectModel() *directModel {
-	m := &directModel{mix: newMixer5(16*directCodes, 10), t: make([]counter, directOffset[directOrders])}
+	m := &directModel{mix: newMixer5(directNodes*16, 10), t: make([]counter, directOffset[directOrders])}
 	initCounters(m.t)
 	initCounters(m.escape[:])
 	return m
 }
 
-// p returns the probability of a 1 at tree node (1..15) after the codes in hist (4 bits each,
+// p returns the probability of a 1 at tree node (1..31) after the codes in hist (4 bits each,
 // the latest lowest).
 func (m *directModel) p(node int, hist uint32) int {
 	h := int(hist)
 	i0 := node
-	i1 := directOffset[1] + (h&0xF)<<4 | node
-	i2 := directOffset[2] + (h&0xFF)<<4 | node
-	i3 := directOffset[3] + (h&0xFFF)<<4 | node
+	i1 := directOffset[1] + (h&0xF)<<5 | node
+	i2 := directOffset[2] + (h&0xFF)<<5 | node
+	i3 := directOffset[3] + (h&0xFFF)<<5 | node
 	t := m.t[:directOffset[directOrders]]
 	m.cur = [directOrders]int32{int32(i0), int32(i1), int32(i2), int32(i3)}
 	return m.mix.mix([4]int32{t[i0].st(), t[i1].st(), t[i2].st(), t[i3].st()}, node<<4|h&15)
@@ -53,6 +54,18 @@ func (m *directModel) update(bit int) {
 		t[i].update(bit)
 	}
 	m.mix.update(bit)
+}
+
+// directPath returns the path of code x (0..15) in the code tree, as bits most significant
+// first, and its length: 0bb for 0..3, 10bb for 4..7, 11bbb for 8..15.
+func directPath(x int) (path, n int) {
+	switch {
+	case x < 4:
+		return x, 3
+	case x < 8:
+		return 0b1000 | (x - 4), 4
+	}
+	return 0b11000 | (x - 8), 5
 }
 
 // directAlphabet returns the bytes of src by falling frequency (ties by value).
@@ -91,9 +104,10 @@ func encodeDirectMethod(src []byte, out []byte) []byte {
 	for _, c := range src {
 		x := index[c]
 		code := min(x, directEscape)
+		path, n := directPath(code)
 		node := 1
-		for t := 3; t >= 0; t-- {
-			bit := (code >> uint(t)) & 1
+		for t := n - 1; t >= 0; t-- {
+			bit := (path >> uint(t)) & 1
 			e.encode(bit, m.p(node, hist))
 			m.update(bit)
 			node = node<<1 | bit
@@ -136,12 +150,23 @@ func decodeDirectMethod(src []byte, dst []byte) error {
 	var hist uint32
 	for i := range dst {
 		node := 1
-		for t := 0; t < 4; t++ {
+		for {
 			bit := d.decode(m.p(node, hist))
 			m.update(bit)
 			node = node<<1 | bit
+			if node >= 8 && node < 12 || node >= 24 && node < 28 || node >= 56 {
+				break
+			}
 		}
-		code := node - 16
+		var code int
+		switch {
+		case node < 12: // 0bb
+			code = node - 8
+		case node < 28: // 10bb
+			code = node - 24 + 4
+		default: // 11bbb
+			code = node - 56 + 8
+		}
 		x := code
 		if code == directEscape {
 			node := 1

@@ -2,6 +2,7 @@ package bwz
 
 import (
 	"bytes"
+	"strings"
 	"errors"
 	"testing"
 )
@@ -9,13 +10,16 @@ import (
 // FuzzDecodeBlock feeds arbitrary payloads to DecodeBlock: it must return an error wrapping
 // ErrCorrupt or decode, never panic, hang or read out of bounds.
 func FuzzDecodeBlock(f *testing.F) {
-	for _, text := range []string{"", "a", "banana", "abracadabra abracadabra", "ACGTTGCAACGTACGT\nACGT"} {
+	long := strings.Repeat("the BWT of a text like this one codes well; ", 90)
+	for _, text := range []string{"", "a", "banana", "abracadabra abracadabra", "ACGTTGCAACGTACGT\nACGT", long} {
 		bwt, _ := naiveBWT([]byte(text))
-		p, err := EncodeBlock(nil, bwt, nil, BlockOptions{})
-		if err != nil {
-			f.Fatal(err)
+		for _, fast := range []bool{false, true} {
+			p, err := EncodeBlock(nil, bwt, nil, BlockOptions{Fast: fast})
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(p, uint16(len(bwt)))
 		}
-		f.Add(p, uint16(len(bwt)))
 	}
 	f.Fuzz(func(t *testing.T, payload []byte, n uint16) {
 		bwt := make([]byte, int(n)%(1<<12))
