@@ -13,7 +13,7 @@ import (
 const (
 	directCodes  = 16
 	directEscape = directCodes - 1
-	directOrders = 4 // contexts of 0..3 previous codes
+	directOrders = 4  // contexts of 0..3 previous codes
 	directNodes  = 32 // inner nodes of the code tree, numbered from 1 as node<<1|bit along a path
 )
 

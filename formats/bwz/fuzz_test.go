@@ -2,8 +2,8 @@ package bwz
 
 import (
 	"bytes"
-	"strings"
 	"errors"
+	"strings"
 	"testing"
 )
 
