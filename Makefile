@@ -5,7 +5,7 @@ COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 SHARED   ?= ../shared
 
-.PHONY: all build test test-short race fuzz bench bench-sa bench-index gobench demo clean kernels test-workflows release
+.PHONY: all build test test-short race fuzz bench bench-compress bench-sa bench-index gobench demo clean kernels test-workflows release
 
 all: build
 
@@ -40,12 +40,20 @@ fuzz:
 	$(GO) test ./cmd/sapipe -run XXX -fuzz '^FuzzShardTemplate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./formats -run XXX -fuzz '^FuzzIndexFile$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
 	$(GO) test ./stages -run XXX -fuzz '^FuzzIndexLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
+	$(GO) test ./formats/bwz -run XXX -fuzz '^FuzzDecodeBlock$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./formats/bwz -run XXX -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./stages -run XXX -fuzz '^FuzzDecompress$$' -fuzztime $(FUZZTIME)
 
 # Side by side with the real peers on the benchmark inputs of ../shared/tools/make-bench-data.sh.
 bench: build
 	SHARED=$(SHARED) bash tools/bench.sh
 	$(MAKE) bench-sa
 	$(MAKE) bench-index
+	$(MAKE) bench-compress
+
+# sapipe compress beside bzip2, lbzip2, pbzip2, zstd and xz (size, ratio, MB/s both ways).
+bench-compress: build
+	SHARED=$(SHARED) bash tools/bench-compress.sh
 
 # Suffix array construction: sapipe's CPU path, libdivsufsort and Go's index/suffixarray (MB/s).
 bench-sa:
