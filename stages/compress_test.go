@@ -259,3 +259,31 @@ func unpack(t *testing.T, path string) []byte {
 	}
 	return buf.Bytes()
 }
+
+// FuzzDecompress runs the whole decoder (frames, block coding, inverse transform, checksums) on
+// arbitrary input: it must end with an error wrapping bwz.ErrCorrupt, or decode; never panic or
+// hang. Test mode must agree that the input is damaged.
+func FuzzDecompress(f *testing.F) {
+	for _, fast := range []bool{false, true} {
+		for _, in := range []string{"", "x", "banana banana banana", strings.Repeat("ACGTTGCA\n", 300)} {
+			var out bytes.Buffer
+			if _, err := Compress(context.Background(), cpu.New(1), CompressOptions{BlockSize: 1000, Threads: 1, Fast: fast}, strings.NewReader(in), &out); err != nil {
+				f.Fatal(err)
+			}
+			f.Add(out.Bytes())
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		_, err := decompressBytes(in, 2)
+		if err != nil && !errors.Is(err, bwz.ErrCorrupt) {
+			t.Fatalf("error %v does not wrap ErrCorrupt", err)
+		}
+		rep, terr := TestStreams(context.Background(), DecompressOptions{Threads: 2}, bytes.NewReader(in))
+		if terr != nil {
+			t.Fatalf("test mode: %v", terr)
+		}
+		if (err != nil) != (len(rep.Bad) > 0) {
+			t.Fatalf("decompress says %v, test mode finds %d bad", err, len(rep.Bad))
+		}
+	})
+}
