@@ -156,9 +156,28 @@ func (ix *Index) Matcher(opts kernels.MatchOptions) (kernels.Matcher, error) {
 	return cpu.NewMatcherFromPage(ix.Ref, opts, ix.Page)
 }
 
-// Searcher returns a pattern searcher over the index.
+// Searcher returns a pattern searcher over the index, on the CPU.
 func (ix *Index) Searcher() (kernels.Searcher, error) {
 	return cpu.NewSearcher(ix.Page, ix.Kmers)
+}
+
+// patternSearchBackend is a backend that runs the searches of a CPU searcher itself (on a GPU),
+// with the same results.
+type patternSearchBackend interface {
+	NewPatternSearcher(s *cpu.Searcher) (kernels.Searcher, error)
+}
+
+// SearcherOn returns a pattern searcher over the index that runs on backend b when b can search
+// patterns, and on the CPU otherwise.
+func (ix *Index) SearcherOn(b kernels.Backend) (kernels.Searcher, error) {
+	s, err := cpu.NewSearcher(ix.Page, ix.Kmers)
+	if err != nil {
+		return nil, err
+	}
+	if ps, ok := b.(patternSearchBackend); ok {
+		return ps.NewPatternSearcher(s)
+	}
+	return s, nil
 }
 
 // IsIndexFile reports whether the file at path starts like an index file (its magic), so that a

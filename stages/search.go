@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -40,19 +41,41 @@ type PatternBatch struct {
 func (b *PatternBatch) Encode() {
 	s := b.src
 	b.Pats.Reset()
+	fwd, rev := &s.codes[0], &s.codes[1]
 	from := 0
 	for _, end := range b.SeqEnds {
 		seq := b.Seqs[from:end]
 		from = end
 		if s.strands.Forward {
-			b.Pats.Codes = kernels.EncodeQuery(b.Pats.Codes, seq, s.alpha, false, s.nucOnly)
+			n := len(b.Pats.Codes)
+			b.Pats.Codes = slices.Grow(b.Pats.Codes, len(seq))[:n+len(seq)]
+			out := b.Pats.Codes[n:]
+			for i, c := range seq {
+				out[i] = fwd[c]
+			}
 			b.Pats.Ends = append(b.Pats.Ends, len(b.Pats.Codes))
 		}
 		if s.strands.Reverse {
-			b.Pats.Codes = kernels.EncodeQuery(b.Pats.Codes, seq, s.alpha, true, s.nucOnly)
+			n := len(b.Pats.Codes)
+			b.Pats.Codes = slices.Grow(b.Pats.Codes, len(seq))[:n+len(seq)]
+			out := b.Pats.Codes[n:]
+			last := len(seq) - 1
+			for i, c := range seq {
+				out[last-i] = rev[c]
+			}
 			b.Pats.Ends = append(b.Pats.Ends, len(b.Pats.Codes))
 		}
 	}
+}
+
+// codeTables returns the code of each byte as kernels.EncodeQuery encodes it, on the forward
+// strand and complemented, so that a batch is encoded by one lookup a byte.
+func codeTables(alpha *kernels.Alphabet, nucleotidesOnly bool) (t [2][256]byte) {
+	for c := range 256 {
+		t[0][c] = kernels.EncodeQuery(nil, []byte{byte(c)}, alpha, false, nucleotidesOnly)[0]
+		t[1][c] = kernels.EncodeQuery(nil, []byte{byte(c)}, alpha, true, nucleotidesOnly)[0]
+	}
+	return t
 }
 
 // PatternSource reads pattern files in order and cuts them into PatternBatches.
@@ -66,7 +89,8 @@ type PatternSource struct {
 
 	file    int
 	rd      *formats.PatternReader
-	pool    sync.Pool // *PatternBatch, emptied, their buffers kept
+	pool    sync.Pool    // *PatternBatch, emptied, their buffers kept
+	codes   [2][256]byte // code of each byte, forward and complemented (codeTables)
 	Records int64
 	Bases   int64
 }
@@ -74,7 +98,8 @@ type PatternSource struct {
 // NewPatternSource returns a source of the patterns in paths ("-" is stdin), encoded against
 // alpha (nucleotidesOnly as the index was built), batchSize pattern bases a batch.
 func NewPatternSource(paths []string, alpha *kernels.Alphabet, strands Strands, nucleotidesOnly bool, batchSize int) *PatternSource {
-	return &PatternSource{paths: paths, alpha: alpha, strands: strands, nucOnly: nucleotidesOnly, batchSize: max(batchSize, 1)}
+	return &PatternSource{paths: paths, alpha: alpha, strands: strands, nucOnly: nucleotidesOnly, batchSize: max(batchSize, 1),
+		codes: codeTables(alpha, nucleotidesOnly)}
 }
 
 // Close closes the file being read.

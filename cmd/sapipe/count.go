@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
 	"github.com/sapipe/sapipe/stages"
 )
 
@@ -77,9 +77,6 @@ func runSearchCommand(c *cli.Context, e *env, cmd string, locate bool) error {
 	if c.Int("t") < 1 {
 		return usageError{fmt.Sprintf("-t %d: want a positive number of threads", c.Int("t"))}
 	}
-	if err := checkDeviceSpec(c.String("device")); err != nil {
-		return err
-	}
 	opts := stages.SearchOptions{
 		Strands:   stages.Strands{Forward: !c.Bool("r"), Reverse: c.Bool("b") || c.Bool("r")},
 		Locate:    locate,
@@ -91,19 +88,25 @@ func runSearchCommand(c *cli.Context, e *env, cmd string, locate bool) error {
 
 func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts stages.SearchOptions, paths []string) error {
 	logf := logger(c, e, cmd)
-	openB := func() (kernels.Backend, error) {
-		return openBackend(e, c.String("device"), opts.Threads, c.Bool("q"))
+	b, err := openBackend(e, c.String("device"), opts.Threads, c.Bool("q"))
+	if err != nil {
+		return err
 	}
-	ix, err := openIndex(e, c.String("i"), c.Bool("n"), c.IsSet("n"), opts.Threads, openB, logf)
+	defer b.Close()
+	ix, err := openIndex(e, c.String("i"), c.Bool("n"), c.IsSet("n"), opts.Threads, b, logf)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	s, err := ix.Searcher()
+	s, err := ix.SearcherOn(b)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if _, onCPU := s.(*cpu.Searcher); !onCPU && !c.IsSet("batch-size") {
+		opts.BatchSize = 16 << 20 // a device call per batch: fewer, larger batches
+	}
+	logf("searching on %s", b.Name())
 	if !c.Bool("q") && e.stderrTerminal {
 		opts.Progress = &stages.Progress{W: e.stderr, Label: "sapipe " + cmd}
 	}

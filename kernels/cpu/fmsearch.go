@@ -3,6 +3,7 @@ package cpu
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -23,16 +24,17 @@ type Searcher struct {
 }
 
 type searchScratch struct {
-	iv   []interval
+	iv   []Interval
 	sink uint64 // what the lanes' cache-touching loads read; never used
 }
 
-// interval is the outcome of one pattern's search: its occurrences start at sa[k]-shift for the
-// rows k in [lo, hi). A search that narrows to one row before the pattern's start checks the rest
-// of the pattern against the text at that row instead of stepping on; shift is then the number
-// of symbols so checked.
-type interval struct {
-	lo, hi, shift int32
+// Interval is the outcome of one pattern's search: its occurrences start at SA[k]-Shift for the
+// rows k in [Lo, Hi). A search that narrows to one row before the pattern's start checks the rest
+// of the pattern against the text at that row instead of stepping on; Shift is then the number
+// of symbols so checked. A pattern that does not occur has Lo == Hi == Shift == 0. A device
+// search computes the same intervals, step for step, so that its hits are the CPU's.
+type Interval struct {
+	Lo, Hi, Shift int32
 }
 
 // NewSearcher returns a searcher over p, which must cover the whole text (see Page.Whole), with
@@ -49,6 +51,10 @@ func NewSearcher(p *Page, kmers *KmerTable) (*Searcher, error) {
 	return s, nil
 }
 
+// NewPatternSearcher returns s: the CPU runs its searches itself. A GPU backend's method of the
+// same name runs them on the device, with the same results.
+func (*Backend) NewPatternSearcher(s *Searcher) (kernels.Searcher, error) { return s, nil }
+
 // Close releases nothing; the index belongs to its page.
 func (*Searcher) Close() error { return nil }
 
@@ -60,24 +66,73 @@ func (s *Searcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits) err
 	iv := slices.Grow(sc.iv[:0], np)[:np]
 	s.p.searchLanes(b, s.kmers, iv, &sc.sink)
 	sc.iv = iv
-	for _, v := range iv {
-		h.Count = append(h.Count, v.hi-v.lo)
+	return s.AppendHits(iv, locate, h)
+}
+
+// Intervals writes the outcome of the search of each pattern of b to iv (len(iv) == b.Len()):
+// the CPU twin of a device's search.
+func (s *Searcher) Intervals(b *kernels.Patterns, iv []Interval) {
+	var sink uint64
+	s.p.searchLanes(b, s.kmers, iv, &sink)
+}
+
+// AppendHits appends to h the hits of the patterns whose intervals are iv, located if locate. An
+// interval that cannot be this index's (from a faulty device) is an error.
+func (s *Searcher) AppendHits(iv []Interval, locate bool, h *kernels.Hits) error {
+	rows := int32(len(s.p.sa))
+	for i, v := range iv {
+		if v.Lo < 0 || v.Lo > v.Hi || v.Hi > rows || v.Shift < 0 || (v.Shift > 0 && v.Hi-v.Lo != 1) {
+			return fmt.Errorf("pattern %d: search interval %d..%d, shift %d, in %d rows", i, v.Lo, v.Hi, v.Shift, rows)
+		}
+		h.Count = append(h.Count, v.Hi-v.Lo)
 	}
 	if !locate {
 		return nil
 	}
 	sa := s.p.sa
-	for _, v := range iv {
+	for i, v := range iv {
 		start := len(h.Pos)
-		for _, p := range sa[v.lo:v.hi] {
-			h.Pos = append(h.Pos, p-v.shift)
+		for _, p := range sa[v.Lo:v.Hi] {
+			if p < v.Shift {
+				return fmt.Errorf("pattern %d: an occurrence before the text's start", i)
+			}
+			h.Pos = append(h.Pos, p-v.Shift)
 		}
-		if v.hi-v.lo > 1 {
+		if v.Hi-v.Lo > 1 {
 			slices.Sort(h.Pos[start:])
 		}
 		h.PosEnds = append(h.PosEnds, len(h.Pos))
 	}
 	return nil
+}
+
+// DeviceIndex is what a device needs to run a Searcher's searches: its arrays (shared, not
+// copied) and the layout of its rank structure (see Occ).
+type DeviceIndex struct {
+	Text      []byte
+	SA        []int32
+	Occ       []uint64
+	C         [256]uint32 // C[x]: the first row whose suffix starts with x
+	Sigma     int
+	OccStride int // words per block of 128 rows
+	OccCounts int // words of counts at the start of a block
+	OccPlanes int // bit planes of a block, two words each
+	KmerLen   int // 0: no k-mer table
+	Kmers     []int32
+}
+
+// Device returns the index as a device needs it.
+func (s *Searcher) Device() *DeviceIndex {
+	p := s.p
+	d := &DeviceIndex{Text: p.w, SA: p.sa, Occ: p.occ.data, Sigma: p.occ.sigma,
+		OccStride: p.occ.stride, OccCounts: p.occ.counts, OccPlanes: p.occ.planes}
+	for x, c := range p.c {
+		d.C[x] = uint32(c)
+	}
+	if s.kmers != nil {
+		d.KmerLen, d.Kmers = s.kmers.K, s.kmers.Rows
+	}
+	return d
 }
 
 // searchLane is the backward search of one pattern: rows [lo, hi) hold the suffixes that start
@@ -103,7 +158,7 @@ const (
 // searchLanes runs the backward search of every pattern of b, searchLanes at a time, and writes
 // the outcome of pattern i to iv[i]. A lane whose pattern ends takes the next one, so that lanes
 // stay full whatever the patterns' lengths.
-func (p *Page) searchLanes(b *kernels.Patterns, kmers *KmerTable, iv []interval, sink *uint64) {
+func (p *Page) searchLanes(b *kernels.Patterns, kmers *KmerTable, iv []Interval, sink *uint64) {
 	var ls [searchLanes]searchLane
 	np, next := b.Len(), 0
 	// start loads the next pattern that needs a search into l, settling the trivial ones.
@@ -113,7 +168,7 @@ func (p *Page) searchLanes(b *kernels.Patterns, kmers *KmerTable, iv []interval,
 			next++
 			pat := b.Pattern(i)
 			if len(pat) == 0 {
-				iv[i] = interval{}
+				iv[i] = Interval{}
 				continue
 			}
 			*l = searchLane{pat: pat, i: len(pat), lo: 0, hi: p.n + 1, idx: i}
@@ -123,7 +178,7 @@ func (p *Page) searchLanes(b *kernels.Patterns, kmers *KmerTable, iv []interval,
 			// The pattern's last K symbols, looked up in the next step.
 			code, ok := kmers.code(pat[len(pat)-kmers.K:])
 			if !ok {
-				iv[i] = interval{}
+				iv[i] = Interval{}
 				continue
 			}
 			l.i -= kmers.K
@@ -172,52 +227,52 @@ func (p *Page) searchLanes(b *kernels.Patterns, kmers *KmerTable, iv []interval,
 }
 
 // searchStep moves l one step on. It reports whether the search is over, and then its outcome.
-func (p *Page) searchStep(l *searchLane, table []int32) (bool, interval) {
+func (p *Page) searchStep(l *searchLane, table []int32) (bool, Interval) {
 	switch l.phase {
 	case laneKmer:
 		lo, hi := int(table[2*l.s]), int(table[2*l.s+1])
 		switch {
 		case lo >= hi:
-			return true, interval{}
+			return true, Interval{}
 		case l.i == 0:
-			return true, interval{lo: int32(lo), hi: int32(hi)}
+			return true, Interval{Lo: int32(lo), Hi: int32(hi)}
 		}
 		l.lo, l.hi, l.phase = lo, hi, laneRank
 		if hi-lo == 1 {
 			l.phase = laneSA
 		}
-		return false, interval{}
+		return false, Interval{}
 	case laneSA:
 		l.s = int(p.sa[l.lo])
 		if l.s < l.i {
-			return true, interval{}
+			return true, Interval{}
 		}
 		l.phase = laneText
-		return false, interval{}
+		return false, Interval{}
 	case laneText:
 		// The text holds no code 0 but holds separators (CodeNone), which never match.
 		pat := l.pat[:l.i]
 		if !bytes.Equal(p.w[l.s-l.i:l.s], pat) || bytes.IndexByte(pat, kernels.CodeNone) >= 0 {
-			return true, interval{}
+			return true, Interval{}
 		}
-		return true, interval{lo: int32(l.lo), hi: int32(l.lo + 1), shift: int32(l.i)}
+		return true, Interval{Lo: int32(l.lo), Hi: int32(l.lo + 1), Shift: int32(l.i)}
 	}
 	l.i--
 	x := l.pat[l.i]
 	if x < kernels.FirstCode || int(x) >= p.occ.sigma {
-		return true, interval{}
+		return true, Interval{}
 	}
 	lo := p.c[x] + p.occ.Rank(x, l.lo)
 	hi := p.c[x] + p.occ.Rank(x, l.hi)
 	switch {
 	case lo >= hi:
-		return true, interval{}
+		return true, Interval{}
 	case l.i == 0:
-		return true, interval{lo: int32(lo), hi: int32(hi)}
+		return true, Interval{Lo: int32(lo), Hi: int32(hi)}
 	}
 	l.lo, l.hi = lo, hi
 	if hi-lo == 1 {
 		l.phase = laneSA
 	}
-	return false, interval{}
+	return false, Interval{}
 }
