@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -286,4 +287,52 @@ func FuzzDecompress(f *testing.F) {
 			t.Fatalf("decompress says %v, test mode finds %d bad", err, len(rep.Bad))
 		}
 	})
+}
+
+// benchText is a seeded text-like input for the stage benchmarks.
+func benchText(n int) []byte {
+	rng := rand.New(rand.NewSource(31))
+	words := strings.Fields("static int struct return if else for while the of and to in is that block sort suffix array")
+	var b []byte
+	for len(b) < n {
+		b = append(b, words[rng.Intn(len(words))]...)
+		b = append(b, " \n\t"[rng.Intn(3)])
+	}
+	return b[:n]
+}
+
+func BenchmarkCompress(b *testing.B) {
+	for _, fast := range []bool{false, true} {
+		name := map[bool]string{false: "models", true: "fast"}[fast]
+		b.Run(name, func(b *testing.B) {
+			data := benchText(4 << 20)
+			opts := CompressOptions{BlockSize: 1 << 20, Threads: 2, Fast: fast}
+			b.SetBytes(int64(len(data)))
+			for i := 0; i < b.N; i++ {
+				if _, err := Compress(context.Background(), cpu.New(2), opts, bytes.NewReader(data), io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkDecompress(b *testing.B) {
+	for _, fast := range []bool{false, true} {
+		name := map[bool]string{false: "models", true: "fast"}[fast]
+		b.Run(name, func(b *testing.B) {
+			data := benchText(4 << 20)
+			var c bytes.Buffer
+			if _, err := Compress(context.Background(), cpu.New(2), CompressOptions{BlockSize: 1 << 20, Threads: 2, Fast: fast}, bytes.NewReader(data), &c); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := Decompress(context.Background(), DecompressOptions{Threads: 2}, bytes.NewReader(c.Bytes()), io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
