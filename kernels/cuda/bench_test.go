@@ -175,8 +175,23 @@ func TestGPUProfile(t *testing.T) {
 		if err := g.dev.pool.reserve(g.dev, 400<<20); err != nil {
 			return err
 		}
-		for _, staged := range []bool{false, true} {
-			useStaging = staged
+		type copyVariant struct {
+			name             string
+			staged, register bool
+			chunk, threads   int
+		}
+		for _, v := range []copyVariant{
+			{"pageable", false, false, 0, 0},
+			{"staged 8M x8", true, false, 8 << 20, 8},
+			{"staged 8M x16", true, false, 8 << 20, 16},
+			{"staged 16M x8", true, false, 16 << 20, 8},
+			{"staged 4M x8", true, false, 4 << 20, 8},
+			{"registered", true, true, 0, 0},
+		} {
+			useStaging, registerCopies = v.staged, v.register
+			if v.chunk != 0 {
+				stageMaxChunk, copyThreads = v.chunk, v.threads
+			}
 			for _, n := range []int{4 << 20, 100 << 20, 400 << 20} {
 				best := [2]time.Duration{time.Hour, time.Hour}
 				for range 3 {
@@ -194,11 +209,11 @@ func TestGPUProfile(t *testing.T) {
 					t2 := time.Now()
 					best[0], best[1] = min(best[0], t1.Sub(t0)), min(best[1], t2.Sub(t1))
 				}
-				t.Logf("copy of %d MiB (staged %v): to GPU %v (%.1f GB/s), to host %v (%.1f GB/s)", n>>20, staged,
+				t.Logf("copy of %3d MiB (%-14s): to GPU %9v (%4.1f GB/s), to host %9v (%4.1f GB/s)", n>>20, v.name,
 					best[0], float64(n)/best[0].Seconds()/1e9, best[1], float64(n)/best[1].Seconds()/1e9)
 			}
 		}
-		useStaging = true
+		useStaging, registerCopies, stageMaxChunk, copyThreads = true, false, 16<<20, 8
 		return nil
 	})
 	if err != nil {
@@ -258,20 +273,30 @@ func TestGPUProfile(t *testing.T) {
 			continue
 		}
 		dst := [][]byte{make([]byte, len(text))}
-		for _, v := range sortVariants {
-			for _, short := range []int{0, 2, 3} {
-				v.set()
-				shortKeyMaxBits = short
-				best := time.Hour
-				for range 3 {
-					t0 := time.Now()
-					if err := g.BWT([][]byte{text}, dst, []int{0}); err != nil {
-						t.Fatal(err)
-					}
-					best = min(best, time.Since(t0))
+		type variant struct {
+			sort    sortVariant
+			small   smallVariant
+			part    int
+			items32 int
+			max32   int
+		}
+		def := variant{sortVariant{true, 8}, smallVariant{8, 6}, 1 << 24, 12, 1 << 28}
+		vs := []variant{def, {def.sort, def.small, def.part, 8, def.max32}, {def.sort, def.small, def.part, 16, def.max32},
+			{def.sort, def.small, def.part, def.items32, 0}, {sortVariant{false, 8}, def.small, def.part, def.items32, def.max32}}
+		for _, v := range vs {
+			v.sort.set()
+			v.small.set()
+			partitionMin, onesweepItems32, short32Max = v.part, v.items32, v.max32
+			best := time.Hour
+			for range 3 {
+				t0 := time.Now()
+				if err := g.BWT([][]byte{text}, dst, []int{0}); err != nil {
+					t.Fatal(err)
 				}
-				t.Logf("variant %-10s %-12v shortKeyMaxBits=%d: BWT %8.3f ms", name, v, short, best.Seconds()*1e3)
+				best = min(best, time.Since(t0))
 			}
+			t.Logf("variant %-10s %-12v %-12v partition from %-9d 32-bit keys up to %-9d (items %2d): BWT %8.3f ms",
+				name, v.sort, v.small, v.part, v.max32, v.items32, best.Seconds()*1e3)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -194,6 +195,14 @@ func withRepeats(rng *rand.Rand, n int) []byte {
 	return b
 }
 
+// cpuSA is the oracle: the CPU backend's suffix array on one goroutine (its own tests hold it to
+// a naive sort, and its result does not depend on the goroutines).
+func cpuSA(text []byte) []int32 {
+	sa := make([]int32, len(text))
+	cpu.SuffixArrayThreads(text, sa, 1)
+	return sa
+}
+
 type textCase struct {
 	name string
 	text []byte
@@ -230,8 +239,7 @@ func saCases(rng *rand.Rand, short bool) []textCase {
 
 func checkSA(t *testing.T, b *Backend, name string, text []byte) {
 	t.Helper()
-	want := make([]int32, len(text))
-	cpu.SuffixArray(text, want)
+	want := cpuSA(text)
 	got := make([]int32, len(text))
 	for i := range got {
 		got[i] = -7 // poison: every entry must be written
@@ -295,8 +303,8 @@ func TestGPUBWT(t *testing.T) {
 	if err := b.BWT(src, dst, p); err != nil {
 		t.Fatal(err)
 	}
-	if err := cpu.New(2).BWT(src, want, wantP); err != nil {
-		t.Fatal(err)
+	for i, s := range src {
+		wantP[i] = kernels.BWTFromSA(s, cpuSA(s), want[i])
 	}
 	for i := range src {
 		if !bytes.Equal(dst[i], want[i]) || p[i] != wantP[i] {
@@ -317,8 +325,7 @@ func TestGPUConcurrent(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(g), 9))
 			text := englishLike(rng, 50000+g*1000)
-			want := make([]int32, len(text))
-			cpu.SuffixArray(text, want)
+			want := cpuSA(text)
 			got := make([]int32, len(text))
 			if err := b.SuffixArray(text, got); err != nil {
 				errs <- err
@@ -367,8 +374,20 @@ func (v sortVariant) String() string {
 
 func saveTuning() func() {
 	a, b, c, d, e := radixItems, shortKeyMaxBits, useStaging, onesweep, onesweepItems
-	return func() { radixItems, shortKeyMaxBits, useStaging, onesweep, onesweepItems = a, b, c, d, e }
+	f, g, h, i, j := smallItems, smallRadixBits, partitionMin, onesweepItems32, short32Max
+	return func() {
+		radixItems, shortKeyMaxBits, useStaging, onesweep, onesweepItems = a, b, c, d, e
+		smallItems, smallRadixBits, partitionMin, onesweepItems32, short32Max = f, g, h, i, j
+	}
 }
+
+// smallVariant is one choice of shared-memory sort for small groups.
+type smallVariant struct{ items, bits int }
+
+var smallVariants = []smallVariant{{8, 6}, {16, 4}, {8, 4}}
+
+func (v smallVariant) set()           { smallItems, smallRadixBits = v.items, v.bits }
+func (v smallVariant) String() string { return fmt.Sprintf("small %d/%d", v.items, v.bits) }
 
 // TestGPUSuffixArrayVariants checks the tuning choices that the profile compares.
 func TestGPUSuffixArrayVariants(t *testing.T) {
@@ -376,13 +395,68 @@ func TestGPUSuffixArrayVariants(t *testing.T) {
 	defer saveTuning()()
 	rng := rand.New(rand.NewPCG(7, 8))
 	cases := saCases(rng, true)
-	for _, v := range sortVariants {
-		for _, short := range []int{0, 3} {
+	for i, v := range sortVariants {
+		for j, short := range []int{0, 3} {
 			v.set()
+			sv := smallVariants[(i+j)%len(smallVariants)]
+			sv.set()
 			shortKeyMaxBits, useStaging = short, short == 0
+			partitionMin = []int{0, 1 << 22}[j]
+			onesweepItems32 = []int{8, 12, 16}[i%3]
 			for _, c := range cases[len(cases)-30:] {
-				checkSA(t, b, fmt.Sprintf("%s (%v, short keys up to %d bits)", c.name, v, short), c.text)
+				checkSA(t, b, fmt.Sprintf("%s (%v, %v, short keys up to %d bits, partition from %d)", c.name, v, sv, short, partitionMin), c.text)
 			}
 		}
 	}
+}
+
+// TestGPUMemoryFallback: a text larger than the GPU memory allowed goes to the CPU, with a note,
+// and gives the same result.
+func TestGPUMemoryFallback(t *testing.T) {
+	g := gpuBackend(t)
+	var notes []string
+	b := &Backend{dev: g.dev, cpu: g.cpu, opts: Options{Note: func(s string) { notes = append(notes, s) }}}
+	defer func() { memLimit = 0 }()
+	memLimit = 200 << 20
+	rng := rand.New(rand.NewPCG(11, 12))
+	text := randomDNA(rng, 5_000_000) // needs about 310 MiB
+	small := randomDNA(rng, 100_000)  // fits
+	for _, c := range []struct {
+		text  []byte
+		notes int
+	}{{small, 0}, {text, 1}} {
+		notes = nil
+		want := cpuSA(c.text)
+		got := make([]int32, len(c.text))
+		if err := b.SuffixArray(c.text, got); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d bytes: SA differs", len(c.text))
+		}
+		if len(notes) != c.notes {
+			t.Errorf("%d bytes: notes %q, want %d", len(c.text), notes, c.notes)
+		}
+	}
+	if len(notes) == 1 && !strings.Contains(notes[0], "on the CPU") {
+		t.Errorf("note %q", notes[0])
+	}
+	notes = nil
+	dst := [][]byte{make([]byte, len(small)), make([]byte, len(text))}
+	p := []int{0, 0}
+	if err := b.BWT([][]byte{small, text}, dst, p); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]byte{make([]byte, len(small)), make([]byte, len(text))}
+	wp := []int{0, 0}
+	for i, s := range [][]byte{small, text} {
+		wp[i] = kernels.BWTFromSA(s, cpuSA(s), want[i])
+	}
+	if !bytes.Equal(dst[0], want[0]) || !bytes.Equal(dst[1], want[1]) || !slices.Equal(p, wp) {
+		t.Error("BWT with a block over the limit differs from the CPU")
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "BWT block 1 on the CPU") {
+		t.Errorf("BWT notes %q", notes)
+	}
+	t.Logf("notes: %q", notes)
 }

@@ -43,6 +43,8 @@ type driver struct {
 	cuMemFree                    func(p devPtr) int32
 	cuMemAllocHost               func(p *unsafe.Pointer, bytes uint64) int32
 	cuMemFreeHost                func(p unsafe.Pointer) int32
+	cuMemHostRegister            func(p unsafe.Pointer, bytes uint64, flags uint32) int32
+	cuMemHostUnregister          func(p unsafe.Pointer) int32
 	cuMemcpyHtoD                 func(dst devPtr, src unsafe.Pointer, bytes uint64) int32
 	cuMemcpyDtoH                 func(dst unsafe.Pointer, src devPtr, bytes uint64) int32
 	cuMemcpyHtoDAsync            func(dst devPtr, src unsafe.Pointer, bytes uint64, stream uintptr) int32
@@ -140,6 +142,8 @@ func loadDriver(names []string) (*driver, error) {
 		{&d.cuMemFree, "cuMemFree_v2"},
 		{&d.cuMemAllocHost, "cuMemAllocHost_v2"},
 		{&d.cuMemFreeHost, "cuMemFreeHost"},
+		{&d.cuMemHostRegister, "cuMemHostRegister_v2"},
+		{&d.cuMemHostUnregister, "cuMemHostUnregister"},
 		{&d.cuMemcpyHtoD, "cuMemcpyHtoD_v2"},
 		{&d.cuMemcpyDtoH, "cuMemcpyDtoH_v2"},
 		{&d.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"},

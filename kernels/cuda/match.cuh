@@ -525,3 +525,5 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 	}
 	if (last) counts[t] = end - w;
 }
+
+#include "page_build.cuh"

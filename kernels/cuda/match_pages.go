@@ -1,9 +1,11 @@
 package cuda
 
 import (
+	"math/bits"
 	"sync"
 	"unsafe"
 
+	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
 )
 
@@ -19,10 +21,34 @@ type pageDev struct {
 	planes, counts, stride, pad                             uint32
 }
 
+// pageShape is what the layout of a page's arrays depends on.
+type pageShape struct {
+	start, end, winEnd, n int // as in cpu.Page; n = winEnd - start
+	nBig                  int // LCP values in the side table
+	planes, counts        int // rank structure: bit planes and count words a block
+	stride, occWords      int // words a rank block, and in all
+}
+
+// occShape fills the rank structure's part of s for an alphabet of sigma codes (cpu.NewOcc's layout).
+func (s *pageShape) occShape(sigma int) {
+	sigma = max(sigma, 2)
+	s.planes = max(bits.Len(uint(sigma-1)), 1)
+	s.counts = (max(sigma-kernels.FirstCode, 0) + 1) / 2
+	s.stride = s.counts + 2*s.planes
+	s.occWords = ((s.n+1)/cpu.OccBlockRows + 1) * s.stride
+}
+
+// lcpBlocks returns the lengths of the LCP's block minima (64 rows, then 64 blocks).
+func (s *pageShape) lcpBlocks() (min1, min2 int) {
+	min1 = (s.n + 2 + 63) / 64
+	return min1, (min1 + 63) / 64
+}
+
 // hostPage is one page's index on the host, ready to copy up.
 type hostPage struct {
 	a     cpu.DeviceArrays
 	c     [256]uint32
+	shape pageShape
 	bytes uint64 // device memory it takes, as layoutPage carves it
 }
 
@@ -31,33 +57,41 @@ func newHostPage(p *cpu.Page) hostPage {
 	for i, v := range h.a.C {
 		h.c[i] = uint32(v)
 	}
-	var c carver
-	layoutPage(&c, &h, 0, 0, nil)
-	h.bytes = c.used
+	a := &h.a
+	h.shape = pageShape{start: a.Start, end: a.End, winEnd: a.WinEnd, n: a.N, nBig: len(a.LCPBigRow),
+		planes: a.OccPlanes, counts: a.OccCounts, stride: a.OccStride, occWords: len(a.Occ)}
+	h.bytes = pageBytes(h.shape)
 	return h
 }
 
-// layoutPage carves the arrays of page h from c and fills desc (text is the device text of
-// textLen codes); with desc nil it only measures.
-func layoutPage(c *carver, h *hostPage, text devPtr, textLen int, desc *pageDev) {
-	a := &h.a
-	sa := c.take(uint64(4 * len(a.SA)))
-	lcp := c.take(uint64(len(a.LCP)))
-	bigRow := c.take(uint64(4 * len(a.LCPBigRow)))
-	bigVal := c.take(uint64(4 * len(a.LCPBigVal)))
-	min1 := c.take(uint64(4 * len(a.LCPMin1)))
-	min2 := c.take(uint64(4 * len(a.LCPMin2)))
-	occ := c.take(uint64(8 * len(a.Occ)))
-	deep := c.take(uint64(8 * len(a.Deep)))
+// pageBytes is the device memory of a page of shape s.
+func pageBytes(s pageShape) uint64 {
+	var c carver
+	layoutPage(&c, s, 0, 0, nil)
+	return c.used
+}
+
+// layoutPage carves the arrays of a page of shape s from c and fills desc (text is the device
+// text of textLen codes); with desc nil it only measures.
+func layoutPage(c *carver, s pageShape, text devPtr, textLen int, desc *pageDev) {
+	min1, min2 := s.lcpBlocks()
+	sa := c.take(uint64(4 * (s.n + 1)))
+	lcp := c.take(uint64(s.n + 2))
+	bigRow := c.take(uint64(4 * s.nBig))
+	bigVal := c.take(uint64(4 * s.nBig))
+	m1 := c.take(uint64(4 * min1))
+	m2 := c.take(uint64(4 * min2))
+	occ := c.take(uint64(8 * s.occWords))
+	deep := c.take(uint64(8 * min1))
 	cc := c.take(4 * 256)
 	if desc == nil {
 		return
 	}
 	*desc = pageDev{
-		text: text, sa: sa, lcp: lcp, bigRow: bigRow, bigVal: bigVal, min1: min1, min2: min2, occ: occ, deep: deep, c: cc,
-		textLen: uint32(textLen), start: uint32(a.Start), end: uint32(a.End), winEnd: uint32(a.WinEnd), n: uint32(a.N),
-		nBig:   uint32(len(a.LCPBigRow)),
-		planes: uint32(a.OccPlanes), counts: uint32(a.OccCounts), stride: uint32(a.OccStride),
+		text: text, sa: sa, lcp: lcp, bigRow: bigRow, bigVal: bigVal, min1: m1, min2: m2, occ: occ, deep: deep, c: cc,
+		textLen: uint32(textLen), start: uint32(s.start), end: uint32(s.end), winEnd: uint32(s.winEnd), n: uint32(s.n),
+		nBig:   uint32(s.nBig),
+		planes: uint32(s.planes), counts: uint32(s.counts), stride: uint32(s.stride),
 	}
 }
 
@@ -66,7 +100,7 @@ func layoutPage(c *carver, h *hostPage, text devPtr, textLen int, desc *pageDev)
 func (h *hostPage) upload(d *device, base devPtr, text devPtr, textLen int) (pageDev, error) {
 	var desc pageDev
 	c := carver{next: base}
-	layoutPage(&c, h, text, textLen, &desc)
+	layoutPage(&c, h.shape, text, textLen, &desc)
 	a := &h.a
 	copies := []struct {
 		dst devPtr

@@ -190,7 +190,7 @@ func (w *worker) run(batch []*request) error {
 	}
 	var recs []outRec
 	if m.opts.Mode == kernels.MaxMatch {
-		for _, i := range m.fs.order(len(m.pages)) {
+		for _, i := range m.fs.order(m.npages) {
 			f, err := m.fs.acquire(m, i)
 			if err != nil {
 				return err
@@ -204,7 +204,7 @@ func (w *worker) run(batch []*request) error {
 				return err
 			}
 		}
-		sortRecords(w.recs, len(m.pages) == 1)
+		sortRecords(w.recs, m.npages == 1)
 		recs = w.recs
 	} else {
 		recs, err = w.unique(nPieces, nSlots)
@@ -380,7 +380,7 @@ func (w *worker) scan(in, out devPtr, n int) (uint32, error) {
 // unique finds the -mumreference candidates (also -mum's) over every page.
 func (w *worker) unique(nPieces, nSlots int) ([]outRec, error) {
 	m := w.m
-	order := m.fs.order(len(m.pages))
+	order := m.fs.order(m.npages)
 	if len(order) > 1 {
 		if err := w.grow(&w.dBest, 16*nSlots); err != nil {
 			return nil, err

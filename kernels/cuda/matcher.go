@@ -34,6 +34,7 @@ type matchConfig struct {
 	MaxPositions int   // query positions gathered into one launch (default 1<<23)
 	PieceLen     int   // most query positions one thread walks (default 1024, less for few pieces)
 	ChunkRows    int   // candidate rows examined per pass of -maxmatch's last stage (default 1<<22)
+	HostIndex    bool  // build the page indexes on the CPU even when they could be built on the device
 	Profile      bool  // time each stage with events (SAPIPE_GPU_PROFILE=1)
 }
 
@@ -58,15 +59,16 @@ var matchKernels = []string{"mm_walk", "compact_pieces", "mm_chain", "mm_rows", 
 
 // gpuMatcher is a kernels.Matcher on one GPU.
 type gpuMatcher struct {
-	dev   *device
-	ref   *kernels.Reference
-	opts  kernels.MatchOptions
-	cfg   matchConfig
-	host  *cpu.Matcher // the page indexes on the host
-	pages []hostPage
-	text  devBuf
-	fs    frameSet
-	fn    map[string]uintptr
+	dev    *device
+	ref    *kernels.Reference
+	opts   kernels.MatchOptions
+	cfg    matchConfig
+	host   *cpu.Matcher // the page indexes on the host, when built there
+	pages  []hostPage   // their arrays, for loading into frames
+	npages int
+	text   devBuf
+	fs     frameSet
+	fn     map[string]uintptr
 
 	reqs      chan *request
 	quit      chan struct{}
@@ -183,31 +185,11 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		}
 		ps = (ps + 1) / 2
 	}
-	hostOpts := opts
-	hostOpts.PageSize = ps
-	if ps >= n {
-		hostOpts.PageSize = 0
-	}
-	host, err := cpu.NewMatcher(ref, hostOpts, max(b.opts.Threads, 1))
-	if err != nil {
-		return nil, err
-	}
-	m := &gpuMatcher{dev: d, ref: ref, opts: opts, cfg: cfg, host: host, fn: make(map[string]uintptr), note: b.note,
+	m := &gpuMatcher{dev: d, ref: ref, opts: opts, cfg: cfg, fn: make(map[string]uintptr), note: b.note,
 		reqs: make(chan *request), quit: make(chan struct{})}
-	var frameBytes uint64
-	for _, p := range host.Pages() {
-		hp := newHostPage(p)
-		frameBytes = max(frameBytes, hp.bytes)
-		m.pages = append(m.pages, hp)
-	}
-	frames := min(len(m.pages), int(room/int64(frameBytes)))
-	if frames < 1 {
-		return nil, fmt.Errorf("%w: a device memory budget of %d MiB holds no page of %d bases (%d MiB)", errNoRoom, budget>>20, ps, frameBytes>>20)
-	}
-	m.fs.resident = frames == len(m.pages)
 	m.fs.cond = sync.NewCond(&m.fs.mu)
-	err = d.run(func() error {
-		for _, name := range matchKernels {
+	err := d.run(func() error {
+		for _, name := range slices.Concat(matchKernels, buildKernels) {
 			f, err := d.fn(name)
 			if err != nil {
 				return err
@@ -217,29 +199,29 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		if err := m.text.ensure(d, uint64(textBytes)); err != nil {
 			return err
 		}
-		if err := d.toDevice(m.text.p, ptrOf(ref.Text), n); err != nil {
-			return err
-		}
-		for i := range frames {
-			f := &frame{page: -1}
-			m.fs.frames = append(m.fs.frames, f)
-			if err := f.mem.ensure(d, frameBytes); err != nil {
-				return err
-			}
-			if m.fs.resident {
-				desc, err := m.pages[i].upload(d, f.mem.p, m.text.p, n)
-				if err != nil {
-					return err
-				}
-				f.page, f.desc = i, desc
-			}
-		}
-		return d.sync()
+		return d.toDevice(m.text.p, ptrOf(ref.Text), n)
 	})
+	if err == nil {
+		bounds := cpu.PageBounds(n, ps, opts.MinLen)
+		m.npages = len(bounds)
+		if int64(len(bounds))*est(ps) <= room && !cfg.HostIndex {
+			// Every page fits: build them on the device, where they stay.
+			err = m.buildResident(b, bounds)
+			if err == nil {
+				m.fs.resident = true
+			} else if errors.Is(err, errRepetitive) || isOutOfMemory(err) {
+				b.note(fmt.Sprintf("reference index built on the CPU: %v", err))
+				m.freeFrames()
+				err = m.hostIndex(b, ps, room, budget)
+			}
+		} else {
+			err = m.hostIndex(b, ps, room, budget)
+		}
+	}
 	if err != nil {
+		m.freeFrames()
 		m.freeDevice()
-		var ce *Error
-		if errors.As(err, &ce) && ce.Result == resultOutOfMemory {
+		if isOutOfMemory(err) {
 			return nil, fmt.Errorf("%w: %v", errNoRoom, err)
 		}
 		return nil, err
@@ -256,13 +238,73 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 	return m, nil
 }
 
-// freeDevice releases the text and the frames (device goroutine).
-func (m *gpuMatcher) freeDevice() {
+// hostIndex builds the pages of ps bases on the CPU (cpu.NewMatcher's pages) and copies them to
+// frames: all of them when they fit room, otherwise as many frames as fit, loaded in turn.
+func (m *gpuMatcher) hostIndex(b *Backend, ps int, room, budget int64) error {
+	d := m.dev
+	n := len(m.ref.Text)
+	hostOpts := m.opts
+	hostOpts.PageSize = ps
+	if ps >= n {
+		hostOpts.PageSize = 0
+	}
+	host, err := cpu.NewMatcher(m.ref, hostOpts, max(b.opts.Threads, 1))
+	if err != nil {
+		return err
+	}
+	m.host = host
+	var frameBytes uint64
+	for _, p := range host.Pages() {
+		hp := newHostPage(p)
+		frameBytes = max(frameBytes, hp.bytes)
+		m.pages = append(m.pages, hp)
+	}
+	frames := min(len(m.pages), int(room/int64(frameBytes)))
+	if frames < 1 {
+		return fmt.Errorf("%w: a device memory budget of %d MiB holds no page of %d bases (%d MiB)", errNoRoom, budget>>20, ps, frameBytes>>20)
+	}
+	m.fs.resident = frames == len(m.pages)
+	return d.run(func() error {
+		for i := range frames {
+			f := &frame{page: -1}
+			m.fs.frames = append(m.fs.frames, f)
+			if err := f.mem.ensure(d, frameBytes); err != nil {
+				return err
+			}
+			if m.fs.resident {
+				desc, err := m.pages[i].upload(d, f.mem.p, m.text.p, n)
+				if err != nil {
+					return err
+				}
+				f.page, f.desc = i, desc
+			}
+		}
+		return d.sync()
+	})
+}
+
+// isOutOfMemory reports a failed device allocation.
+func isOutOfMemory(err error) bool {
+	var ce *Error
+	return errors.Is(err, errNoRoom) || errors.As(err, &ce) && ce.Result == resultOutOfMemory
+}
+
+// freeFrames releases the frames (device goroutine).
+func (m *gpuMatcher) freeFrames() {
 	_ = m.dev.run(func() error {
-		m.text.free(m.dev)
 		for _, f := range m.fs.frames {
 			f.mem.free(m.dev)
 		}
+		return nil
+	})
+	m.fs.frames = nil
+}
+
+// freeDevice releases the text and the frames.
+func (m *gpuMatcher) freeDevice() {
+	m.freeFrames()
+	_ = m.dev.run(func() error {
+		m.text.free(m.dev)
 		return nil
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
@@ -184,7 +185,7 @@ func TestGPUMatcherRandom(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cfg := matchConfig{Workers: 2, PieceLen: 1 + rng.IntN(40), ChunkRows: 1 + rng.IntN(64)}
+				cfg := matchConfig{Workers: 2, PieceLen: 1 + rng.IntN(40), ChunkRows: 1 + rng.IntN(64), HostIndex: iter%2 == 1}
 				got := newTestMatcher(t, b, ref, opts, cfg)
 				for _, cut := range []int{1 << 30, 1 + rng.IntN(100)} {
 					batch := queryBatch(seqs, &ref.Alpha, true, nucOnly, cut)
@@ -450,4 +451,119 @@ func TestGPUMatcherBackend(t *testing.T) {
 	if err := m.Match(&kernels.Batch{}, &kernels.Result{}); err == nil {
 		t.Error("Match after Close succeeded")
 	}
+}
+
+// downloadPage copies a page's arrays from the device, in cpu.DeviceArrays' form.
+func downloadPage(t *testing.T, d *device, desc pageDev, s pageShape) cpu.DeviceArrays {
+	t.Helper()
+	min1, min2 := s.lcpBlocks()
+	a := cpu.DeviceArrays{Start: s.start, End: s.end, WinEnd: s.winEnd, N: s.n,
+		SA: make([]int32, s.n+1), LCP: make([]uint8, s.n+2), LCPBigRow: make([]int32, s.nBig), LCPBigVal: make([]int32, s.nBig),
+		LCPMin1: make([]int32, min1), LCPMin2: make([]int32, min2), Occ: make([]uint64, s.occWords),
+		OccPlanes: s.planes, OccCounts: s.counts, OccStride: s.stride, Deep: make([]uint64, min1)}
+	var c [256]uint32
+	err := d.run(func() error {
+		for _, cp := range []struct {
+			dst unsafe.Pointer
+			src devPtr
+			n   int
+		}{
+			{ptrOf(a.SA), desc.sa, 4 * len(a.SA)}, {ptrOf(a.LCP), desc.lcp, len(a.LCP)},
+			{ptrOf(a.LCPBigRow), desc.bigRow, 4 * s.nBig}, {ptrOf(a.LCPBigVal), desc.bigVal, 4 * s.nBig},
+			{ptrOf(a.LCPMin1), desc.min1, 4 * min1}, {ptrOf(a.LCPMin2), desc.min2, 4 * min2},
+			{ptrOf(a.Occ), desc.occ, 8 * s.occWords}, {ptrOf(a.Deep), desc.deep, 8 * min1}, {unsafe.Pointer(&c[0]), desc.c, 4 * 256},
+		} {
+			if err := d.toHost(cp.dst, cp.src, cp.n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range c {
+		a.C[i] = int(v)
+	}
+	return a
+}
+
+// TestGPUPageBuild: page indexes built on the device equal kernels/cpu's, array for array, for
+// texts with long repeats (LCP values in the side table), wide alphabets and several pages; a text
+// too repetitive for the chunked LCP is built on the CPU instead, with the same matches.
+func TestGPUPageBuild(t *testing.T) {
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(25, 26))
+	type tc struct {
+		name string
+		ref  *kernels.Reference
+	}
+	var cases []tc
+	for i := range 12 {
+		ref, _ := randomReference(rng, 1+rng.IntN(4), 3000*(1+i), i%4 == 1, i%3 == 0)
+		if ref != nil {
+			cases = append(cases, tc{fmt.Sprint("random", i), ref})
+		}
+	}
+	bytesRef := kernels.NewReferenceBuilder(false)
+	bytesRef.Add("bytes", randomSeq(rng, 20000, "abcdefghijklmnopqrstuvwxyz0123456789ACGT"))
+	if ref, err := bytesRef.Build(); err == nil {
+		cases = append(cases, tc{"wide alphabet", ref})
+	}
+	for _, c := range cases {
+		for _, ps := range []int{0, 1500} {
+			for _, minLen := range []int{1, 20} {
+				opts := kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: minLen, PageSize: ps}
+				want, err := cpu.NewMatcher(c.ref, opts, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := newTestMatcher(t, b, c.ref, opts, matchConfig{Workers: 1})
+				if got.host != nil || len(got.fs.frames) != len(want.Pages()) {
+					t.Fatalf("%s: pages built on the host (%v) or %d frames for %d pages", c.name, got.host != nil, len(got.fs.frames), len(want.Pages()))
+				}
+				for i, p := range want.Pages() {
+					wa := p.DeviceArrays()
+					f := got.fs.frames[i]
+					s := pageShape{start: int(f.desc.start), end: int(f.desc.end), winEnd: int(f.desc.winEnd), n: int(f.desc.n), nBig: int(f.desc.nBig),
+						planes: int(f.desc.planes), counts: int(f.desc.counts), stride: int(f.desc.stride), occWords: len(wa.Occ)}
+					ga := downloadPage(t, b.dev, f.desc, s)
+					what := fmt.Sprintf("%s page size %d minLen %d page %d", c.name, ps, minLen, i)
+					if ga.Start != wa.Start || ga.End != wa.End || ga.WinEnd != wa.WinEnd || ga.N != wa.N || ga.C != wa.C ||
+						ga.OccPlanes != wa.OccPlanes || ga.OccCounts != wa.OccCounts || ga.OccStride != wa.OccStride {
+						t.Fatalf("%s: shape or c[] differs", what)
+					}
+					for _, cmp := range []struct {
+						name string
+						eq   bool
+					}{
+						{"SA", slices.Equal(ga.SA, wa.SA)}, {"LCP", slices.Equal(ga.LCP, wa.LCP)},
+						{"LCP side rows", slices.Equal(ga.LCPBigRow, wa.LCPBigRow)}, {"LCP side values", slices.Equal(ga.LCPBigVal, wa.LCPBigVal)},
+						{"LCP min1", slices.Equal(ga.LCPMin1, wa.LCPMin1)}, {"LCP min2", slices.Equal(ga.LCPMin2, wa.LCPMin2)},
+						{"rank blocks", slices.Equal(ga.Occ, wa.Occ)}, {"deep bits", slices.Equal(ga.Deep, wa.Deep)},
+					} {
+						if !cmp.eq {
+							t.Fatalf("%s: %s differ from the CPU's", what, cmp.name)
+						}
+					}
+				}
+				got.Close()
+			}
+		}
+	}
+	// 'a' repeated: the LCP of neighbouring suffixes is nearly the whole text.
+	rb := kernels.NewReferenceBuilder(false)
+	rb.Add("A", []byte(strings.Repeat("a", 3*plcpCap)))
+	ref, err := rb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 30}
+	got := newTestMatcher(t, b, ref, opts, matchConfig{})
+	if got.host == nil {
+		t.Errorf("a text of one letter was built on the device (the chunked LCP should have given up)")
+	}
+	want, _ := cpu.NewMatcher(ref, opts, 2)
+	compareMatch(t, "one letter", want, got, queryBatch([][]byte{[]byte(strings.Repeat("a", 40)), []byte("ccaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaagg")}, &ref.Alpha, true, false, 1<<30))
+	got.Close()
 }

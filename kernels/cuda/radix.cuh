@@ -17,9 +17,12 @@ __device__ __forceinline__ void radix_hist(const u64 *__restrict__ keys, u32 n, 
 	for (int i = 0; i < ITEMS; i++) {
 		u64 j = base + i * RS_T + threadIdx.x;
 		u32 d = j < n ? (u32)(keys[j] >> shift) & 255 : 256;
-		// Lanes with the same digit add once: keys often share their high digits.
-		u32 peers = __match_any_sync(0xffffffffu, d);
-		if (d < 256 && lane == (u32)(__ffs(peers) - 1)) atomicAdd(&h[d], __popc(peers));
+		// A digit shared by the whole warp (common in high digits) is added once.
+		if (__all_sync(0xffffffffu, d == __shfl_sync(0xffffffffu, d, 0)) && d < 256) {
+			if (lane == 0) atomicAdd(&h[d], 32);
+		} else if (d < 256) {
+			atomicAdd(&h[d], 1);
+		}
 	}
 	__syncthreads();
 	counts[(u64)threadIdx.x * tiles + blockIdx.x] = h[threadIdx.x];
@@ -97,8 +100,8 @@ RADIX_KERNELS(16)
 #define OS_T 256
 #define OS_WARPS (OS_T / 32)
 
-extern "C" __global__ void __launch_bounds__(256) radix_hist_all(const u64 *__restrict__ keys, u32 n, u32 lo, u32 passes,
-                                                                 u32 *__restrict__ hist) {
+template <typename K>
+__device__ __forceinline__ void radix_hist_all(const K *__restrict__ keys, u32 n, u32 lo, u32 passes, u32 *__restrict__ hist) {
 	__shared__ u32 h[8][256];
 	for (int p = 0; p < 8; p++) h[p][threadIdx.x] = 0;
 	__syncthreads();
@@ -107,11 +110,17 @@ extern "C" __global__ void __launch_bounds__(256) radix_hist_all(const u64 *__re
 	u64 rounds = (n + stride - 1) / stride;
 	for (u64 r = 0; r < rounds; r++) {
 		u64 j = r * stride + (u64)blockIdx.x * blockDim.x + threadIdx.x;
-		u64 k = j < n ? keys[j] : 0;
+		K k = j < n ? keys[j] : 0;
+		u32 full = __ballot_sync(0xffffffffu, j < n) == 0xffffffffu;
 		for (u32 p = 0; p < passes; p++) {
-			u32 d = j < n ? (u32)(k >> (lo + 8 * p)) & 255 : 256;
-			u32 peers = __match_any_sync(0xffffffffu, d);
-			if (d < 256 && lane == (u32)(__ffs(peers) - 1)) atomicAdd(&h[p][d], __popc(peers));
+			u32 d = (u32)(k >> (lo + 8 * p)) & 255;
+			// A digit shared by the whole warp (common in high digits) is added once;
+			// otherwise each lane adds its own.
+			if (full && __all_sync(0xffffffffu, d == __shfl_sync(0xffffffffu, d, 0))) {
+				if (lane == 0) atomicAdd(&h[p][d], 32);
+			} else if (j < n) {
+				atomicAdd(&h[p][d], 1);
+			}
 		}
 	}
 	__syncthreads();
@@ -121,13 +130,23 @@ extern "C" __global__ void __launch_bounds__(256) radix_hist_all(const u64 *__re
 	}
 }
 
-template <int ITEMS>
-__device__ __forceinline__ void radix_pass(const u64 *__restrict__ kin, const u32 *__restrict__ vin, u32 n, u32 shift,
+extern "C" __global__ void __launch_bounds__(256) radix_hist_all(const u64 *__restrict__ keys, u32 n, u32 lo, u32 passes,
+                                                                 u32 *__restrict__ hist) {
+	radix_hist_all<u64>(keys, n, lo, passes, hist);
+}
+
+extern "C" __global__ void __launch_bounds__(256) radix_hist_all32(const u32 *__restrict__ keys, u32 n, u32 lo, u32 passes,
+                                                                   u32 *__restrict__ hist) {
+	radix_hist_all<u32>(keys, n, lo, passes, hist);
+}
+
+template <int ITEMS, bool VALS, typename K>
+__device__ __forceinline__ void radix_pass(const K *__restrict__ kin, const u32 *__restrict__ vin, u32 n, u32 shift,
                                            const u32 *__restrict__ digitStart, u64 *status, u32 *tileCounter, u32 epoch,
-                                           u64 *__restrict__ kout, u32 *__restrict__ vout) {
+                                           K *__restrict__ kout, u32 *__restrict__ vout) {
 	const int TILE = OS_T * ITEMS;
-	__shared__ u64 sk[TILE];
-	__shared__ u32 sv[TILE];
+	__shared__ K sk[TILE];
+	__shared__ u32 sv[VALS ? TILE : 1];
 	__shared__ u32 whist[OS_WARPS][256];
 	__shared__ u32 localStart[256];
 	__shared__ u32 globalOff[256];
@@ -142,19 +161,26 @@ __device__ __forceinline__ void radix_pass(const u64 *__restrict__ kin, const u3
 	u32 tile = tileId;
 	u64 base = (u64)tile * TILE + (u64)w * 32 * ITEMS;
 
-	u64 k[ITEMS];
+	K k[ITEMS];
 	u32 v[ITEMS], d[ITEMS], rank[ITEMS];
 #pragma unroll
 	for (int i = 0; i < ITEMS; i++) {
 		u64 j = base + i * 32 + lane;
 		k[i] = j < n ? kin[j] : 0;
-		v[i] = j < n ? vin[j] : 0;
+		v[i] = VALS && j < n ? vin[j] : 0;
 		d[i] = j < n ? (u32)(k[i] >> shift) & 255 : 256;
 	}
 	u32 lt = (1u << lane) - 1;
 #pragma unroll
 	for (int i = 0; i < ITEMS; i++) {
-		u32 peers = __match_any_sync(0xffffffffu, d[i]);
+		// The lanes holding the same digit, from eight ballots (cheaper than __match_any_sync);
+		// lanes past the end (digit 256) are told apart by a ninth.
+		u32 peers = 0xffffffffu;
+#pragma unroll
+		for (int bit = 0; bit < 9; bit++) {
+			u32 b = __ballot_sync(0xffffffffu, (d[i] >> bit) & 1);
+			peers &= (d[i] >> bit) & 1 ? b : ~b;
+		}
 		u32 leader = __ffs(peers) - 1;
 		u32 old = 0;
 		if (lane == leader && d[i] < 256) {
@@ -206,7 +232,7 @@ __device__ __forceinline__ void radix_pass(const u64 *__restrict__ kin, const u3
 		if (d[i] < 256) {
 			u32 p = localStart[d[i]] + whist[w][d[i]] + rank[i];
 			sk[p] = k[i];
-			sv[p] = v[i];
+			if (VALS) sv[p] = v[i];
 		}
 	}
 	__syncthreads();
@@ -215,21 +241,26 @@ __device__ __forceinline__ void radix_pass(const u64 *__restrict__ kin, const u3
 	for (int i = 0; i < ITEMS; i++) {
 		u32 p = i * OS_T + t;
 		if (p < valid) {
-			u64 key = sk[p];
+			K key = sk[p];
 			u32 dd = (u32)(key >> shift) & 255;
 			u32 dst = globalOff[dd] + p - localStart[dd];
 			kout[dst] = key;
-			vout[dst] = sv[p];
+			if (VALS) vout[dst] = sv[p];
 		}
 	}
 }
 
-#define ONESWEEP_KERNELS(I)                                                                                                            \
-	extern "C" __global__ void __launch_bounds__(OS_T) radix_pass_##I(                                                               \
-	    const u64 *__restrict__ kin, const u32 *__restrict__ vin, u32 n, u32 shift, const u32 *__restrict__ digitStart,             \
-	    u64 *status, u32 *tileCounter, u32 epoch, u64 *__restrict__ kout, u32 *__restrict__ vout) {                                  \
-		radix_pass<I>(kin, vin, n, shift, digitStart, status, tileCounter, epoch, kout, vout);                                       \
+#define ONESWEEP_KERNEL(NAME, I, VALS, K)                                                                                              \
+	extern "C" __global__ void __launch_bounds__(OS_T) NAME(const K *__restrict__ kin, const u32 *__restrict__ vin, u32 n, u32 shift, \
+	                                                        const u32 *__restrict__ digitStart, u64 *status, u32 *tileCounter,      \
+	                                                        u32 epoch, K *__restrict__ kout, u32 *__restrict__ vout) {              \
+		radix_pass<I, VALS, K>(kin, vin, n, shift, digitStart, status, tileCounter, epoch, kout, vout);                              \
 	}
 
-ONESWEEP_KERNELS(8)
-ONESWEEP_KERNELS(12)
+ONESWEEP_KERNEL(radix_pass_8, 8, true, u64)
+ONESWEEP_KERNEL(radix_pass_12, 12, true, u64)
+ONESWEEP_KERNEL(radix_pass_keys_8, 8, false, u64)
+ONESWEEP_KERNEL(radix_pass_keys_12, 12, false, u64)
+ONESWEEP_KERNEL(radix_pass32_8, 8, true, u32)
+ONESWEEP_KERNEL(radix_pass32_12, 12, true, u32)
+ONESWEEP_KERNEL(radix_pass32_16, 16, true, u32)

@@ -16,8 +16,9 @@
 // sort is stable).
 
 #define FL_T 256
-#define FL_I 8
-#define FL_TILE (FL_T * FL_I)
+// The flag, head, classify and scatter kernels walk tiles of FL_T*items members, items taken
+// from the grid the host chose (fewer for small rounds, so that they spread over more SMs).
+__device__ __forceinline__ u32 fl_items(u32 m) { return (u32)((m + (u64)FL_T * gridDim.x - 1) / ((u64)FL_T * gridDim.x)); }
 #define HEAD_FLAG 0x80000000u
 #define GPOS_MASK 0x7fffffffu
 
@@ -55,8 +56,9 @@ extern "C" __global__ void __launch_bounds__(256) byte_hist(const u8 *__restrict
 #define IK_T 256
 #define IK_I 4
 #define IK_TILE (IK_T * IK_I)
-extern "C" __global__ void __launch_bounds__(IK_T) init_keys(const u8 *__restrict__ text, u32 n, const u8 *__restrict__ codes, u32 b, u32 c,
-                                                             u64 *__restrict__ keys, u32 *__restrict__ vals) {
+template <typename K>
+__device__ __forceinline__ void init_keys(const u8 *__restrict__ text, u32 n, const u8 *__restrict__ codes, u32 b, u32 c,
+                                          K *__restrict__ keys, u32 *__restrict__ vals) {
 	__shared__ u8 code[256];
 	__shared__ u8 win[IK_TILE + 64];
 	code[threadIdx.x] = codes[threadIdx.x];
@@ -75,22 +77,34 @@ extern "C" __global__ void __launch_bounds__(IK_T) init_keys(const u8 *__restric
 		u64 key = 0;
 		for (u32 k = 0; k < c; k++) key = (key << b) | win[p + k];
 		key <<= 64 - b * c; // codes from the top; b*c is 57..64
-		keys[n - 1 - i] = key;
+		keys[n - 1 - i] = (K)(key >> (64 - 8 * sizeof(K)));
 		vals[n - 1 - i] = (u32)i;
 	}
+}
+
+extern "C" __global__ void __launch_bounds__(IK_T) init_keys(const u8 *__restrict__ text, u32 n, const u8 *__restrict__ codes, u32 b, u32 c,
+                                                             u64 *__restrict__ keys, u32 *__restrict__ vals) {
+	init_keys<u64>(text, n, codes, b, c, keys, vals);
+}
+
+// init_keys32 keeps the top 32 bits of each key (short first keys of DNA).
+extern "C" __global__ void __launch_bounds__(IK_T) init_keys32(const u8 *__restrict__ text, u32 n, const u8 *__restrict__ codes, u32 b,
+                                                               u32 c, u32 *__restrict__ keys, u32 *__restrict__ vals) {
+	init_keys<u32>(text, n, codes, b, c, keys, vals);
 }
 
 // sa_init_flags marks group heads after the first sort: a key (its bits from shift up) differs
 // from the previous one, or either suffix is shorter than tail bytes (each such suffix is alone).
 // tileMax[t] is the largest head position of tile t.
-extern "C" __global__ void __launch_bounds__(FL_T) sa_init_flags(const u64 *__restrict__ keys, const u32 *__restrict__ sa, u32 n, u32 shift, u32 tail,
-                                                                 u8 *__restrict__ head, u32 *__restrict__ tileMax) {
+template <typename K>
+__device__ __forceinline__ void sa_init_flags(const K *__restrict__ keys, const u32 *__restrict__ sa, u32 n, u32 shift, u32 tail,
+                                              u8 *__restrict__ head, u32 *__restrict__ tileMax) {
 	typedef cub::BlockReduce<u32, FL_T> R;
 	__shared__ typename R::TempStorage tmp;
-	u64 base = (u64)blockIdx.x * FL_TILE;
+	u32 items = fl_items(n);
+	u64 base = (u64)blockIdx.x * FL_T * items;
 	u32 mx = 0;
-#pragma unroll
-	for (int i = 0; i < FL_I; i++) {
+	for (u32 i = 0; i < items; i++) {
 		u64 j = base + i * FL_T + threadIdx.x;
 		if (j < n) {
 			bool h = j == 0;
@@ -105,15 +119,25 @@ extern "C" __global__ void __launch_bounds__(FL_T) sa_init_flags(const u64 *__re
 	if (threadIdx.x == 0) tileMax[blockIdx.x] = mx;
 }
 
+extern "C" __global__ void __launch_bounds__(FL_T) sa_init_flags(const u64 *__restrict__ keys, const u32 *__restrict__ sa, u32 n, u32 shift, u32 tail,
+                                                                 u8 *__restrict__ head, u32 *__restrict__ tileMax) {
+	sa_init_flags<u64>(keys, sa, n, shift, tail, head, tileMax);
+}
+
+extern "C" __global__ void __launch_bounds__(FL_T) sa_init_flags32(const u32 *__restrict__ keys, const u32 *__restrict__ sa, u32 n, u32 shift,
+                                                                   u32 tail, u8 *__restrict__ head, u32 *__restrict__ tileMax) {
+	sa_init_flags<u32>(keys, sa, n, shift, tail, head, tileMax);
+}
+
 // sa_flags marks group heads after a round's sort: a group's first member, or a key change.
 extern "C" __global__ void __launch_bounds__(FL_T) sa_flags(const u32 *__restrict__ key, const u32 *__restrict__ gposf, u32 m,
                                                             u8 *__restrict__ head, u32 *__restrict__ tileMax) {
 	typedef cub::BlockReduce<u32, FL_T> R;
 	__shared__ typename R::TempStorage tmp;
-	u64 base = (u64)blockIdx.x * FL_TILE;
+	u32 items = fl_items(m);
+	u64 base = (u64)blockIdx.x * FL_T * items;
 	u32 mx = 0;
-#pragma unroll
-	for (int i = 0; i < FL_I; i++) {
+	for (u32 i = 0; i < items; i++) {
 		u64 j = base + i * FL_T + threadIdx.x;
 		if (j < m) {
 			bool h = (gposf[j] & HEAD_FLAG) || key[j] != key[j - 1]; // position 0 always has HEAD_FLAG
@@ -129,34 +153,46 @@ __device__ __forceinline__ u32 gpos_of(const u32 *gposf, u32 j) { return gposf ?
 
 // sa_headidx finds each member's head (a running maximum of head positions, seeded with the
 // tiles before), sets rank[sa[j]] to the head's place in SA, and records each group's size at its
-// head. gposf null means the start, where active position j is SA position j.
+// head. gposf null means the start, where active position j is SA position j. The tile is walked
+// in block-wide steps so that every load and store but the rank scatter is coalesced. With pairs
+// not null the rank updates are not made but listed there, (position << 32 | rank), for
+// rank_scatter after a partition by position: random 4-byte stores over the whole rank array cost
+// far more than a radix pass and stores that stay within a band of it.
 extern "C" __global__ void __launch_bounds__(FL_T) sa_headidx(const u8 *__restrict__ head, u32 m, const u32 *__restrict__ tilePre,
                                                               const u32 *__restrict__ sa, const u32 *__restrict__ gposf,
-                                                              u32 *__restrict__ headIdx, u32 *__restrict__ grpLen, u32 *__restrict__ rank) {
+                                                              u32 *__restrict__ headIdx, u32 *__restrict__ grpLen, u32 *__restrict__ rank,
+                                                              u64 *__restrict__ pairs) {
 	typedef cub::BlockScan<u32, FL_T> S;
 	__shared__ typename S::TempStorage tmp;
-	u64 base = (u64)blockIdx.x * FL_TILE + (u64)threadIdx.x * FL_I;
-	u32 v[FL_I];
-	bool hd[FL_I + 1];
-#pragma unroll
-	for (int i = 0; i < FL_I + 1; i++) {
-		u64 j = base + i;
-		hd[i] = j < m ? head[j] != 0 : true;
-	}
-#pragma unroll
-	for (int i = 0; i < FL_I; i++) v[i] = hd[i] ? (u32)(base + i) : 0;
-	u32 pre = tilePre[blockIdx.x];
-	S(tmp).InclusiveScan(v, v, MaxOp());
-#pragma unroll
-	for (int i = 0; i < FL_I; i++) {
-		u64 j = base + i;
+	u32 items = fl_items(m);
+	u64 base = (u64)blockIdx.x * FL_T * items;
+	u32 run = tilePre[blockIdx.x];
+	for (u32 i = 0; i < items; i++) {
+		u64 j = base + i * FL_T + threadIdx.x;
+		bool h = j < m && head[j];
+		u32 v = h ? (u32)j : 0, hi, agg;
+		S(tmp).InclusiveScan(v, hi, MaxOp(), agg);
+		hi = max(hi, run);
+		run = max(run, agg);
 		if (j < m) {
-			u32 hi = max(v[i], pre);
 			headIdx[j] = hi;
-			rank[sa[j]] = gpos_of(gposf, hi);
-			if (hd[i + 1]) grpLen[hi] = (u32)j - hi + 1;
+			if (pairs) {
+				pairs[j] = (u64)sa[j] << 32 | gpos_of(gposf, hi);
+			} else {
+				rank[sa[j]] = gpos_of(gposf, hi);
+			}
+			if (j + 1 == m || head[j + 1]) grpLen[hi] = (u32)j - hi + 1;
 		}
+		__syncthreads();
 	}
+}
+
+// rank_scatter applies the rank updates listed by sa_headidx, partitioned by position.
+extern "C" __global__ void rank_scatter(const u64 *__restrict__ pairs, u32 m, u32 *__restrict__ rank) {
+	u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (j >= m) return;
+	u64 p = pairs[j];
+	rank[p >> 32] = (u32)p;
 }
 
 // sa_classify: members of one-member groups are done (their SA entry is written when sa_out is not
@@ -168,10 +204,10 @@ extern "C" __global__ void __launch_bounds__(FL_T) sa_classify(u32 m, const u8 *
                                                                u32 *__restrict__ cnt, u32 tiles) {
 	typedef cub::BlockReduce<u32, FL_T> R;
 	__shared__ typename R::TempStorage tmp;
-	u64 base = (u64)blockIdx.x * FL_TILE;
+	u32 items = fl_items(m);
+	u64 base = (u64)blockIdx.x * FL_T * items;
 	u32 c[4] = {0, 0, 0, 0};
-#pragma unroll
-	for (int i = 0; i < FL_I; i++) {
+	for (u32 i = 0; i < items; i++) {
 		u64 j = base + i * FL_T + threadIdx.x;
 		if (j < m) {
 			u32 len = grpLen[headIdx[j]];
@@ -197,7 +233,7 @@ extern "C" __global__ void __launch_bounds__(FL_T) sa_classify(u32 m, const u8 *
 
 // sa_scatter compacts the members of groups still unsorted into the next active arrays: small
 // groups from 0, large ones from totals[0] (the number of small members). cnt holds the exclusive
-// scans of sa_classify's counts; totals their sums.
+// scans of sa_classify's counts; totals their sums. Block-wide steps keep the stores coalesced.
 extern "C" __global__ void __launch_bounds__(FL_T) sa_scatter(u32 m, const u8 *__restrict__ head, const u32 *__restrict__ headIdx,
                                                               const u32 *__restrict__ grpLen, const u32 *__restrict__ sa,
                                                               const u32 *__restrict__ gposf, u32 S, const u32 *__restrict__ cnt, u32 tiles,
@@ -205,46 +241,50 @@ extern "C" __global__ void __launch_bounds__(FL_T) sa_scatter(u32 m, const u8 *_
                                                               u32 *__restrict__ gposf_out, u32 *__restrict__ ord_out) {
 	typedef cub::BlockScan<u64, FL_T> S64;
 	__shared__ typename S64::TempStorage tmp;
-	u64 base = (u64)blockIdx.x * FL_TILE + (u64)threadIdx.x * FL_I;
-	u8 cat[FL_I];
-	u64 v[FL_I];
-	// Three counters packed 21 bits apart: small members, large members, large heads.
-#pragma unroll
-	for (int i = 0; i < FL_I; i++) {
-		u64 j = base + i;
-		cat[i] = 0;
-		v[i] = 0;
+	u32 items = fl_items(m);
+	u64 base = (u64)blockIdx.x * FL_T * items;
+	u32 tile = blockIdx.x;
+	u32 smallRun = cnt[tile], largeRun = totals[0] + cnt[2 * (u64)tiles + tile], ordRun = cnt[3 * (u64)tiles + tile];
+	const u64 M21 = 0x1fffff;
+	for (u32 i = 0; i < items; i++) {
+		u64 j = base + i * FL_T + threadIdx.x;
+		u32 cat = 0;
+		bool h = false;
+		u64 v = 0;
+		// Three counters packed 21 bits apart: small members, large members, large heads.
 		if (j < m) {
 			u32 len = grpLen[headIdx[j]];
+			h = head[j] != 0;
 			if (len >= 2) {
 				if (len <= S) {
-					cat[i] = 1;
-					v[i] = 1;
+					cat = 1;
+					v = 1;
 				} else {
-					cat[i] = 2;
-					v[i] = (1ull << 21) | ((u64)(head[j] != 0) << 42);
+					cat = 2;
+					v = (1ull << 21) | ((u64)h << 42);
 				}
 			}
 		}
-	}
-	S64(tmp).InclusiveSum(v, v);
-	u32 tile = blockIdx.x;
-	u32 smallOff = cnt[tile], largeOff = totals[0] + cnt[2 * (u64)tiles + tile], ordOff = cnt[3 * (u64)tiles + tile];
-#pragma unroll
-	for (int i = 0; i < FL_I; i++) {
-		if (!cat[i]) continue;
-		u32 j = (u32)(base + i);
-		u32 g = gpos_of(gposf, j) | (head[j] ? HEAD_FLAG : 0);
-		if (cat[i] == 1) {
-			u32 dst = smallOff + (u32)(v[i] & 0x1fffff) - 1;
-			sa_out[dst] = sa[j];
-			gposf_out[dst] = g;
-		} else {
-			u32 dst = largeOff + (u32)((v[i] >> 21) & 0x1fffff) - 1;
-			sa_out[dst] = sa[j];
-			gposf_out[dst] = g;
-			ord_out[dst] = ordOff + (u32)(v[i] >> 42) - 1;
+		u64 ex, agg;
+		S64(tmp).ExclusiveSum(v, ex, agg);
+		if (cat) {
+			u32 g = gpos_of(gposf, (u32)j) | (h ? HEAD_FLAG : 0);
+			u32 s = sa[j];
+			if (cat == 1) {
+				u32 dst = smallRun + (u32)(ex & M21);
+				sa_out[dst] = s;
+				gposf_out[dst] = g;
+			} else {
+				u32 dst = largeRun + (u32)((ex >> 21) & M21);
+				sa_out[dst] = s;
+				gposf_out[dst] = g;
+				ord_out[dst] = ordRun + (u32)(ex >> 42) + h - 1;
+			}
 		}
+		smallRun += (u32)(agg & M21);
+		largeRun += (u32)((agg >> 21) & M21);
+		ordRun += (u32)(agg >> 42);
+		__syncthreads();
 	}
 }
 
@@ -252,17 +292,17 @@ __device__ __forceinline__ u32 next_key(const u32 *__restrict__ rank, u32 s, u32
 	return (u64)s + h < n ? rank[s + h] + 1 : 0;
 }
 
-// sa_small_sort sorts the small groups by rank[i+h], one shared-memory tile of up to SS_TILE
+// sa_small_sort sorts the small groups by rank[i+h], one shared-memory tile of up to 256*ITEMS
 // members per block. Tile t holds the groups whose first member lies in [t*step, (t+1)*step);
-// with step <= SS_TILE-S+1 they fit. The composite key is (group within the tile, rank key).
+// with step <= tile-S+1 they fit. The composite key is (group within the tile, rank key), sorted
+// RADIX_BITS at a time. Instances sa_small_sort_ITEMS_BITS.
 #define SS_T 256
-#define SS_I 16
-#define SS_TILE (SS_T * SS_I)
-extern "C" __global__ void __launch_bounds__(SS_T) sa_small_sort(u32 mSmall, u32 step, u32 *__restrict__ sa, const u32 *__restrict__ gposf,
-                                                                 u32 *__restrict__ key, const u32 *__restrict__ rank, u32 n, u32 h, u32 kb) {
+template <int SS_I, int RADIX_BITS>
+__device__ __forceinline__ void sa_small_sort(u32 mSmall, u32 step, u32 *__restrict__ sa, const u32 *__restrict__ gposf,
+                                              u32 *__restrict__ key, const u32 *__restrict__ rank, u32 n, u32 h, u32 kb) {
 	typedef cub::BlockLoad<u32, SS_T, SS_I, cub::BLOCK_LOAD_WARP_TRANSPOSE> L;
 	typedef cub::BlockScan<u32, SS_T> Scan;
-	typedef cub::BlockRadixSort<u64, SS_T, SS_I, u32> Sort;
+	typedef cub::BlockRadixSort<u64, SS_T, SS_I, u32, RADIX_BITS> Sort;
 	__shared__ union {
 		typename L::TempStorage l;
 		typename Scan::TempStorage scan;
@@ -305,7 +345,9 @@ extern "C" __global__ void __launch_bounds__(SS_T) sa_small_sort(u32 mSmall, u32
 		int p = t * SS_I + i;
 		k[i] = p < cnt ? ((u64)(f[i] - 1) << kb) | next_key(rank, s[i], h, n) : ~0ull;
 	}
-	Sort(tmp.sort).SortBlockedToStriped(k, s, 0, (int)kb + 12);
+	// At most tile/2 groups of two or more: the group index takes log2(tile/2) bits.
+	const int SEG_BITS = SS_I == 16 ? 11 : SS_I == 8 ? 10 : 12;
+	Sort(tmp.sort).SortBlockedToStriped(k, s, 0, (int)kb + SEG_BITS);
 	u64 mask = (1ull << kb) - 1;
 #pragma unroll
 	for (int i = 0; i < SS_I; i++) {
@@ -316,6 +358,17 @@ extern "C" __global__ void __launch_bounds__(SS_T) sa_small_sort(u32 mSmall, u32
 		}
 	}
 }
+
+#define SMALL_SORT(I, B)                                                                                                               \
+	extern "C" __global__ void __launch_bounds__(SS_T) sa_small_sort_##I##_##B(u32 mSmall, u32 step, u32 *__restrict__ sa,           \
+	                                                                           const u32 *__restrict__ gposf, u32 *__restrict__ key,  \
+	                                                                           const u32 *__restrict__ rank, u32 n, u32 h, u32 kb) {  \
+		sa_small_sort<I, B>(mSmall, step, sa, gposf, key, rank, n, h, kb);                                                           \
+	}
+
+SMALL_SORT(16, 4)
+SMALL_SORT(8, 4)
+SMALL_SORT(8, 6)
 
 // sa_large_keys builds the radix-sort input of the large groups: (group ordinal, rank key).
 extern "C" __global__ void sa_large_keys(u32 mLarge, const u32 *__restrict__ sa, const u32 *__restrict__ ord, const u32 *__restrict__ rank,

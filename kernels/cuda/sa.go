@@ -16,10 +16,6 @@ const (
 	scanTile     = 256 * 8  // SC_TILE
 	minRadixTile = 256 * 8  // the smallest radix-sort tile
 	keysTile     = 256 * 4  // IK_TILE
-	flagTile     = 256 * 8  // FL_TILE
-	smallTile    = 256 * 16 // SS_TILE
-	smallGroup   = 1024     // S: groups up to this size are sorted in shared-memory tiles
-	smallStep    = smallTile - smallGroup + 1
 )
 
 // Tuning, variables so that the profile test can compare choices on the device.
@@ -34,14 +30,75 @@ var (
 	useStaging = true
 	// onesweep selects the one-launch-per-pass radix sort (radix_pass); otherwise each pass is
 	// a histogram, a scan and a scatter.
-	onesweep      = true
-	onesweepItems = 8 // 8 or 12
+	onesweep        = true
+	onesweepItems   = 8  // 8 or 12
+	onesweepItems32 = 12 // 8, 12 or 16, for 32-bit keys
+	// short32Max: up to this length, texts of 2-bit codes (DNA) start with 32-bit keys (16
+	// bases; random-like sequence then leaves about n*n/2^32 suffixes tied, which the first
+	// round sorts), which halve the bytes each radix pass moves; 0 turns this off. (With 3-bit
+	// codes, 10 characters leave too many ties: the four genomes ran 5% slower.)
+	short32Max = 1 << 28
+	// smallItems and smallRadixBits choose the shared-memory sort of small groups
+	// (sa_small_sort_ITEMS_BITS: 16/4, 8/4 or 8/6); a tile holds 256*smallItems members and
+	// groups of up to a quarter of that are small.
+	smallItems, smallRadixBits = 8, 6
+	// partitionMin: from this many active suffixes on, rank updates are partitioned by
+	// position before they are stored (rank_scatter).
+	partitionMin = 1 << 24
 )
+
+func smallTile() int  { return 256 * smallItems }
+func smallGroup() int { return smallTile() / 4 }
+func smallStep() int  { return smallTile() - smallGroup() + 1 }
 
 // errNoRoom reports that a text does not fit the device memory left; the backend then uses the CPU.
 var errNoRoom = errors.New("not enough GPU memory")
 
+// memLimit, when not zero, caps the device memory a construction may use (tests of the fallback).
+var memLimit uint64
+
+// budget makes the pool at least need bytes, or returns an error wrapping errNoRoom when the card
+// (cuMemGetInfo, plus what the pool already holds) has not that much to spare, or when the
+// allocation fails for want of memory all the same (another process took it meanwhile).
+func (d *device) budget(need uint64) error {
+	if memLimit != 0 && need+need/32+(64<<20) > memLimit {
+		return fmt.Errorf("%w: need %d MiB, %d MiB allowed", errNoRoom, need>>20, memLimit>>20)
+	}
+	if need <= d.pool.size {
+		return nil
+	}
+	free, _, err := d.memInfo()
+	if err != nil {
+		return err
+	}
+	avail := free + d.pool.size
+	// Leave room for the driver and the kernels' own needs.
+	if need+need/32+(64<<20) > avail {
+		return fmt.Errorf("%w: need %d MiB, %d MiB free", errNoRoom, need>>20, avail>>20)
+	}
+	err = d.pool.reserve(d, need)
+	var ce *Error
+	if errors.As(err, &ce) && ce.Result == resultOutOfMemory {
+		return fmt.Errorf("%w: %v", errNoRoom, err)
+	}
+	return err
+}
+
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// flagTiles is the grid of the kernels that walk all m active suffixes (sa_flags, sa_headidx,
+// sa_classify, sa_scatter): tiles of 256 threads times 8 members, or of fewer for small rounds,
+// whose few tiles would otherwise leave most SMs idle while each walks its steps.
+func flagTiles(m int) int {
+	items := 8
+	switch {
+	case m < 1<<17:
+		items = 1
+	case m < 1<<20:
+		items = 2
+	}
+	return ceilDiv(m, 256*items)
+}
 
 // saBuffers are the device arrays of one suffix-array construction of n bytes.
 type saBuffers struct {
@@ -63,7 +120,7 @@ type saBuffers struct {
 func layout(c *carver, n int) saBuffers {
 	u := uint64(n)
 	radixTiles := uint64(ceilDiv(n, minRadixTile))
-	flagTiles := uint64(ceilDiv(n, flagTile))
+	flagTiles := uint64(ceilDiv(n, 256)) // the most tiles flagTiles gives
 	countsLen := 256 * radixTiles
 	var b saBuffers
 	b.n = n
@@ -142,14 +199,19 @@ func (d *device) exclusiveScan(in, out devPtr, n int, sums, total devPtr) error 
 // ping-ponging between the two buffers; it returns the index of the buffers holding the result.
 func (d *device) radixSort(b *saBuffers, k, v [2]devPtr, n, lo, hi int) (int, error) {
 	if onesweep {
-		return d.radixSortOnesweep(b, k, v, n, lo, hi)
+		return d.radixSortOnesweep(b, k, v, n, lo, hi, 8)
 	}
 	return d.radixSortSplit(b, k, v, n, lo, hi)
 }
 
 // radixSortOnesweep counts the digits of all passes in one read, skips the passes whose digit is
-// the same in every key, and runs each other pass as one radix_pass launch.
-func (d *device) radixSortOnesweep(b *saBuffers, k, v [2]devPtr, n, lo, hi int) (int, error) {
+// the same in every key, and runs each other pass as one radix_pass launch. With v[0] zero it
+// sorts keys alone.
+func (d *device) radixSortOnesweep(b *saBuffers, k, v [2]devPtr, n, lo, hi, keyBytes int) (int, error) {
+	sfx := ""
+	if keyBytes == 4 {
+		sfx = "32"
+	}
 	passes := (hi - lo + 7) / 8
 	if passes > 8 {
 		return 0, fmt.Errorf("radix sort of %d bits", hi-lo)
@@ -157,7 +219,7 @@ func (d *device) radixSortOnesweep(b *saBuffers, k, v [2]devPtr, n, lo, hi int) 
 	if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(b.hist8, 0, uint64(passes*256))); err != nil {
 		return 0, err
 	}
-	if err := d.launch("radix_hist_all", min(ceilDiv(n, 256), 4*d.info.SMs), 256, 0, k[0], uint32(n), uint32(lo), uint32(passes), b.hist8); err != nil {
+	if err := d.launch("radix_hist_all"+sfx, min(ceilDiv(n, 256), 4*d.info.SMs), 256, 0, k[0], uint32(n), uint32(lo), uint32(passes), b.hist8); err != nil {
 		return 0, err
 	}
 	var hist [8 * 256]uint32
@@ -188,13 +250,19 @@ func (d *device) radixSortOnesweep(b *saBuffers, k, v [2]devPtr, n, lo, hi int) 
 		return 0, err
 	}
 	items := onesweepItems
+	if keyBytes == 4 {
+		items = onesweepItems32
+	}
 	tile := 256 * items
 	tiles := ceilDiv(n, tile)
 	counters := b.status + devPtr(8*256*tiles)
 	if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(b.status, 0, uint64(2*256*tiles+16))); err != nil {
 		return 0, err
 	}
-	name := fmt.Sprintf("radix_pass_%d", items)
+	name := fmt.Sprintf("radix_pass%s_%d", sfx, items)
+	if v[0] == 0 {
+		name = fmt.Sprintf("radix_pass_keys_%d", items)
+	}
 	cur := 0
 	for e, p := range run {
 		epoch := e + 1
@@ -238,18 +306,8 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 	n := len(text)
 	var measure carver
 	layout(&measure, n)
-	if measure.used > d.pool.size {
-		free, _, err := d.memInfo()
-		if err != nil {
-			return 0, err
-		}
-		// Leave some room for the driver; the pool's current block is returned before growing.
-		if measure.used+measure.used/32+(64<<20) > free+d.pool.size {
-			return 0, fmt.Errorf("%w: %d bytes need %d MiB of GPU memory, %d MiB free", errNoRoom, n, measure.used>>20, (free+d.pool.size)>>20)
-		}
-	}
-	if err := d.pool.reserve(d, measure.used); err != nil {
-		return 0, err
+	if err := d.budget(measure.used); err != nil {
+		return 0, fmt.Errorf("%d bytes: %w", n, err)
 	}
 	c := carver{next: d.pool.base}
 	b := layout(&c, n)
@@ -285,8 +343,17 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 	bw := bitsFor(uint64(sigma - 1))
 	chars := 64 / bw
 	keyBits := (bw*chars + 7) &^ 7
+	keyBytes := 8
 	if bw <= shortKeyMaxBits {
 		keyBits = min(keyBits, (bitsFor(uint64(n))+12+7)&^7)
+		if bw <= 2 && n <= short32Max && onesweep {
+			keyBits, keyBytes = min(keyBits, 32), 4
+		}
+	}
+	keyTop := 8 * keyBytes // the key's bits are [keyTop-keyBits, keyTop)
+	sfx := ""
+	if keyBytes == 4 {
+		sfx = "32"
 	}
 	// The key's first h = keyBits/bw codes are whole; a suffix shorter than tail codes is
 	// a group of its own.
@@ -300,13 +367,18 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 	if err := d.toDevice(b.codes, unsafe.Pointer(&codes[0]), 256); err != nil {
 		return 0, err
 	}
-	if err := d.launch("init_keys", ceilDiv(n, keysTile), 256, 0, b.text, uint32(n), b.codes, uint32(bw), uint32(chars), b.k[0], b.v[0]); err != nil {
+	if err := d.launch("init_keys"+sfx, ceilDiv(n, keysTile), 256, 0, b.text, uint32(n), b.codes, uint32(bw), uint32(chars), b.k[0], b.v[0]); err != nil {
 		return 0, err
 	}
 	if err := st.mark(d, "first keys", 0); err != nil {
 		return 0, err
 	}
-	cur, err := d.radixSort(&b, b.k, b.v, n, 64-keyBits, 64)
+	var cur int
+	if keyBytes == 4 {
+		cur, err = d.radixSortOnesweep(&b, b.k, b.v, n, keyTop-keyBits, keyTop, 4)
+	} else {
+		cur, err = d.radixSort(&b, b.k, b.v, n, keyTop-keyBits, keyTop)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -316,8 +388,8 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 	saDev, keysDev, vFree := b.v[cur], b.k[cur], b.v[1-cur]
 
 	// Groups after the first sort.
-	ftiles := ceilDiv(n, flagTile)
-	if err := d.launch("sa_init_flags", ftiles, 256, 0, keysDev, saDev, uint32(n), uint32(64-keyBits), uint32(tail), b.head, b.tileMax); err != nil {
+	ftiles := flagTiles(n)
+	if err := d.launch("sa_init_flags"+sfx, ftiles, 256, 0, keysDev, saDev, uint32(n), uint32(keyTop-keyBits), uint32(tail), b.head, b.tileMax); err != nil {
 		return 0, err
 	}
 	var totals [4]uint32
@@ -337,10 +409,11 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 		if h >= uint64(n) || rounds > 64 {
 			return 0, fmt.Errorf("GPU suffix array: %d suffixes still unsorted at h=%d (internal error)", totals[0]+totals[2], h)
 		}
-		mSmall, mLarge, largeGroups := int(totals[0]), int(totals[2]), int(totals[3])
+		mSmall, smallGroups, mLarge, largeGroups := int(totals[0]), int(totals[1]), int(totals[2]), int(totals[3])
 		m := mSmall + mLarge
 		if mSmall > 0 {
-			if err := d.launch("sa_small_sort", ceilDiv(mSmall, smallStep), 256, 0, uint32(mSmall), uint32(smallStep),
+			name := fmt.Sprintf("sa_small_sort_%d_%d", smallItems, smallRadixBits)
+			if err := d.launch(name, ceilDiv(mSmall, smallStep()), 256, 0, uint32(mSmall), uint32(smallStep()),
 				b.actSA[act], b.actG[act], b.key, b.rank, uint32(n), uint32(h), uint32(kb)); err != nil {
 				return 0, err
 			}
@@ -365,7 +438,7 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 				return 0, err
 			}
 		}
-		ftiles := ceilDiv(m, flagTile)
+		ftiles := flagTiles(m)
 		if err := d.launch("sa_flags", ftiles, 256, 0, b.key, b.actG[act], uint32(m), b.head, b.tileMax); err != nil {
 			return 0, err
 		}
@@ -373,7 +446,7 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 			return 0, err
 		}
 		act = 1 - act
-		if err := st.mark(d, fmt.Sprintf("round h=%d (%d small, %d large in %d groups)", h, mSmall, mLarge, largeGroups), m); err != nil {
+		if err := st.mark(d, fmt.Sprintf("round h=%d: %d+%d in %d+%d groups", h, mSmall, mLarge, smallGroups, largeGroups), m); err != nil {
 			return 0, err
 		}
 		h *= 2
@@ -409,16 +482,32 @@ func (d *device) refine(b *saBuffers, m, tiles int, saIn, gposf, saOut, saNext, 
 	if err := d.launch("scan_max_single", 1, 1024, 0, b.tileMax, uint32(tiles)); err != nil {
 		return err
 	}
-	if err := d.launch("sa_headidx", tiles, 256, 0, b.head, uint32(m), b.tileMax, saIn, gposf, b.headIdx, b.grp, b.rank); err != nil {
+	partition := m >= partitionMin
+	pairs := devPtr(0)
+	if partition {
+		pairs = b.k[0]
+	}
+	if err := d.launch("sa_headidx", tiles, 256, 0, b.head, uint32(m), b.tileMax, saIn, gposf, b.headIdx, b.grp, b.rank, pairs); err != nil {
 		return err
 	}
-	if err := d.launch("sa_classify", tiles, 256, 0, uint32(m), b.head, b.headIdx, b.grp, saIn, gposf, saOut, uint32(smallGroup), b.cnt, uint32(tiles)); err != nil {
+	if partition {
+		// One radix pass on the top 8 bits of the position, then stores band by band.
+		lo := 32 + max(bitsFor(uint64(b.n-1))-8, 0)
+		r, err := d.radixSortOnesweep(b, b.k, [2]devPtr{}, m, lo, lo+8, 8)
+		if err != nil {
+			return err
+		}
+		if err := d.launch("rank_scatter", ceilDiv(m, 256), 256, 0, b.k[r], uint32(m), b.rank); err != nil {
+			return err
+		}
+	}
+	if err := d.launch("sa_classify", tiles, 256, 0, uint32(m), b.head, b.headIdx, b.grp, saIn, gposf, saOut, uint32(smallGroup()), b.cnt, uint32(tiles)); err != nil {
 		return err
 	}
 	if err := d.launch("scan_single", 4, 1024, 0, b.cnt, uint32(tiles), uint32(tiles), b.totals); err != nil {
 		return err
 	}
-	if err := d.launch("sa_scatter", tiles, 256, 0, uint32(m), b.head, b.headIdx, b.grp, saIn, gposf, uint32(smallGroup), b.cnt,
+	if err := d.launch("sa_scatter", tiles, 256, 0, uint32(m), b.head, b.headIdx, b.grp, saIn, gposf, uint32(smallGroup()), b.cnt,
 		uint32(tiles), b.totals, saNext, gNext, b.ord); err != nil {
 		return err
 	}

@@ -14,14 +14,23 @@ import (
 
 const (
 	stageBufs     = 4
-	stageMaxChunk = 8 << 20
-	stageMinChunk = 1 << 20
+	stageBufBytes = 16 << 20
+	stageMinChunk = 256 << 10
 	stageMinBytes = 2 << 20 // smaller copies go straight through the driver
+)
+
+// Tuning of the copies, variables so that the profile test can compare choices.
+var (
+	stageMaxChunk = 16 << 20 // at most stageBufBytes
+	copyThreads   = 8       // goroutines of one host-side chunk copy
+	// registerCopies page-locks the Go memory itself for the duration of a large copy
+	// (cuMemHostRegister) instead of going through the ring.
+	registerCopies = false
 )
 
 // stager is the device's pinned ring. Device goroutine only.
 type stager struct {
-	buf  [stageBufs][]byte // pinned host memory, stageMaxChunk each
+	buf  [stageBufs][]byte // pinned host memory, stageBufBytes each
 	ev   [stageBufs]uintptr
 	busy [stageBufs]bool
 	ok   bool
@@ -35,11 +44,11 @@ func (d *device) stageInit() error {
 	}
 	for i := range s.buf {
 		var p unsafe.Pointer
-		if err := d.drv.check("cuMemAllocHost", d.drv.cuMemAllocHost(&p, stageMaxChunk)); err != nil {
+		if err := d.drv.check("cuMemAllocHost", d.drv.cuMemAllocHost(&p, stageBufBytes)); err != nil {
 			d.stageFree()
 			return err
 		}
-		s.buf[i] = unsafe.Slice((*byte)(p), stageMaxChunk)
+		s.buf[i] = unsafe.Slice((*byte)(p), stageBufBytes)
 		if err := d.drv.check("cuEventCreate", d.drv.cuEventCreate(&s.ev[i], 2 /* CU_EVENT_DISABLE_TIMING */)); err != nil {
 			d.stageFree()
 			return err
@@ -83,6 +92,9 @@ func (d *device) waitBuf(i int) error {
 // reused at once. Device goroutine only.
 func (d *device) copyIn(dst devPtr, src []byte) error {
 	n := len(src)
+	if registerCopies && n >= stageMinBytes {
+		return d.registered(unsafe.Pointer(&src[0]), n, func() error { return d.toDevice(dst, unsafe.Pointer(&src[0]), n) })
+	}
 	if n < stageMinBytes || d.stageInit() != nil {
 		if n == 0 {
 			return nil
@@ -113,6 +125,9 @@ func (d *device) copyIn(dst devPtr, src []byte) error {
 // it. Device goroutine only.
 func (d *device) copyOut(dst []byte, src devPtr) error {
 	n := len(dst)
+	if registerCopies && n >= stageMinBytes {
+		return d.registered(unsafe.Pointer(&dst[0]), n, func() error { return d.toHost(unsafe.Pointer(&dst[0]), src, n) })
+	}
 	if n < stageMinBytes || d.stageInit() != nil {
 		if n == 0 {
 			return nil
@@ -164,7 +179,7 @@ func (d *device) copyOut(dst []byte, src devPtr) error {
 func parallelCopy(dst, src []byte) {
 	const part = 1 << 20
 	n := len(src)
-	parts := min(runtime.GOMAXPROCS(0), 8, (n+part-1)/part)
+	parts := min(runtime.GOMAXPROCS(0), copyThreads, (n+part-1)/part)
 	if parts <= 1 {
 		copy(dst, src)
 		return
@@ -188,4 +203,17 @@ func int32Bytes(s []int32) []byte {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), 4*len(s))
+}
+
+// registered runs copy with the n bytes at p page-locked, so that the copy engine reaches them
+// directly. Device goroutine only.
+func (d *device) registered(p unsafe.Pointer, n int, copy func() error) error {
+	if err := d.drv.check("cuMemHostRegister", d.drv.cuMemHostRegister(p, uint64(n), 0)); err != nil {
+		return err
+	}
+	err := copy()
+	if uerr := d.drv.check("cuMemHostUnregister", d.drv.cuMemHostUnregister(p)); err == nil {
+		err = uerr
+	}
+	return err
 }

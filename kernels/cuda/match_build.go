@@ -1,0 +1,179 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// Building a page's index on the device (page_build.cuh): its suffix array from the GPU suffix
+// array (sa.go), then the LCP array, the compact LCP with its block minima, the deep bits and the
+// rank structure, straight into the frame that keeps the page, identical to kernels/cpu's arrays.
+// The CPU build (cpu.NewPage, copied up) remains for pages that are loaded in turn and for texts so
+// repetitive that the chunked LCP would do too much work.
+
+// errRepetitive reports a text whose LCP values are too long for the chunked LCP kernel.
+var errRepetitive = errors.New("LCP values too long to compute in chunks")
+
+// plcpChunk is the number of text positions one thread of pb_plcp handles; plcpCap bounds the
+// comparison at the start of a chunk.
+const (
+	plcpChunk = 256
+	plcpCap   = 1 << 16
+)
+
+// buildKernels are the kernels of page_build.cuh.
+var buildKernels = []string{"pb_phi", "pb_plcp", "pb_lcp", "pb_compact_lcp", "pb_block_min", "pb_deep", "pb_occ_planes",
+	"pb_occ_counts", "pb_copy_u32"}
+
+// buildPage builds the index of the window text[start:winEnd], owning [start, end), into frame f
+// (growing its memory to fit) and sets f.desc. The device text must be in place.
+func (m *gpuMatcher) buildPage(b *Backend, f *frame, start, end, winEnd int) error {
+	w := m.ref.Text[start:winEnd]
+	n := len(w)
+	sa := make([]int32, n+1)
+	sa[0] = int32(n)
+	if err := b.SuffixArray(w, sa[1:]); err != nil {
+		return err
+	}
+	var counts [256]int
+	for _, x := range w {
+		counts[x]++
+	}
+	var c [256]uint32
+	c[0] = 1
+	for x := 1; x < 256; x++ {
+		c[x] = c[x-1] + uint32(counts[x-1])
+	}
+	shape := pageShape{start: start, end: end, winEnd: winEnd, n: n}
+	sigma := max(m.ref.Alpha.Size, 2)
+	shape.occShape(sigma)
+	nb := shape.occWords / shape.stride
+	syms := sigma - 2
+	d := m.dev
+	return d.run(func() error {
+		var dSA, dPhi, dLCP, dBig, dOff, dCnt, dCntOff, dSums, dTot devBuf
+		defer func() {
+			for _, x := range []*devBuf{&dSA, &dPhi, &dLCP, &dBig, &dOff, &dCnt, &dCntOff, &dSums, &dTot} {
+				x.free(d)
+			}
+		}()
+		rows := n + 2
+		for _, x := range []struct {
+			b *devBuf
+			n int
+		}{{&dSA, 4 * (n + 1)}, {&dPhi, 4 * n}, {&dLCP, 4 * rows}, {&dBig, 4 * rows}, {&dOff, 4 * rows},
+			{&dCnt, 4 * syms * nb}, {&dCntOff, 4 * syms * nb}, {&dSums, 4 * (ceilDiv(max(rows, syms*nb), scanTile) + 1)}, {&dTot, 16}} {
+			if err := x.b.ensure(d, uint64(x.n)); err != nil {
+				return err
+			}
+		}
+		scan := func(in, out devPtr, n int) (uint32, error) {
+			tiles := ceilDiv(n, scanTile)
+			if err := d.launch("scan_reduce", tiles, 256, 0, in, uint32(n), dSums.p); err != nil {
+				return 0, err
+			}
+			if err := d.launch("scan_single", 1, 1024, 0, dSums.p, uint32(tiles), uint32(0), dTot.p); err != nil {
+				return 0, err
+			}
+			if err := d.launch("scan_down", tiles, 256, 0, in, out, uint32(n), dSums.p); err != nil {
+				return 0, err
+			}
+			var t uint32
+			err := d.toHost(unsafe.Pointer(&t), dTot.p, 4)
+			return t, err
+		}
+		text := m.text.p + devPtr(start)
+		if err := d.toDevice(dSA.p, unsafe.Pointer(&sa[0]), 4*(n+1)); err != nil {
+			return err
+		}
+		if err := d.launch("pb_phi", ceilDiv(n, 256), 256, 0, dSA.p, uint32(n), dPhi.p); err != nil {
+			return err
+		}
+		if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(dTot.p, 0, 4)); err != nil {
+			return err
+		}
+		if err := d.launch("pb_plcp", ceilDiv(ceilDiv(n, plcpChunk), 128), 128, 0, text, uint32(n), dPhi.p, uint32(plcpChunk),
+			uint32(plcpCap), dTot.p+4); err != nil {
+			return err
+		}
+		var tooLong uint32
+		if err := d.toHost(unsafe.Pointer(&tooLong), dTot.p+4, 4); err != nil {
+			return err
+		}
+		if tooLong != 0 {
+			return errRepetitive
+		}
+		if err := d.launch("pb_lcp", ceilDiv(rows, 256), 256, 0, dSA.p, dPhi.p, uint32(n), dLCP.p, dBig.p); err != nil {
+			return err
+		}
+		nBig, err := scan(dBig.p, dOff.p, rows)
+		if err != nil {
+			return err
+		}
+		shape.nBig = int(nBig)
+		if err := f.mem.ensure(d, pageBytes(shape)); err != nil {
+			return err
+		}
+		var desc pageDev
+		cv := carver{next: f.mem.p}
+		layoutPage(&cv, shape, m.text.p, len(m.ref.Text), &desc)
+		min1, min2 := shape.lcpBlocks()
+		steps := []struct {
+			name        string
+			grid, block int
+			args        []any
+		}{
+			{"pb_copy_u32", ceilDiv(n+1, 256), 256, []any{dSA.p, uint32(n + 1), desc.sa}},
+			{"pb_compact_lcp", ceilDiv(rows, 256), 256, []any{dLCP.p, uint32(rows), dBig.p, dOff.p, desc.lcp, desc.bigRow, desc.bigVal}},
+			{"pb_block_min", ceilDiv(min1, 256), 256, []any{dLCP.p, uint32(rows), desc.min1}},
+			{"pb_block_min", ceilDiv(min2, 256), 256, []any{desc.min1, uint32(min1), desc.min2}},
+			{"pb_deep", ceilDiv(min1, 256), 256, []any{dLCP.p, uint32(rows), uint32(m.opts.MinLen), desc.deep}},
+		}
+		for _, st := range steps {
+			if err := d.launch(st.name, st.grid, st.block, 0, st.args...); err != nil {
+				return err
+			}
+		}
+		if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(desc.occ, 0, uint64(2*shape.occWords))); err != nil {
+			return err
+		}
+		if err := d.launch("pb_occ_planes", nb, 128, 0, dSA.p, text, uint32(n+1), uint32(nb), uint32(sigma), uint32(shape.planes),
+			uint32(shape.counts), uint32(shape.stride), desc.occ, dCnt.p); err != nil {
+			return err
+		}
+		if syms > 0 {
+			if _, err := scan(dCnt.p, dCntOff.p, syms*nb); err != nil {
+				return err
+			}
+			if err := d.launch("pb_occ_counts", ceilDiv(nb, 256), 256, 0, dCntOff.p, uint32(nb), uint32(sigma), uint32(shape.stride), desc.occ); err != nil {
+				return err
+			}
+		}
+		if err := d.toDevice(desc.c, unsafe.Pointer(&c[0]), 4*256); err != nil {
+			return err
+		}
+		if err := d.sync(); err != nil {
+			return err
+		}
+		f.desc = desc
+		return nil
+	})
+}
+
+// buildResident builds every page on the device, one frame each. It reports errRepetitive (or a
+// memory error) when the host should build them instead.
+func (m *gpuMatcher) buildResident(b *Backend, bounds [][3]int) error {
+	for i, bd := range bounds {
+		f := &frame{page: i}
+		m.fs.frames = append(m.fs.frames, f)
+		if err := m.buildPage(b, f, bd[0], bd[1], bd[2]); err != nil {
+			return fmt.Errorf("page %d: %w", i, err)
+		}
+	}
+	// The suffix arrays' scratch memory is not needed for matching.
+	return m.dev.run(func() error {
+		m.dev.pool.release(m.dev)
+		return nil
+	})
+}

@@ -1,0 +1,143 @@
+// Building a page's index on the device from its suffix array: the arrays of kernels/cpu's Page
+// (page.go, lcp.go, occ.go), value for value, in the layout match.cuh reads. Host side:
+// match_build.go. The window w has n codes; the suffix array sa has n+1 rows, row 0 the empty
+// suffix (sa[0] = n); the LCP array has n+2 rows (rows 0, 1 and n+1 are 0).
+
+#define PB_OCC_WARPS (MT_OCC_BLOCK / 32)
+
+// pb_phi: phi[sa[i]] = sa[i-1] for rows i = 2..n, phi[sa[1]] = -1 (PLCP's first step).
+extern "C" __global__ void __launch_bounds__(256) pb_phi(const int *__restrict__ sa, u32 n, int *__restrict__ phi) {
+	u32 i = 1 + blockIdx.x * blockDim.x + threadIdx.x;
+	if (i > n) return;
+	phi[sa[i]] = i == 1 ? -1 : sa[i - 1];
+}
+
+// pb_plcp: the permuted LCP array in place of phi, a chunk of chunk positions a thread: the first
+// position of a chunk compares from scratch, the others start one below their predecessor's value
+// (Kärkkäinen, Manzini and Puglisi), so the values are exactly PLCP's. A chunk start whose value
+// exceeds cap sets *tooLong (a very repetitive text; the host then builds the page itself).
+extern "C" __global__ void __launch_bounds__(128) pb_plcp(const u8 *__restrict__ w, u32 n, int *__restrict__ phi, u32 chunk, u32 cap,
+                                                          u32 *__restrict__ tooLong) {
+	u64 p0 = ((u64)blockIdx.x * blockDim.x + threadIdx.x) * chunk;
+	if (p0 >= n) return;
+	u32 p1 = (u32)min((u64)n, p0 + chunk);
+	u32 l = 0;
+	for (u32 p = (u32)p0; p < p1; p++) {
+		int q = phi[p];
+		if (q < 0) {
+			phi[p] = 0;
+			l = 0;
+			continue;
+		}
+		u32 limit = p == p0 ? cap : 0xffffffffu;
+		while (p + l < n && (u32)q + l < n && w[p + l] == w[q + l]) {
+			if (l == limit) {
+				*tooLong = 1;
+				return;
+			}
+			l++;
+		}
+		phi[p] = (int)l;
+		l = l > 0 ? l - 1 : 0;
+	}
+}
+
+// pb_lcp: lcp[k] = plcp[sa[k]] for rows 2..n, 0 for rows 0, 1 and n+1; big[k] = 1 where the value
+// needs the compact LCP's side table.
+extern "C" __global__ void __launch_bounds__(256) pb_lcp(const int *__restrict__ sa, const int *__restrict__ plcp, u32 n,
+                                                         int *__restrict__ lcp, u32 *__restrict__ big) {
+	u32 k = blockIdx.x * blockDim.x + threadIdx.x;
+	if (k >= n + 2) return;
+	int v = (k <= 1 || k > n) ? 0 : plcp[sa[k]];
+	lcp[k] = v;
+	big[k] = v >= MT_LCP_ESCAPE;
+}
+
+// pb_compact_lcp: the one-byte LCP, and the rows and values of the side table in row order.
+extern "C" __global__ void __launch_bounds__(256) pb_compact_lcp(const int *__restrict__ lcp, u32 rows, const u32 *__restrict__ big,
+                                                                 const u32 *__restrict__ off, u8 *__restrict__ small,
+                                                                 int *__restrict__ bigRow, int *__restrict__ bigVal) {
+	u32 k = blockIdx.x * blockDim.x + threadIdx.x;
+	if (k >= rows) return;
+	int v = lcp[k];
+	if (big[k]) {
+		small[k] = MT_LCP_ESCAPE;
+		bigRow[off[k]] = (int)k;
+		bigVal[off[k]] = v;
+	} else {
+		small[k] = (u8)v;
+	}
+}
+
+// pb_block_min: out[b] = the least of in[64b .. 64b+64) (within len).
+extern "C" __global__ void __launch_bounds__(256) pb_block_min(const int *__restrict__ in, u32 len, int *__restrict__ out) {
+	u32 b = blockIdx.x * blockDim.x + threadIdx.x;
+	u64 lo = (u64)b * 64;
+	if (lo >= len) return;
+	u32 hi = (u32)min((u64)len, lo + 64);
+	int v = in[lo];
+	for (u32 k = (u32)lo + 1; k < hi; k++) v = min(v, in[k]);
+	out[b] = v;
+}
+
+// pb_deep: bit k of deep is set when lcp[k] >= minLen.
+extern "C" __global__ void __launch_bounds__(256) pb_deep(const int *__restrict__ lcp, u32 rows, u32 minLen, u64 *__restrict__ deep) {
+	u32 j = blockIdx.x * blockDim.x + threadIdx.x;
+	u64 lo = (u64)j * 64;
+	if (lo >= rows) return;
+	u64 bits = 0;
+	u32 hi = (u32)min((u64)rows, lo + 64);
+	for (u32 k = (u32)lo; k < hi; k++)
+		if (lcp[k] >= (int)minLen) bits |= 1ull << (k - lo);
+	deep[j] = bits;
+}
+
+// pb_bwt_sym: the BWT symbol of row i.
+__device__ __forceinline__ u32 pb_bwt_sym(const int *sa, const u8 *w, u32 i) {
+	int s = sa[i];
+	return s == 0 ? 0 : w[s - 1];
+}
+
+// pb_occ_planes: a CUDA block per rank block of 128 rows: its bit planes (rows past the last are
+// 0), and in cnt[(c-2)*nb + b] how many of its rows hold each matchable symbol c < sigma.
+extern "C" __global__ void __launch_bounds__(MT_OCC_BLOCK) pb_occ_planes(const int *__restrict__ sa, const u8 *__restrict__ w, u32 rows,
+                                                                         u32 nb, u32 sigma, u32 planes, u32 counts, u32 stride,
+                                                                         u64 *__restrict__ occ, u32 *__restrict__ cnt) {
+	__shared__ u32 h[256];
+	u32 b = blockIdx.x, t = threadIdx.x;
+	for (u32 c = t; c < 256; c += MT_OCC_BLOCK) h[c] = 0;
+	__syncthreads();
+	u32 i = b * MT_OCC_BLOCK + t;
+	u32 sym = 0;
+	if (i < rows) {
+		sym = pb_bwt_sym(sa, w, i);
+		atomicAdd(&h[sym], 1);
+	}
+	u32 *pl = (u32 *)(occ + (u64)b * stride + counts);
+	u32 warp = t >> 5;
+	for (u32 p = 0; p < planes; p++) {
+		u32 bitsOf = __ballot_sync(0xffffffffu, (sym >> p) & 1);
+		if ((t & 31) == 0) pl[2 * (2 * p + (warp >> 1)) + (warp & 1)] = bitsOf;
+	}
+	__syncthreads();
+	for (u32 c = MT_FIRST + t; c < sigma; c += MT_OCC_BLOCK) cnt[(u64)(c - MT_FIRST) * nb + b] = h[c];
+}
+
+// pb_occ_counts: each rank block's counts of the matchable symbols before it, two to a word
+// (off is the exclusive scan of cnt, symbol by symbol over the blocks).
+extern "C" __global__ void __launch_bounds__(256) pb_occ_counts(const u32 *__restrict__ off, u32 nb, u32 sigma, u32 stride,
+                                                                u64 *__restrict__ occ) {
+	u32 b = blockIdx.x * blockDim.x + threadIdx.x;
+	if (b >= nb) return;
+	u32 *words = (u32 *)(occ + (u64)b * stride);
+	for (u32 c = MT_FIRST; c < sigma; c++) {
+		u64 base = (u64)(c - MT_FIRST) * nb;
+		words[c - MT_FIRST] = off[base + b] - off[base];
+	}
+}
+
+// pb_copy_u32: dst[i] = src[i].
+extern "C" __global__ void __launch_bounds__(256) pb_copy_u32(const u32 *__restrict__ src, u32 n, u32 *__restrict__ dst) {
+	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) dst[i] = src[i];
+}
