@@ -15,8 +15,8 @@ import (
 // runs and small ranks, which this codes in well under a bit per byte.
 
 const (
-	rankUnary = 7 // ranks 1..7 are coded in unary, larger ones as exponent and mantissa
-	lenUnary  = 4 // lengths 1..4 likewise
+	rankBuckets = 8 // rank r goes to bucket bitlen(r)-1, 0..7, coded in unary; then its low bits
+	lenUnary    = 4 // lengths 1..4 are coded in unary, longer ones as exponent and mantissa
 )
 
 // errCorrupt is wrapped by every error of a payload that no encoder wrote.
@@ -43,12 +43,11 @@ func cap3(r int) int { return min(r, 3) }
 
 // runModel is the state of the run coder for one segment.
 type runModel struct {
-	rankA   [rankUnary * 4 * 5]counter     // (step, previous rank, previous length)
-	rankS   [rankUnary * 256]counter       // (step, previous byte)
-	rankD   [rankUnary * 4 * 4 * 5]counter // (step, previous two ranks, previous length)
+	rankA   [rankBuckets * 4 * 5]counter     // (step, previous rank, previous length)
+	rankS   [rankBuckets * 256]counter       // (step, previous byte)
+	rankD   [rankBuckets * 4 * 4 * 5]counter // (step, previous two ranks, previous length)
 	rankMix *mixer3
-	rankExp [8 * 4]counter   // exponent of large ranks, in unary: (step, previous rank)
-	rankMan [8 * 128]counter // mantissa of large ranks: (exponent, bits so far)
+	rankMan [8 * 128 * 4]counter // the bits under a rank's top bit: (bucket, bits so far, previous rank)
 
 	lenA   [lenUnary * 5 * 5 * 4]counter // (step, previous two lengths, rank)
 	lenC   [lenUnary * 256]counter       // (step, byte)
@@ -69,18 +68,17 @@ func newRunModel() *runModel {
 	initCounters(m.rankA[:])
 	initCounters(m.rankS[:])
 	initCounters(m.rankD[:])
-	initCounters(m.rankExp[:])
 	initCounters(m.rankMan[:])
 	initCounters(m.lenA[:])
 	initCounters(m.lenC[:])
 	initCounters(m.lenExp[:])
 	initCounters(m.lenMan[:])
-	m.rankMix = newMixer3(rankUnary*4, 10)
+	m.rankMix = newMixer3(rankBuckets*4, 10)
 	m.lenMix = newMixer2(lenUnary*4, 10)
 	return m
 }
 
-// rankP returns the probability that the rank's unary step k ends (the rank is k+1).
+// rankP returns the probability that the unary code of the rank's bucket ends at step k.
 func (m *runModel) rankP(k int) int {
 	pr, pl := cap3(m.pr), bucket5(m.pl)
 	m.ca = &m.rankA[(k*4+pr)*5+pl]
@@ -169,7 +167,7 @@ func encodeRuns(src []byte, out []byte) []byte {
 			e.encodeDirect(uint32(c), 8)
 			first = false
 		} else {
-			m.encodeRank(e, r-1)
+			m.encodeRank(e, r)
 		}
 		m.encodeLen(e, n, c, r)
 		m.next(c, r, n)
@@ -177,38 +175,25 @@ func encodeRuns(src []byte, out []byte) []byte {
 	return e.finish()
 }
 
-func (m *runModel) encodeRank(e *rangeEncoder, x int) {
-	for k := 0; k < rankUnary; k++ {
+// encodeRank codes r (1..255): its bucket bitlen(r)-1 in unary, then the bits under its top bit.
+func (m *runModel) encodeRank(e *rangeEncoder, r int) {
+	nb := bits.Len(uint(r)) - 1
+	for k := 0; k < rankBuckets-1; k++ {
 		bit := 0
-		if x == k {
+		if k == nb {
 			bit = 1
 		}
 		e.encode(bit, m.rankP(k))
 		m.rankUpdate(bit)
 		if bit == 1 {
-			return
-		}
-	}
-	// x-rankUnary+1 is 1..248: its exponent in unary (at most 7), then its mantissa.
-	y := x - rankUnary + 1
-	nb := bits.Len(uint(y)) - 1
-	pr := cap3(m.pr)
-	for t := 0; t < 7; t++ {
-		bit := 0
-		if t < nb {
-			bit = 1
-		}
-		c := &m.rankExp[t*4+pr]
-		e.encode(bit, c.p12())
-		c.update(bit)
-		if bit == 0 {
 			break
 		}
 	}
 	node := 1
+	pr := cap3(m.pr)
 	for t := nb - 1; t >= 0; t-- {
-		bit := (y >> uint(t)) & 1
-		c := &m.rankMan[nb*128+node]
+		bit := (r >> uint(t)) & 1
+		c := &m.rankMan[(nb*128+node)*4+pr]
 		e.encode(bit, c.p12())
 		c.update(bit)
 		node = node<<1 | bit
@@ -265,11 +250,10 @@ func decodeRuns(src []byte, dst []byte) error {
 			c = byte(d.decodeDirect(8))
 			r = mtf.rankOf(c)
 		} else {
-			x, err := m.decodeRank(d)
-			if err != nil {
+			var err error
+			if r, err = m.decodeRank(d); err != nil {
 				return err
 			}
-			r = x + 1
 			c = mtf.take(r)
 		}
 		n, err := m.decodeLen(d, c, r, len(dst)-i)
@@ -290,36 +274,24 @@ func decodeRuns(src []byte, dst []byte) error {
 }
 
 func (m *runModel) decodeRank(d *rangeDecoder) (int, error) {
-	for k := 0; k < rankUnary; k++ {
+	nb := rankBuckets - 1
+	for k := 0; k < rankBuckets-1; k++ {
 		bit := d.decode(m.rankP(k))
 		m.rankUpdate(bit)
 		if bit == 1 {
-			return k, nil
-		}
-	}
-	pr := cap3(m.pr)
-	nb := 0
-	for t := 0; t < 7; t++ {
-		c := &m.rankExp[t*4+pr]
-		bit := d.decode(c.p12())
-		c.update(bit)
-		if bit == 0 {
+			nb = k
 			break
 		}
-		nb++
 	}
 	node := 1
+	pr := cap3(m.pr)
 	for t := nb - 1; t >= 0; t-- {
-		c := &m.rankMan[nb*128+node]
+		c := &m.rankMan[(nb*128+node)*4+pr]
 		bit := d.decode(c.p12())
 		c.update(bit)
 		node = node<<1 | bit
 	}
-	x := node + rankUnary - 1
-	if x > 254 {
-		return 0, corruptf("rank %d out of range", x+1)
-	}
-	return x, nil
+	return node, nil
 }
 
 func (m *runModel) decodeLen(d *rangeDecoder, c byte, r, left int) (int, error) {
