@@ -51,17 +51,20 @@
 //	data        the coded segments, one after the other
 //
 // Segment i holds the transform's bytes [i*S, min((i+1)*S, n)) and is coded independently of the
-// others, with one of three methods:
+// others, with one of four methods:
 //
-//	0 stored  the bytes as they are
-//	1 runs    runs of equal bytes: a move-to-front rank and a length per run, each binarised and
-//	          coded with adaptive binary models mixed in the logistic domain (runs.go)
-//	2 direct  every byte through a 4-bit code for the 15 most frequent bytes plus an escape,
-//	          modelled by the codes of the 0..3 previous bytes (direct.go)
+//	0 stored   the bytes as they are
+//	1 runs     runs of equal bytes: a move-to-front rank and a length per run, each binarised and
+//	           coded with adaptive binary models mixed in the logistic domain (runs.go)
+//	2 direct   every byte through a code for the 15 most frequent bytes plus an escape, modelled
+//	           by the codes of the 0..3 previous bytes (direct.go)
+//	3 Huffman  bzip2's scheme: move-to-front, zero runs as RUNA/RUNB digits, up to 6 Huffman
+//	           tables chosen per group of 64 symbols, each table's symbols one huff0 stream
+//	           (huffman.go; "sapipe compress --fast")
 //
 // Methods 1 and 2 drive a binary range coder with 12-bit probabilities (rangecoder.go); their
 // models are fixed by this version of the format: a decoder must update them exactly as the
-// encoder in this package does.
+// encoder in this package does. Method 3's layout is described in huffman.go.
 //
 // # Damage
 //

@@ -203,7 +203,17 @@ func appendChunked(out, b []byte, s *huff0.Scratch) []byte {
 	return out
 }
 
-// encodeHuffman appends the Huffman coding of src to out.
+// encodeHuffman appends the Huffman coding of src to out:
+//
+//	uvarint  the number of symbols, S
+//	byte     the number of tables, T (huffTableCount(S); 1 to 6)
+//	chunks   if T > 1: the tables of the ceil(S/64) groups, move-to-front coded
+//	T times  uvarint the length of table t's stream, then its chunks
+//	bytes    the side bits of symbol 255, least significant first
+//
+// where chunks code a known number of bytes in pieces of at most 128 KiB, each a mode byte and:
+// 0 the bytes raw, 1 one byte repeated, 2 or 3 a uvarint length and huff0's 1X or 4X coding
+// (table and data) of the piece.
 func encodeHuffman(src []byte, out []byte) []byte {
 	syms, side, nside := mtfRuns(src)
 	ntables := huffTableCount(len(syms))
