@@ -29,7 +29,7 @@ type directModel struct {
 var directOffset = [directOrders + 1]int{0, 1 * directNodes, 17 * directNodes, 273 * directNodes, 4369 * directNodes}
 
 func newDirectModel() *directModel {
-	m := &directModel{mix: newMixer5(directNodes*16, 10), t: make([]counter, directOffset[directOrders])}
+	m := &directModel{mix: newMixer5(directNodes*16, 14), t: make([]counter, directOffset[directOrders])}
 	initCounters(m.t)
 	initCounters(m.escape[:])
 	return m

@@ -54,7 +54,7 @@ type counter struct {
 	n uint16
 }
 
-const counterLimit = 60
+const counterLimit = 127
 
 // rateTab[n] is 32768/(n+1.5): the step, in 1/32768ths, of a counter that has seen n bits.
 var rateTab [counterLimit + 1]int32

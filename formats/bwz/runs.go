@@ -73,8 +73,8 @@ func newRunModel() *runModel {
 	initCounters(m.lenC[:])
 	initCounters(m.lenExp[:])
 	initCounters(m.lenMan[:])
-	m.rankMix = newMixer3(rankBuckets*4, 10)
-	m.lenMix = newMixer2(lenUnary*4, 10)
+	m.rankMix = newMixer3(rankBuckets*4, 12)
+	m.lenMix = newMixer2(lenUnary*4, 12)
 	return m
 }
 
