@@ -13,9 +13,9 @@ import (
 
 // Tile sizes, as in the .cu sources.
 const (
-	scanTile     = 256 * 8  // SC_TILE
-	minRadixTile = 256 * 8  // the smallest radix-sort tile
-	keysTile     = 256 * 4  // IK_TILE
+	scanTile     = 256 * 8 // SC_TILE
+	minRadixTile = 256 * 8 // the smallest radix-sort tile
+	keysTile     = 256 * 4 // IK_TILE
 )
 
 // Tuning, variables so that the profile test can compare choices on the device.

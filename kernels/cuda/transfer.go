@@ -22,7 +22,7 @@ const (
 // Tuning of the copies, variables so that the profile test can compare choices.
 var (
 	stageMaxChunk = 16 << 20 // at most stageBufBytes
-	copyThreads   = 8       // goroutines of one host-side chunk copy
+	copyThreads   = 8        // goroutines of one host-side chunk copy
 	// registerCopies page-locks the Go memory itself for the duration of a large copy
 	// (cuMemHostRegister) instead of going through the ring.
 	registerCopies = false
