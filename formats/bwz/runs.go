@@ -11,7 +11,7 @@ import (
 // never the previous run's, so ranks start at 1), the length as itself. Both are cut into binary
 // decisions (unary for the small values that dominate, then an exponent and mantissa), each coded
 // with a mix of adaptive counters chosen by what came just before: the previous ranks and run
-// lengths, the previous byte, and for lengths the byte itself. The BWT of text is mostly long
+// lengths, the previous one and two bytes, and for lengths the byte itself. The BWT of text is mostly long
 // runs and small ranks, which this codes in well under a bit per byte.
 
 const (
@@ -46,21 +46,23 @@ type runModel struct {
 	rankA   [rankBuckets * 4 * 5]counter     // (step, previous rank, previous length)
 	rankS   [rankBuckets * 256]counter       // (step, previous byte)
 	rankD   [rankBuckets * 4 * 4 * 5]counter // (step, previous two ranks, previous length)
-	rankMix *mixer3
+	rankSS  []counter                        // (step, previous two bytes)
+	rankMix *mixer5
 	rankMan [8 * 128 * 4]counter // the bits under a rank's top bit: (bucket, bits so far, previous rank)
 
 	lenA   [lenUnary * 5 * 5 * 4]counter // (step, previous two lengths, rank)
 	lenC   [lenUnary * 256]counter       // (step, byte)
-	lenMix *mixer2
-	lenExp [32 * 4]counter  // exponent of long runs, in unary: (step, rank)
-	lenMan [32 * 32]counter // mantissa of long runs: (exponent, bit)
+	lenMix *mixer3
+	lenCL  [lenUnary * 256 * 5]counter // (step, byte, previous length)
+	lenExp [32 * 4]counter             // exponent of long runs, in unary: (step, rank)
+	lenMan [32 * 32]counter            // mantissa of long runs: (exponent, bit)
 
 	// what came before
 	pr, ppr, pl, ppl int
-	prevSym          byte
+	prevSym, prev2   byte
 
 	// the counters of the decision in flight
-	ca, cs, cd *counter
+	ca, cs, cd, ce *counter
 }
 
 func newRunModel() *runModel {
@@ -73,8 +75,11 @@ func newRunModel() *runModel {
 	initCounters(m.lenC[:])
 	initCounters(m.lenExp[:])
 	initCounters(m.lenMan[:])
-	m.rankMix = newMixer3(rankBuckets*4, 12)
-	m.lenMix = newMixer2(lenUnary*4, 12)
+	m.rankMix = newMixer5(rankBuckets*4, 12)
+	m.lenMix = newMixer3(lenUnary*4, 12)
+	m.rankSS = make([]counter, rankBuckets*65536)
+	initCounters(m.rankSS)
+	initCounters(m.lenCL[:])
 	return m
 }
 
@@ -84,13 +89,15 @@ func (m *runModel) rankP(k int) int {
 	m.ca = &m.rankA[(k*4+pr)*5+pl]
 	m.cs = &m.rankS[k*256+int(m.prevSym)]
 	m.cd = &m.rankD[((k*4+pr)*4+cap3(m.ppr))*5+pl]
-	return m.rankMix.mix(m.ca.st(), m.cs.st(), m.cd.st(), k*4+pr)
+	m.ce = &m.rankSS[k*65536+int(m.prevSym)<<8|int(m.prev2)]
+	return m.rankMix.mix([4]int32{m.ca.st(), m.cs.st(), m.cd.st(), m.ce.st()}, k*4+pr)
 }
 
 func (m *runModel) rankUpdate(bit int) {
 	m.ca.update(bit)
 	m.cs.update(bit)
 	m.cd.update(bit)
+	m.ce.update(bit)
 	m.rankMix.update(bit)
 }
 
@@ -99,12 +106,14 @@ func (m *runModel) rankUpdate(bit int) {
 func (m *runModel) lenP(k int, c byte, r int) int {
 	m.ca = &m.lenA[((k*5+bucket5(m.pl))*5+bucket5(m.ppl))*4+cap3(r)]
 	m.cs = &m.lenC[k*256+int(c)]
-	return m.lenMix.mix(m.ca.st(), m.cs.st(), k*4+cap3(r))
+	m.cd = &m.lenCL[(k*256+int(c))*5+bucket5(m.pl)]
+	return m.lenMix.mix(m.ca.st(), m.cs.st(), m.cd.st(), k*4+cap3(r))
 }
 
 func (m *runModel) lenUpdate(bit int) {
 	m.ca.update(bit)
 	m.cs.update(bit)
+	m.cd.update(bit)
 	m.lenMix.update(bit)
 }
 
@@ -112,7 +121,7 @@ func (m *runModel) lenUpdate(bit int) {
 func (m *runModel) next(c byte, r, n int) {
 	m.ppr, m.pr = m.pr, r
 	m.ppl, m.pl = m.pl, n
-	m.prevSym = c
+	m.prev2, m.prevSym = m.prevSym, c
 }
 
 // mtfList is a move-to-front list of all 256 byte values.
