@@ -45,7 +45,6 @@ func squash(x int) int {
 	return int(squashTab[x+2048])
 }
 
-func stretch(p int) int { return int(stretchTab[p]) }
 
 // counter is an adaptive probability of a 1, in 1/65536ths, with its own learning rate: fast while
 // the context is young, settling to 1/counterLimit as it sees more bits.
@@ -90,92 +89,8 @@ func initCounters(cs []counter) {
 	}
 }
 
-// mixer combines up to maxInputs stretched probabilities with one of several weight sets.
-const maxInputs = 6
-
-// maxWeight bounds a weight (16 in 16.16 fixed point), so that no run of data can overflow one.
-const maxWeight = 16 << 16
-
-type mixer struct {
-	weights []int32 // nsets*n weights, 1.0 = 65536
-	n       int
-	shift   uint // learning rate: larger is slower
-	x       [maxInputs]int32
-	set     int
-	pr      int
-}
-
-func newMixer(n, nsets int, shift uint) *mixer {
-	m := &mixer{weights: make([]int32, n*nsets), n: n, shift: shift}
-	for i := range m.weights {
-		m.weights[i] = int32(65536 / n)
-	}
-	return m
-}
-
-// mix returns the combined probability of a 1 of the inputs x (stretched) with weight set set.
-func (m *mixer) mix(x []int32, set int) int {
-	base := set * m.n
-	w := m.weights[base : base+m.n : base+m.n]
-	in := m.x[:len(w)]
-	x = x[:len(w)]
-	var dot int64
-	for i := range w {
-		in[i] = x[i]
-		dot += int64(x[i]) * int64(w[i])
-	}
-	m.set = base
-	m.pr = squash(int(dot >> 16))
-	return m.pr
-}
-
-// update trains the weight set used by the last mix on the coded bit.
-func (m *mixer) update(bit int) {
-	err := int32(bit<<probBits - m.pr)
-	w := m.weights[m.set : m.set+m.n : m.set+m.n]
-	in := m.x[:len(w)]
-	for i := range w {
-		v := w[i] + (in[i]*err+(1<<(m.shift-1)))>>m.shift
-		w[i] = min(max(v, -maxWeight), maxWeight)
-	}
-}
-
-// mixer2, mixer3 and mixer5 are mixers of a fixed number of counters plus a bias input, unrolled
-// for the hot loops of the coders (the general mixer above is for reference and tests).
-
-type mixer2 struct {
-	w     [][3]int32
-	x     [3]int32
-	cur   int // the weight set of the last mix
-	pr    int
-	shift uint
-}
-
-func newMixer2(nsets int, shift uint) *mixer2 {
-	m := &mixer2{w: make([][3]int32, nsets), shift: shift}
-	for i := range m.w {
-		m.w[i] = [3]int32{65536 / 2, 65536 / 2, 0}
-	}
-	return m
-}
-
-func (m *mixer2) mix(a, b int32, set int) int {
-	w := &m.w[set]
-	m.cur = set
-	m.x = [3]int32{a, b, 256}
-	dot := int64(a)*int64(w[0]) + int64(b)*int64(w[1]) + 256*int64(w[2])
-	m.pr = squash(int(dot >> 16))
-	return m.pr
-}
-
-func (m *mixer2) update(bit int) {
-	err := int32(bit<<probBits - m.pr)
-	w := &m.w[m.cur]
-	r := int32(1) << (m.shift - 1)
-	w[0] = clampWeight(w[0] + (m.x[0]*err+r)>>m.shift)
-	w[1] = clampWeight(w[1] + (m.x[1]*err+r)>>m.shift)
-	w[2] = clampWeight(w[2] + (m.x[2]*err+r)>>m.shift)
-}
+// mixer3 and mixer5 combine the stretched probabilities of a fixed number of counters, plus a
+// bias input, with one of several weight sets (16.16 fixed point), learning the weights online.
 
 type mixer3 struct {
 	w     [][4]int32
@@ -246,5 +161,8 @@ func (m *mixer5) update(bit int) {
 		w[i] = clampWeight(w[i] + (m.x[i]*err+r)>>m.shift)
 	}
 }
+
+// maxWeight bounds a weight (16 in 16.16 fixed point), so that no run of data can overflow one.
+const maxWeight = 16 << 16
 
 func clampWeight(v int32) int32 { return min(max(v, -maxWeight), maxWeight) }

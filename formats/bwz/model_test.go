@@ -1,0 +1,69 @@
+package bwz
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// TestStretchSquash checks that the tables invert each other to within the grid's resolution.
+func TestStretchSquash(t *testing.T) {
+	for p := 1; p < probOne; p++ {
+		q := squash(int(stretchTab[p]))
+		if d := q - p; d < -p/16-2 || d > p/16+2 {
+			t.Fatalf("squash(stretch(%d)) = %d", p, q)
+		}
+	}
+	if squash(-5000) < 1 || squash(5000) > probOne-1 || squash(0) != probOne/2 {
+		t.Fatal("squash out of range")
+	}
+}
+
+// TestCounterLearns feeds a counter bits of probability 0.9 and checks its estimate.
+func TestCounterLearns(t *testing.T) {
+	rng := rand.New(rand.NewSource(16))
+	c := newCounter()
+	sum := 0
+	for i := 0; i < 20000; i++ {
+		bit := 0
+		if rng.Intn(10) < 9 {
+			bit = 1
+		}
+		c.update(bit)
+		if i >= 10000 {
+			sum += c.p12()
+		}
+	}
+	if avg := sum / 10000; avg < 3600 || avg > 3770 {
+		t.Fatalf("average estimate %d/4096, want about 3686", avg)
+	}
+}
+
+// TestMixerPrefersTheGoodInput gives a mixer one input that predicts the bits and one that is
+// noise: its predictions must end up better than either alone would be for a coder.
+func TestMixerPrefersTheGoodInput(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	m := newMixer3(1, 12)
+	good, bad := 0, 0
+	for i := 0; i < 50000; i++ {
+		bit := rng.Intn(2)
+		x := int32(-800)
+		if bit == 1 {
+			x = 800
+		}
+		if rng.Intn(10) == 0 { // the good input is wrong 10% of the time
+			x = -x
+		}
+		p := m.mix(x, int32(rng.Intn(1600)-800), 0, 0)
+		if i > 40000 {
+			if (p > probOne/2) == (bit == 1) {
+				good++
+			} else {
+				bad++
+			}
+		}
+		m.update(bit)
+	}
+	if good < 8*bad {
+		t.Fatalf("mixer right %d times, wrong %d", good, bad)
+	}
+}
