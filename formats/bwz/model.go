@@ -45,7 +45,6 @@ func squash(x int) int {
 	return int(squashTab[x+2048])
 }
 
-
 // counter is an adaptive probability of a 1, in 1/65536ths, with its own learning rate: fast while
 // the context is young, settling to 1/counterLimit as it sees more bits.
 type counter struct {
