@@ -75,7 +75,7 @@ NVCC       ?= nvcc
 CUDA_ARCHS := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
 kernels: kernels/cuda/sapipe.fatbin
 kernels/cuda/sapipe.fatbin: $(wildcard kernels/cuda/*.cu kernels/cuda/*.cuh)
-	$(NVCC) -std=c++17 -O3 -fatbin $(CUDA_ARCHS) -o $@ kernels/cuda/sapipe.cu
+	$(NVCC) -std=c++17 -O3 -fatbin $(CUDA_ARCHS) -o $@ kernels/cuda/kernels.cu
 
 # The main job on bundled data: lambda phage reads against the lambda genome.
 demo: build

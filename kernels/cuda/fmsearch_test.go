@@ -1,0 +1,233 @@
+//go:build gpusearch
+
+package cuda
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// fmSearchBackend opens the first GPU, or skips (fails with SAPIPE_REQUIRE_GPU=1).
+func fmSearchBackend(t testing.TB) *Backend {
+	b, err := Open(0, Options{Threads: 4})
+	if err != nil {
+		if os.Getenv("SAPIPE_REQUIRE_GPU") == "1" {
+			t.Fatalf("no usable GPU: %v", err)
+		}
+		t.Skipf("no usable GPU: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// fmText is a random text of codes 2..sigma-1 with repeats and a few separators.
+func fmText(rng *rand.Rand, n, sigma int) []byte {
+	t := make([]byte, n)
+	for i := range t {
+		t[i] = byte(kernels.FirstCode + rng.IntN(sigma-kernels.FirstCode))
+	}
+	for range rng.IntN(4) {
+		l := 1 + rng.IntN(n/3+1)
+		a, b := rng.IntN(n-l+1), rng.IntN(n-l+1)
+		copy(t[b:b+l], t[a:a+l])
+	}
+	for range rng.IntN(4) {
+		t[rng.IntN(n)] = kernels.CodeNone
+	}
+	return t
+}
+
+// fmPatterns draws substrings of text (some changed), random strings, patterns with unmatchable
+// codes and empty ones.
+func fmPatterns(rng *rand.Rand, text []byte, sigma, count, maxLen int) *kernels.Patterns {
+	var ps kernels.Patterns
+	for range count {
+		l := rng.IntN(maxLen + 1)
+		var pat []byte
+		switch k := rng.IntN(10); {
+		case k < 6 && l <= len(text):
+			a := rng.IntN(len(text) - l + 1)
+			pat = slices.Clone(text[a : a+l])
+			if k == 5 && l > 0 {
+				pat[rng.IntN(l)] = byte(kernels.FirstCode + rng.IntN(sigma-kernels.FirstCode))
+			}
+		default:
+			pat = make([]byte, l)
+			for i := range pat {
+				pat[i] = byte(kernels.FirstCode + rng.IntN(sigma-kernels.FirstCode))
+			}
+			if k == 6 && l > 0 {
+				pat[rng.IntN(l)] = kernels.CodeNone
+			}
+		}
+		ps.Add(pat)
+	}
+	return &ps
+}
+
+// checkGPUSearch compares the GPU's intervals and hits with the CPU's.
+func checkGPUSearch(t *testing.T, b *Backend, s *cpu.Searcher, ps *kernels.Patterns, what string) {
+	t.Helper()
+	gs, err := b.NewPatternSearcher(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Close()
+	g, ok := gs.(*gpuSearcher)
+	if !ok {
+		t.Fatalf("%s: the search did not go to the GPU", what)
+	}
+	got, err := g.intervals(ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]cpu.Interval, ps.Len())
+	s.Intervals(ps, want)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s: pattern %d %v: GPU interval %+v, CPU %+v", what, i, ps.Pattern(i), got[i], want[i])
+		}
+	}
+	for _, locate := range []bool{false, true} {
+		var hg, hc kernels.Hits
+		if err := gs.Search(ps, locate, &hg); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Search(ps, locate, &hc); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(hg, hc) {
+			t.Fatalf("%s: GPU hits differ from the CPU's (locate %v)", what, locate)
+		}
+	}
+}
+
+// TestGPUPatternSearch: on random texts, alphabets and k-mer tables, the GPU's search of every
+// pattern ends in the CPU's interval, and the hits are the CPU's.
+func TestGPUPatternSearch(t *testing.T) {
+	b := fmSearchBackend(t)
+	rng := rand.New(rand.NewPCG(41, 7))
+	for r := range 60 {
+		sigma := []int{3, 4, 6, 6, 7, 12, 40}[rng.IntN(7)]
+		n := 1 + rng.IntN([]int{10, 300, 5000, 200000}[rng.IntN(4)])
+		text := fmText(rng, n, sigma)
+		p := cpu.NewPage(text, sigma, 0, n, n)
+		var kt *cpu.KmerTable
+		switch k := rng.IntN(3); {
+		case k == 1:
+			kt = cpu.BuildKmerTable(p, cpu.KmerLength(n, sigma))
+		case k == 2 && sigma <= 7:
+			kt = cpu.BuildKmerTable(p, 1+rng.IntN(4))
+		}
+		s, err := cpu.NewSearcher(p, kt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := fmPatterns(rng, text, sigma, 1+rng.IntN(3000), 1+rng.IntN(60))
+		checkGPUSearch(t, b, s, ps, fmt.Sprintf("round %d (n %d, sigma %d, k-mers %v)", r, n, sigma, kt != nil))
+	}
+}
+
+// ecoliCodes returns E. coli's sequence (SAPIPE_ECOLI, or ../shared/data/ecoli.fa) in codes
+// 2..5, or skips.
+func ecoliCodes(t testing.TB) []byte {
+	path := os.Getenv("SAPIPE_ECOLI")
+	if path == "" {
+		path = "../../../shared/data/ecoli.fa"
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("no E. coli genome: %v", err)
+	}
+	code := [256]byte{'a': 2, 'c': 3, 'g': 4, 't': 5, 'A': 2, 'C': 3, 'G': 4, 'T': 5}
+	var text []byte
+	for _, l := range bytes.Split(data, []byte{'\n'}) {
+		if len(l) > 0 && l[0] != '>' {
+			for _, c := range bytes.TrimSpace(l) {
+				x := code[c]
+				if x == 0 {
+					x = kernels.CodeNone
+				}
+				text = append(text, x)
+			}
+		}
+	}
+	return text
+}
+
+// readPatterns cuts count patterns of 20-150 codes from text, a fifth of them changed in one place.
+func readPatterns(rng *rand.Rand, text []byte, count int) *kernels.Patterns {
+	var ps kernels.Patterns
+	ps.Codes = make([]byte, 0, count*85)
+	for range count {
+		l := 20 + rng.IntN(131)
+		a := rng.IntN(len(text) - l)
+		n := len(ps.Codes)
+		ps.Add(text[a : a+l])
+		if rng.IntN(5) == 0 {
+			ps.Codes[n+rng.IntN(l)] = byte(kernels.FirstCode + rng.IntN(4))
+		}
+	}
+	return &ps
+}
+
+// TestGPUPatternSearchEcoli: the same on E. coli with its k-mer table and reads cut from it.
+func TestGPUPatternSearchEcoli(t *testing.T) {
+	b := fmSearchBackend(t)
+	text := ecoliCodes(t)
+	n := len(text)
+	p := cpu.NewPage(text, 6, 0, n, n)
+	s, err := cpu.NewSearcher(p, cpu.BuildKmerTable(p, cpu.KmerLength(n, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(42, 8))
+	checkGPUSearch(t, b, s, readPatterns(rng, text, 300000), "E. coli reads")
+	checkGPUSearch(t, b, s, fmPatterns(rng, text, 6, 100000, 40), "E. coli short patterns")
+}
+
+// BenchmarkGPUPatternSearch counts 1 M reads of 20-150 bases cut from E. coli a batch, on the GPU
+// (copies of the patterns and intervals included) and on the CPU's one goroutine.
+func BenchmarkGPUPatternSearch(b *testing.B) {
+	text := ecoliCodes(b)
+	n := len(text)
+	p := cpu.NewPage(text, 6, 0, n, n)
+	s, _ := cpu.NewSearcher(p, cpu.BuildKmerTable(p, cpu.KmerLength(n, 6)))
+	ps := readPatterns(rand.New(rand.NewPCG(43, 9)), text, 1000000)
+	gb := fmSearchBackend(b)
+	gs, err := gb.NewPatternSearcher(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer gs.Close()
+	g := gs.(*gpuSearcher)
+	b.Run("gpu", func(b *testing.B) {
+		b.SetBytes(int64(len(ps.Codes)))
+		var kernel time.Duration
+		for b.Loop() {
+			if _, err := g.intervals(ps); err != nil {
+				b.Fatal(err)
+			}
+			kernel += g.kernelTime
+		}
+		b.ReportMetric(float64(ps.Len())*float64(b.N)/b.Elapsed().Seconds(), "patterns/s")
+		b.ReportMetric(float64(len(ps.Codes))*float64(b.N)/kernel.Seconds()/1e9, "kernel-Gchar/s")
+	})
+	b.Run("cpu", func(b *testing.B) {
+		iv := make([]cpu.Interval, ps.Len())
+		b.SetBytes(int64(len(ps.Codes)))
+		for b.Loop() {
+			s.Intervals(ps, iv)
+		}
+		b.ReportMetric(float64(ps.Len())*float64(b.N)/b.Elapsed().Seconds(), "patterns/s")
+	})
+}
