@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints `sapipe compress` beside bzip2 -9, lbzip2, pbzip2, zstd -19 and xz -9 on the same files:
+# Prints `sapipe compress` (default and --fast) beside bzip2 -9, lbzip2, pbzip2, zstd -19 and xz -9 on the same files:
 # compressed size, ratio, compression and decompression speed (MB/s of original data, wall time,
 # best of REPS runs), and whether the round trip gives the input back. Files: the text corpus
 # (first 100 MiB of the Linux 6.1 tar, from ../shared/data/get-debian-data.sh --large, which needs
@@ -38,7 +38,7 @@ fi
 tool() {
 	case $1 in
 	sapipe) comp="$sapipe compress -q -p $threads" decomp="$sapipe decompress -q -p $threads" ;;
-	sapipe-9) comp="$sapipe compress -q -9 -p $threads" decomp="$sapipe decompress -q -p $threads" ;;
+	sapipe-fast) comp="$sapipe compress -q -F -p $threads" decomp="$sapipe decompress -q -p $threads" ;;
 	bzip2) comp="bzip2 -9" decomp="bzip2 -d" ;;
 	lbzip2) comp="lbzip2 -9 -n $threads" decomp="lbzip2 -d -n $threads" ;;
 	pbzip2) comp="pbzip2 -9 -p$threads" decomp="pbzip2 -d -p$threads" ;;
@@ -47,7 +47,7 @@ tool() {
 	esac
 }
 
-tools=${TOOLS:-"sapipe bzip2 lbzip2 pbzip2 zstd xz"}
+tools=${TOOLS:-"sapipe sapipe-fast bzip2 lbzip2 pbzip2 zstd xz"}
 missing=""
 run_tools=""
 for t in $tools; do
@@ -66,7 +66,7 @@ best() {
 	echo "$b"
 }
 
-printf '%-22s %-9s %12s %8s %9s %10s %10s  %s\n' file tool bytes ratio "% of in" "comp MB/s" "dec MB/s" ok
+printf '%-22s %-11s %12s %8s %9s %10s %10s  %s\n' file tool bytes ratio "% of in" "comp MB/s" "dec MB/s" ok
 for f in $FILES; do
 	[ -f "$f" ] || { echo "no $f, skipped" >&2; continue; }
 	size=$(stat -c %s "$f")
@@ -77,7 +77,7 @@ for f in $FILES; do
 		d=$(best "$work/out.z" "$work/out.d" "$decomp")
 		z=$(stat -c %s "$work/out.z")
 		if cmp -s "$f" "$work/out.d"; then ok=yes; else ok=NO; fi
-		printf '%-22s %-9s %12d %8.3f %8.2f%% %10.1f %10.1f  %s\n' "$(basename "$f")" "$t" "$z" \
+		printf '%-22s %-11s %12d %8.3f %8.2f%% %10.1f %10.1f  %s\n' "$(basename "$f")" "$t" "$z" \
 			"$(echo "$size / $z" | bc -l)" "$(echo "100 * $z / $size" | bc -l)" \
 			"$(echo "$mb / $c" | bc -l)" "$(echo "$mb / $d" | bc -l)" "$ok"
 	done
