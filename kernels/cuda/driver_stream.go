@@ -17,8 +17,7 @@ import (
 
 // streamCalls are the entry points bound here beyond driver's.
 type streamCalls struct {
-	cuMemsetD32Async  func(p devPtr, v uint32, n uint64, s uintptr) int32
-	cuStreamWaitEvent func(s, e uintptr, flags uint32) int32
+	cuMemsetD32Async func(p devPtr, v uint32, n uint64, s uintptr) int32
 }
 
 var (
@@ -36,7 +35,6 @@ func getStreamCalls(d *driver) (*streamCalls, error) {
 			name string
 		}{
 			{&c.cuMemsetD32Async, "cuMemsetD32Async"},
-			{&c.cuStreamWaitEvent, "cuStreamWaitEvent"},
 		} {
 			sym, err := purego.Dlsym(d.handle, b.name)
 			if err != nil || sym == 0 {

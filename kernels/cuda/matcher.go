@@ -14,9 +14,11 @@ import (
 	"github.com/sapipe/sapipe/kernels/cpu"
 )
 
-// The GPU matcher. Its index is kernels/cpu's (pages built on the host, the whole text and each
-// page's arrays copied to the device), and its kernels (match.cuh) follow the CPU's search step for
-// step, so results are identical to kernels/cpu's for every mode, page size and batch.
+// The GPU matcher. Its index is kernels/cpu's (the same arrays, value for value): the whole text and
+// each page's suffix array, LCP, rank structure and deep bits on the device, built there from the GPU
+// suffix array when every page fits the memory budget (match_build.go), otherwise built on the host
+// and copied into frames that hold pages in turn (match_pages.go). Its kernels (match.cuh) follow the
+// CPU's search step for step, so results are identical to kernels/cpu's for every mode, page size and batch.
 //
 // Batches reach Match from several goroutines (stages runs a pool of workers). Each call queues its
 // batch and waits; a few device workers, each a goroutine locked to an OS thread with the device's
