@@ -40,6 +40,7 @@ fuzz:
 	$(GO) test ./cmd/sapipe -run XXX -fuzz '^FuzzShardTemplate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./formats -run XXX -fuzz '^FuzzIndexFile$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
 	$(GO) test ./stages -run XXX -fuzz '^FuzzIndexLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
+	$(GO) test ./formats -run XXX -fuzz '^FuzzPatternReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
 	$(GO) test ./formats/bwz -run XXX -fuzz '^FuzzDecodeBlock$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./formats/bwz -run XXX -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./stages -run XXX -fuzz '^FuzzDecompress$$' -fuzztime $(FUZZTIME)

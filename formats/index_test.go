@@ -2,13 +2,16 @@ package formats
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -240,4 +243,78 @@ func BenchmarkParseIndex(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestPatternReader: one pattern a line (blank lines skipped, CRLF and spaces trimmed), FASTA and
+// FASTQ, plain or gzip-compressed.
+func TestPatternReader(t *testing.T) {
+	read := func(data []byte) (names, seqs []string, format string) {
+		r, err := NewPatternReader("p", bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			names, seqs = append(names, string(rec.Name)), append(seqs, string(rec.Seq))
+		}
+		return names, seqs, r.Format()
+	}
+	gz := func(s string) []byte {
+		var b bytes.Buffer
+		z := gzip.NewWriter(&b)
+		z.Write([]byte(s))
+		z.Close()
+		return b.Bytes()
+	}
+	for _, c := range []struct {
+		in          []byte
+		names, seqs []string
+		format      string
+	}{
+		{[]byte("ACGT\n\n  ggcc \r\nTTA"), []string{"ACGT", "ggcc", "TTA"}, []string{"ACGT", "ggcc", "TTA"}, "lines"},
+		{gz("ACGT\nCC\n"), []string{"ACGT", "CC"}, []string{"ACGT", "CC"}, "lines"},
+		{[]byte("\n\n>a x\nAC\nGT\n>b\n\n"), []string{"a", "b"}, []string{"ACGT", ""}, "fasta/fastq"},
+		{gz("@r1\nACG\n+\nIII\n"), []string{"r1"}, []string{"ACG"}, "fasta/fastq"},
+		{[]byte(""), nil, nil, "lines"},
+		{[]byte(" \n\t\n"), nil, nil, "lines"},
+	} {
+		names, seqs, format := read(c.in)
+		if !slices.Equal(names, c.names) || !slices.Equal(seqs, c.seqs) || format != c.format {
+			t.Errorf("%q: names %q, seqs %q, %s; want %q, %q, %s", c.in, names, seqs, format, c.names, c.seqs, c.format)
+		}
+	}
+	if _, err := NewPatternReader("p.gz", bytes.NewReader([]byte{0x1f, 0x8b, 0x08, 0, 1, 2})); err == nil {
+		t.Error("a broken gzip header was accepted")
+	}
+}
+
+// FuzzPatternReader: no input makes the pattern reader panic; in line form every pattern is a
+// non-empty line without surrounding white space.
+func FuzzPatternReader(f *testing.F) {
+	f.Add([]byte("ACGT\n\nacg t\r\n"))
+	f.Add([]byte(">a\nACGT\n"))
+	f.Add([]byte("@a\nAC\n+\nII\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := NewPatternReader("fuzz", bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		for range 10000 {
+			rec, err := r.Next()
+			if err != nil {
+				return
+			}
+			if r.Format() == "lines" && (len(rec.Seq) == 0 || isSpace[rec.Seq[0]] || isSpace[rec.Seq[len(rec.Seq)-1]]) {
+				t.Fatalf("line pattern %q", rec.Seq)
+			}
+		}
+	})
 }
