@@ -123,6 +123,11 @@ func AppendTrailer(dst []byte, t Trailer) []byte {
 	return binary.LittleEndian.AppendUint32(dst, CRC(dst[start:]))
 }
 
+// MinPayload is the shortest payload a block of n bytes can have: its fixed fields and sampled
+// rows. Checking it before anything is allocated bounds what a lying header can make a reader
+// allocate to 16384 bytes of block per byte of payload.
+func MinPayload(n int) int { return 4 + 4*NumSamples(n, SampleShift) }
+
 // MaxPayload is the longest payload a block of n bytes can have: coding never expands a segment
 // (it is stored instead), so the payload is the block plus its tables.
 func MaxPayload(n int) int { return n + n>>8 + 1024 }
@@ -267,6 +272,8 @@ func (fr *Reader) parseBlockHeader(off int64, b []byte) (BlockHeader, error) {
 		return h, fr.corrupt(off, h.Index, "primary index %d out of range 1..%d", h.Primary, h.Length)
 	case h.Payload > MaxPayload(h.Length):
 		return h, fr.corrupt(off, h.Index, "payload of %d bytes is too long for a block of %d bytes", h.Payload, h.Length)
+	case h.Payload < MinPayload(h.Length):
+		return h, fr.corrupt(off, h.Index, "payload of %d bytes is too short for a block of %d bytes", h.Payload, h.Length)
 	}
 	return h, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -128,12 +129,18 @@ func TestReaderRejects(t *testing.T) {
 // reader must refuse them before allocating, or fail on the short input without allocating the
 // claimed length.
 func TestReaderLyingLengths(t *testing.T) {
+	s := AppendBlockHeader(AppendHeader(nil, 1<<30), BlockHeader{Length: 1 << 30, Primary: 1, Payload: 1000})
+	if _, err := readAll(bytes.NewReader(append(s, make([]byte, 1000)...))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "too short") {
+		t.Errorf("a 1 GiB block in 1000 bytes: error %v", err)
+	}
 	for _, h := range []BlockHeader{
 		{Length: 1 << 20, Primary: 1, Payload: 10},      // longer than the stream's block size
 		{Length: 100, Primary: 101, Payload: 10},        // primary out of range
 		{Length: 100, Primary: 1, Payload: 1 << 30},     // payload longer than any coding of 100 bytes
 		{Length: 1000, Primary: 1, Payload: 2000},       // payload past the end of the input
 		{Index: 3, Length: 100, Primary: 1, Payload: 0}, // out of order
+		{Length: 1000, Primary: 1, Payload: 3},          // shorter than any payload
+
 	} {
 		s := AppendBlockHeader(AppendHeader(nil, 1000), h)
 		s = append(s, make([]byte, 20)...)

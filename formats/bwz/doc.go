@@ -69,9 +69,10 @@
 // # Damage
 //
 // Every header carries its own CRC, so a damaged header is found before its fields are trusted,
-// and every payload its CRC, so that damage to coded bits the decoder would not notice is found too;
-// lengths are checked against the stream's block size before anything is allocated, and a payload
-// is read in chunks as it arrives. A damaged payload is found by the decoder's range checks or by
-// the data CRC; since blocks are independent, a reader can report each bad block, and Reader.Resync
+// and every payload its CRC, so that damage to coded bits the decoder would not notice is found
+// too. Lengths are checked against the stream's block size, and a block's length against its
+// payload's (which must hold the block's sampled rows), before anything is allocated; a payload is
+// read in chunks as it arrives. A damaged payload is found by the decoder's range checks or by the
+// data CRC; since blocks are independent, a reader can report each bad block, and Reader.Resync
 // finds the next intact block header after damage that breaks the framing.
 package bwz
