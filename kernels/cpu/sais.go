@@ -41,10 +41,9 @@ func SuffixArrayThreads(text []byte, sa []int32, threads int) {
 }
 
 const (
-	saFlag      = -1 << 31  // the sign bit of an entry: a flag beside the position
-	saPos       = 1<<31 - 1 // the position under the flag
-	induceBlock = 1 << 10   // entries gathered before any is placed
-	minRun      = 16        // shorter runs of final entries are induced one at a time
+	saFlag = -1 << 31  // the sign bit of an entry: a flag beside the position
+	saPos  = 1<<31 - 1 // the position under the flag
+	minRun = 16        // shorter runs of final entries are induced one at a time
 )
 
 // layout is where each symbol's suffixes go in stage 1: bucket c is [start[c], start[c+1]), its
@@ -125,6 +124,7 @@ func saisBytes(t []byte, sa []int32, threads int) {
 	if len(t) < 1<<16 {
 		threads = 1
 	}
+	adviseHugePages(t, sa)
 	g := newGatherers(threads)
 	defer g.close()
 	saisLevel(t, sa, 256, g)

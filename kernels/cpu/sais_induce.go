@@ -22,16 +22,17 @@ package cpu
 // scan induces from the entries without it and the right-to-left scan from the entries with it,
 // clearing it.
 
-// induceBuf holds the gathered inductions of a part of a block, in scan order: destination
-// (bucket or sub-bucket), entry, and group number relative to the part's start (stage 1).
-type induceBuf struct {
-	dst, pos, grp [induceBlock]int32
+// chunkBuf holds the gathered inductions of a chunk of a block, in scan order: destination
+// (bucket or sub-bucket), entry, and group number relative to the chunk's start (stage 1).
+type chunkBuf struct {
+	dst, pos, grp [gatherChunk]int32
+	sink          int32
 }
 
 // gatherFunc gathers the inductions of the entries in [lo, hi) (a left-to-right scan) or [lo, hi]
-// read from hi down (right to left) into b, returning their number and the advance of the group
-// number over the range.
-type gatherFunc func(lo, hi int32, b *induceBuf) (k int, d int32)
+// read from hi down (right to left), at most gatherChunk of them, into b, returning their number
+// and the advance of the group number over the range.
+type gatherFunc func(lo, hi int32, b *chunkBuf) (k int, d int32)
 
 func bit(b bool) int32 {
 	if b {
@@ -56,7 +57,10 @@ func partialLeft[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, hea
 	sa[head[s]] = int32(n-1) | saFlag
 	head[s]++
 	last[s] = -2
-	ll := func(lo, hi int32, b *induceBuf) (int, int32) {
+	ll := func(lo, hi int32, b *chunkBuf) (int, int32) {
+		if saTouch {
+			touchUp(t, sa, lo, hi, b)
+		}
 		k, d := 0, int32(0)
 		for i := lo; i < hi; i++ {
 			v := sa[i]
@@ -70,7 +74,10 @@ func partialLeft[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, hea
 		}
 		return k, d
 	}
-	seeds := func(lo, hi int32, b *induceBuf) (int, int32) {
+	seeds := func(lo, hi int32, b *chunkBuf) (int, int32) {
+		if saTouch {
+			touchUp(t, sa, lo, hi, b)
+		}
 		k := 0
 		for i := lo; i < hi; i++ {
 			q := sa[i] - 1
@@ -123,8 +130,11 @@ func partialLeft[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, hea
 // entry whose group differs from the previous one in its sub-bucket; d is the group number before
 // the block, and the one after it is returned.
 func (g *gatherers) placeGroupedUp(sa []int32, d int32, head, last []int32) int32 {
-	for _, pt := range g.parts[:g.nparts] {
-		b := pt.buf
+	if len(head) > touchBuckets {
+		g.touchPlaces(sa, head)
+	}
+	for j, pt := range g.chunks[:g.nchunks] {
+		b := &g.bufs[j]
 		for x := range pt.k {
 			s := b.dst[x]
 			gr := b.grp[x] + d
@@ -154,7 +164,10 @@ func partialRight[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, ta
 	}
 	// S non-LMS entries carry marks on the last entry of each group: the group number advances
 	// before the entry.
-	sn := func(lo, hi int32, b *induceBuf) (int, int32) {
+	sn := func(lo, hi int32, b *chunkBuf) (int, int32) {
+		if saTouch {
+			touchUp(t, sa, lo, hi+1, b)
+		}
 		k, d := 0, int32(0)
 		for i := hi; i >= lo; i-- {
 			v := sa[i]
@@ -169,7 +182,10 @@ func partialRight[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, ta
 		return k, d
 	}
 	// LS entries carry marks on the first entry of each group: it advances after the entry.
-	ls := func(lo, hi int32, b *induceBuf) (int, int32) {
+	ls := func(lo, hi int32, b *chunkBuf) (int, int32) {
+		if saTouch {
+			touchUp(t, sa, lo, hi+1, b)
+		}
 		k, d := 0, int32(0)
 		for i := hi; i >= lo; i-- {
 			v := sa[i]
@@ -222,8 +238,11 @@ func partialRight[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, ta
 
 // placeGroupedDown is placeGroupedUp for a right-to-left scan: it places at the tails.
 func (g *gatherers) placeGroupedDown(sa []int32, d int32, tail, last []int32) int32 {
-	for _, pt := range g.parts[:g.nparts] {
-		b := pt.buf
+	if len(tail) > touchBuckets {
+		g.touchPlaces(sa, tail)
+	}
+	for j, pt := range g.chunks[:g.nchunks] {
+		b := &g.bufs[j]
 		for x := range pt.k {
 			s := b.dst[x]
 			gr := b.grp[x] + d
@@ -249,7 +268,10 @@ func finalLeft[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, head 
 	sa[head[c]] = int32(n-1) | saFlag&-bit(t[n-2] < c)
 	head[c]++
 	// Each p without the flag induces p-1, flagged when p-2 is S-type.
-	fl := func(lo, hi int32, b *induceBuf) (int, int32) {
+	fl := func(lo, hi int32, b *chunkBuf) (int, int32) {
+		if saTouch {
+			touchInducing(t, sa, lo, hi, b, false)
+		}
 		k := 0
 		for i := lo; i < hi; i++ {
 			v := sa[i]
@@ -291,8 +313,11 @@ func finalLeft[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, head 
 }
 
 func (g *gatherers) placeUp(sa []int32, head []int32) {
-	for _, pt := range g.parts[:g.nparts] {
-		b := pt.buf
+	if len(head) > touchBuckets {
+		g.touchPlaces(sa, head)
+	}
+	for j, pt := range g.chunks[:g.nchunks] {
+		b := &g.bufs[j]
 		for x := range pt.k {
 			a := b.dst[x]
 			h := head[a]
@@ -306,7 +331,10 @@ func (g *gatherers) placeUp(sa []int32, head []int32) {
 func finalRight[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, tail []int32) {
 	copy(tail, l.start[1:])
 	// Each flagged p induces p-1, flagged when p-2 is S-type.
-	fr := func(lo, hi int32, b *induceBuf) (int, int32) {
+	fr := func(lo, hi int32, b *chunkBuf) (int, int32) {
+		if saTouch {
+			touchInducing(t, sa, lo, hi+1, b, true)
+		}
 		k := 0
 		for i := hi; i >= lo; i-- {
 			v := sa[i]
@@ -357,8 +385,11 @@ func finalRight[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, tail
 }
 
 func (g *gatherers) placeDown(sa []int32, tail []int32) {
-	for _, pt := range g.parts[:g.nparts] {
-		b := pt.buf
+	if len(tail) > touchBuckets {
+		g.touchPlaces(sa, tail)
+	}
+	for j, pt := range g.chunks[:g.nchunks] {
+		b := &g.bufs[j]
 		for x := range pt.k {
 			a := b.dst[x]
 			h := tail[a] - 1
@@ -366,4 +397,55 @@ func (g *gatherers) placeDown(sa []int32, tail []int32) {
 			tail[a] = h
 		}
 	}
+}
+
+const saTouch = true
+
+// touchUp loads the text symbol before each entry of sa[lo:hi], so that the cache misses of a
+// block are all outstanding at once: a short loop keeps many in flight, where the full gather
+// (many instructions per entry) would stall on each in turn.
+func touchUp[T symbol](t []T, sa []int32, lo, hi int32, b *chunkBuf) {
+	var x T
+	for _, v := range sa[lo:hi] {
+		x += t[max(v&saPos-1, 0)]
+	}
+	b.sink = int32(x)
+}
+
+// touchInducing is touchUp for the entries of stage 3 that induce: those with the flag (flagged)
+// or without it. The others would only fetch a line for nothing.
+func touchInducing[T symbol](t []T, sa []int32, lo, hi int32, b *chunkBuf, flagged bool) {
+	var x T
+	if flagged {
+		for _, v := range sa[lo:hi] {
+			q := v&saPos - 1
+			if v >= 0 {
+				q = 0
+			}
+			x += t[max(q, 0)]
+		}
+	} else {
+		for _, v := range sa[lo:hi] {
+			x += t[max(v-1, 0)]
+		}
+	}
+	b.sink = int32(x)
+}
+
+// touchBuckets is the alphabet size past which the bucket pointers and the slots they point to
+// no longer stay in cache, and placement touches them ahead (see touchUp).
+const touchBuckets = 1 << 15
+
+// touchPlaces loads the bucket pointer of every gathered induction and the suffix array slot it
+// points to, so that placement finds them in cache.
+func (g *gatherers) touchPlaces(sa []int32, ptr []int32) {
+	var x int32
+	for j, pt := range g.chunks[:g.nchunks] {
+		b := &g.bufs[j]
+		for _, s := range b.dst[:pt.k] {
+			h := ptr[s]
+			x += sa[max(h-1, 0)]
+		}
+	}
+	g.bufs[0].sink = x
 }

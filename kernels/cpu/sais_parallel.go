@@ -7,32 +7,57 @@ import (
 
 // gatherers splits the gather step of each induction block between the calling goroutine and
 // helper goroutines; the place step stays on the caller, in scan order, so the result never
-// depends on the number of threads. A helper that has not started its part by the time the
-// caller needs it is skipped and the caller gathers that part itself, so a busy machine (a helper
-// not scheduled) costs parallelism but never a wait.
+// depends on the number of threads.
+//
+// A block is cut into small chunks that threads claim one at a time, so a helper that starts
+// late (a busy machine) just takes fewer of them, and the caller waits at most for the chunks a
+// running helper has in hand. Between blocks helpers spin for a while (the time a block's
+// placement takes), then park.
 type gatherers struct {
-	span    int32        // the largest block: induceBlock entries per thread
-	parts   []gatherPart // the gathered parts of the current block, in scan order
-	nparts  int
+	span    int32 // the largest block
+	bufs    []chunkBuf
+	chunks  []chunkResult
+	nchunks int32
+
+	// The current block, immutable once published. claim is epoch<<32 | chunks<<16 | claimed:
+	// a new epoch publishes a block, and claiming a chunk is one compare-and-swap. done[j] holds
+	// the epoch in which chunk j was last gathered.
+	blk   atomic.Pointer[gatherBlock]
+	claim atomic.Uint64
+	done  []atomic.Uint64
+	epoch uint64
+
 	helpers []*gatherHelper
 }
 
-type gatherPart struct {
-	buf *induceBuf
-	k   int   // inductions gathered
-	d   int32 // group number advance over the part
+type gatherBlock struct {
+	f      gatherFunc
+	lo, hi int32
+	down   bool
+	epoch  uint64
 }
 
-// minPart is the fewest entries worth handing to another thread.
-const minPart = 256
+type chunkResult struct {
+	k int   // inductions gathered
+	d int32 // group number advance over the chunk
+}
+
+const (
+	gatherChunk  = 512     // entries a thread claims at once
+	gatherChunks = 16      // chunks in the largest block
+	spinBudget   = 1 << 17 // loads a helper spins through waiting for a block before parking
+)
 
 func newGatherers(threads int) *gatherers {
 	threads = max(1, min(threads, runtime.GOMAXPROCS(0)))
-	g := &gatherers{span: int32(threads * induceBlock), parts: make([]gatherPart, threads)}
-	g.parts[0].buf = new(induceBuf)
-	for j := 1; j < threads; j++ {
-		h := &gatherHelper{req: make(chan uint64, 4), buf: new(induceBuf)}
-		g.parts[j].buf = h.buf
+	g := &gatherers{
+		span:   gatherChunk * gatherChunks,
+		bufs:   make([]chunkBuf, gatherChunks),
+		chunks: make([]chunkResult, gatherChunks),
+		done:   make([]atomic.Uint64, gatherChunks),
+	}
+	for range threads - 1 {
+		h := &gatherHelper{g: g, wake: make(chan struct{}, 1)}
 		g.helpers = append(g.helpers, h)
 		go h.loop()
 	}
@@ -42,98 +67,136 @@ func newGatherers(threads int) *gatherers {
 // close ends the helpers.
 func (g *gatherers) close() {
 	for _, h := range g.helpers {
-		close(h.req)
+		h.closed.Store(true)
+		if h.parked.CompareAndSwap(true, false) {
+			h.wake <- struct{}{}
+		}
 	}
 }
 
-// gather runs f over the block [lo, hi) (left to right) or [lo, hi] (down, right to left), split
-// into parts in scan order.
+// gather runs f over the block [lo, hi) (left to right) or [lo, hi] (down: right to left), at
+// most g.span entries, in chunks; the results are in g.chunks[:g.nchunks] and g.bufs, in scan
+// order.
 func (g *gatherers) gather(f gatherFunc, lo, hi int32, down bool) {
 	n := hi - lo
 	if down {
 		n++
 	}
-	parts := int32(min(len(g.parts), max(int(n/minPart), 1)))
-	g.nparts = int(parts)
-	if parts == 1 {
-		g.parts[0].k, g.parts[0].d = f(lo, hi, g.parts[0].buf)
+	nc := (n + gatherChunk - 1) / gatherChunk
+	g.nchunks = nc
+	if nc == 1 || len(g.helpers) == 0 {
+		for j := range nc {
+			g.runChunk(f, lo, hi, down, j)
+		}
 		return
 	}
-	size := n / parts
-	// Part j covers [a, b) (up) or [a, b] (down); part 0, the first in scan order, is ours.
-	bounds := func(j int32) (int32, int32) {
-		if !down {
-			a := lo + j*size
-			if j == parts-1 {
-				return a, hi
-			}
-			return a, a + size
+	g.epoch++
+	e := g.epoch
+	g.blk.Store(&gatherBlock{f, lo, hi, down, e})
+	g.claim.Store(e<<32 | uint64(nc)<<16)
+	for _, h := range g.helpers {
+		if h.parked.CompareAndSwap(true, false) {
+			h.wake <- struct{}{}
 		}
-		b := hi - j*size
-		if j == parts-1 {
-			return lo, b
+	}
+	for {
+		j, ok := g.claimChunk(e)
+		if !ok {
+			break
 		}
-		return b - size + 1, b
+		g.runChunk(f, lo, hi, down, j)
 	}
-	for j := int32(1); j < parts; j++ {
-		a, b := bounds(j)
-		g.helpers[j-1].post(f, a, b)
-	}
-	a, b := bounds(0)
-	g.parts[0].k, g.parts[0].d = f(a, b, g.parts[0].buf)
-	for j := int32(1); j < parts; j++ {
-		g.parts[j].k, g.parts[j].d = g.helpers[j-1].collect()
+	for j := range nc {
+		for g.done[j].Load() != e {
+			// A helper has this chunk in hand.
+		}
 	}
 }
 
-// gatherHelper runs posted gathers on its own goroutine. state is seq<<2 | phase: open (posted,
-// not started), taken (the helper runs it), stolen (the caller runs it) or done.
+// claimChunk claims the next unclaimed chunk of the block of epoch e, if there is one.
+func (g *gatherers) claimChunk(e uint64) (int32, bool) {
+	for {
+		s := g.claim.Load()
+		j, nc := int32(s&0xffff), int32(s>>16&0xffff)
+		if s>>32 != e || j >= nc {
+			return 0, false
+		}
+		if g.claim.CompareAndSwap(s, s+1) {
+			return j, true
+		}
+	}
+}
+
+// runChunk gathers chunk j of the block, in scan order, into g.bufs[j] and marks it done.
+func (g *gatherers) runChunk(f gatherFunc, lo, hi int32, down bool, j int32) {
+	var k int
+	var d int32
+	if !down {
+		a := lo + j*gatherChunk
+		k, d = f(a, min(a+gatherChunk, hi), &g.bufs[j])
+	} else {
+		z := hi - j*gatherChunk
+		k, d = f(max(z-gatherChunk+1, lo), z, &g.bufs[j])
+	}
+	g.chunks[j] = chunkResult{k, d}
+	g.done[j].Store(g.epoch)
+}
+
 type gatherHelper struct {
-	req    chan uint64
-	state  atomic.Uint64
-	seq    uint64
-	f      gatherFunc
-	lo, hi int32
-	buf    *induceBuf
-	k      int
-	d      int32
+	g      *gatherers
+	wake   chan struct{}
+	parked atomic.Bool
+	closed atomic.Bool
 }
-
-const (
-	partOpen = iota
-	partTaken
-	partStolen
-	partDone
-)
 
 func (h *gatherHelper) loop() {
-	for seq := range h.req {
-		if h.state.CompareAndSwap(seq<<2|partOpen, seq<<2|partTaken) {
-			h.k, h.d = h.f(h.lo, h.hi, h.buf)
-			h.state.Store(seq<<2 | partDone)
+	g := h.g
+	seen := uint64(0)
+	for {
+		// Wait for a new block.
+		for spins := 0; ; spins++ {
+			if e := g.claim.Load() >> 32; e != seen {
+				break
+			}
+			if h.closed.Load() {
+				return
+			}
+			if spins < spinBudget {
+				continue
+			}
+			spins = 0
+			h.parked.Store(true)
+			if g.claim.Load()>>32 == seen && !h.closed.Load() {
+				<-h.wake // the publisher clears parked and sends
+			} else if !h.parked.CompareAndSwap(true, false) {
+				<-h.wake // the publisher saw parked first: take its token
+			}
+		}
+		// The block was stored before its epoch was published; the caller does not move on
+		// until every chunk it has is done, ours included.
+		blk := g.blk.Load()
+		seen = blk.epoch
+		for {
+			j, ok := g.claimChunk(seen)
+			if !ok {
+				break
+			}
+			h.run(blk, j)
 		}
 	}
 }
 
-func (h *gatherHelper) post(f gatherFunc, lo, hi int32) {
-	h.seq++
-	h.f, h.lo, h.hi = f, lo, hi
-	h.state.Store(h.seq<<2 | partOpen)
-	select {
-	case h.req <- h.seq:
-	default: // the helper is behind; collect will run the part here
+func (h *gatherHelper) run(blk *gatherBlock, j int32) {
+	g := h.g
+	var k int
+	var d int32
+	if !blk.down {
+		a := blk.lo + j*gatherChunk
+		k, d = blk.f(a, min(a+gatherChunk, blk.hi), &g.bufs[j])
+	} else {
+		z := blk.hi - j*gatherChunk
+		k, d = blk.f(max(z-gatherChunk+1, blk.lo), z, &g.bufs[j])
 	}
-}
-
-// collect returns the part's result, running it here if the helper has not started it.
-func (h *gatherHelper) collect() (int, int32) {
-	if h.state.CompareAndSwap(h.seq<<2|partOpen, h.seq<<2|partStolen) {
-		return h.f(h.lo, h.hi, h.buf)
-	}
-	for spins := 0; h.state.Load() != h.seq<<2|partDone; spins++ {
-		if spins&63 == 63 {
-			runtime.Gosched()
-		}
-	}
-	return h.k, h.d
+	g.chunks[j] = chunkResult{k, d}
+	g.done[j].Store(blk.epoch)
 }

@@ -3,8 +3,8 @@
 package cpu
 
 // Timings of the SA-IS phases on stderr, for development: go test -tags saphase, or build
-// tools/sabench with -tags saphase. CPU time of the process, steadier than wall time on a shared
-// machine.
+// tools/sabench with -tags saphase. Wall time, and CPU time of the process (steadier on a shared
+// machine, but it counts every thread).
 
 import (
 	"fmt"
@@ -15,6 +15,7 @@ import (
 
 var (
 	saPhaseT    time.Duration
+	saPhaseW    time.Time
 	saPhaseNest int
 )
 
@@ -25,11 +26,12 @@ func saPhaseCPU() time.Duration {
 }
 
 func saPhase(name string) {
-	now := saPhaseCPU()
+	now, w := saPhaseCPU(), time.Now()
 	if name != "start" {
-		fmt.Fprintf(os.Stderr, "%*s%-14s %7.1f ms\n", 2*saPhaseNest, "", name, float64((now-saPhaseT).Microseconds())/1000)
+		fmt.Fprintf(os.Stderr, "%*s%-14s %7.1f ms wall %7.1f ms cpu\n", 2*saPhaseNest, "", name,
+			float64(w.Sub(saPhaseW).Microseconds())/1000, float64((now-saPhaseT).Microseconds())/1000)
 	}
-	saPhaseT = now
+	saPhaseT, saPhaseW = now, w
 }
 
 func saPhaseDepth(d int) { saPhaseNest += d }

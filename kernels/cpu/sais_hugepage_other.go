@@ -1,0 +1,6 @@
+//go:build !linux
+
+package cpu
+
+// adviseHugePages is a Linux hint (sais_hugepage_linux.go); elsewhere the pages stay as they are.
+func adviseHugePages([]byte, []int32) {}
