@@ -34,7 +34,8 @@ type PatternBatch struct {
 	Pats     kernels.Patterns
 	Hits     kernels.Hits
 
-	src *PatternSource
+	src            *PatternSource
+	records, bases int64 // read up to and with this batch, for progress
 }
 
 // Encode encodes the batch's records into Pats, against the source's alphabet and strands.
@@ -160,6 +161,7 @@ func (s *PatternSource) Next() (*PatternBatch, error) {
 	if len(b.NameEnds) == 0 {
 		return nil, io.EOF
 	}
+	b.records, b.bases = s.Records, s.Bases
 	return b, nil
 }
 
@@ -214,7 +216,7 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 					}
 				}
 			}
-			opts.Progress.Update(src.Records, src.Bases, time.Since(start))
+			opts.Progress.Update(b.records, b.bases, time.Since(start))
 			src.Recycle(b)
 			return nil
 		})
