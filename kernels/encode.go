@@ -1,6 +1,9 @@
 package kernels
 
-import "errors"
+import (
+	"errors"
+	"slices"
+)
 
 // isACGT reports whether a lowercased byte is one of the four nucleotides.
 func isACGT(c byte) bool { return c == 'a' || c == 'c' || c == 'g' || c == 't' }
@@ -95,32 +98,50 @@ func (b *ReferenceBuilder) Build() (*Reference, error) {
 	return ref, nil
 }
 
-// EncodeQuery appends to dst the codes of a query sequence as matched against alphabet a, on the
-// forward strand or, if reverse, as its reverse complement. nucleotidesOnly is -n: bytes other than
-// a, c, g, t never match. It returns the extended slice.
-func EncodeQuery(dst, seq []byte, a *Alphabet, reverse, nucleotidesOnly bool) []byte {
-	n := len(dst)
-	dst = append(dst, make([]byte, len(seq))...)
-	out := dst[n:]
+// QueryEncoder encodes query sequences against one alphabet by table lookup, a byte at a time on
+// either strand. Build it once per run; it is safe for concurrent use.
+type QueryEncoder struct {
+	fwd, rev [256]byte // code of each byte, and of its complement
+}
+
+// NewQueryEncoder returns the encoder for alphabet a; nucleotidesOnly is -n: bytes other than
+// a, c, g, t (either case) never match.
+func NewQueryEncoder(a *Alphabet, nucleotidesOnly bool) *QueryEncoder {
+	e := &QueryEncoder{}
+	for i := range 256 {
+		c := lower(byte(i))
+		if nucleotidesOnly && !isACGT(c) {
+			e.fwd[i], e.rev[i] = CodeNone, CodeNone
+			continue
+		}
+		e.fwd[i], e.rev[i] = a.Code[c], a.Code[complement[c]]
+	}
+	return e
+}
+
+// Fill writes to dst (len(dst) == len(seq)) the codes of seq on the forward strand or, if
+// reverse, of its reverse complement.
+func (e *QueryEncoder) Fill(dst, seq []byte, reverse bool) {
+	dst = dst[:len(seq)]
 	if !reverse {
 		for i, c := range seq {
-			c = lower(c)
-			if nucleotidesOnly && !isACGT(c) {
-				out[i] = CodeNone
-			} else {
-				out[i] = a.Code[c]
-			}
+			dst[i] = e.fwd[c]
 		}
-		return dst
+		return
 	}
 	last := len(seq) - 1
 	for i, c := range seq {
-		c = lower(c)
-		if nucleotidesOnly && !isACGT(c) {
-			out[last-i] = CodeNone
-		} else {
-			out[last-i] = a.Code[complement[c]]
-		}
+		dst[last-i] = e.rev[c]
 	}
+}
+
+// EncodeQuery appends to dst the codes of a query sequence as matched against alphabet a, on the
+// forward strand or, if reverse, as its reverse complement. nucleotidesOnly is -n: bytes other than
+// a, c, g, t never match. It returns the extended slice. A QueryEncoder does the same for many
+// sequences without building its tables each time.
+func EncodeQuery(dst, seq []byte, a *Alphabet, reverse, nucleotidesOnly bool) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, len(seq))[:n+len(seq)]
+	NewQueryEncoder(a, nucleotidesOnly).Fill(dst[n:], seq, reverse)
 	return dst
 }

@@ -73,6 +73,7 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 	err := stream.OrderedMap(ctx, stream.Options{Workers: opts.Threads, Window: 2*opts.Threads + 1},
 		func() (*QueryBatch, error) { return src.Next() },
 		func(_ context.Context, b *QueryBatch) (*QueryBatch, error) {
+			b.Encode(src.enc)
 			return b, m.Match(&b.Batch, &b.Res)
 		},
 		func(b *QueryBatch) error {

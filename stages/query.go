@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/sapipe/sapipe/formats"
 	"github.com/sapipe/sapipe/kernels"
@@ -19,6 +20,34 @@ type QueryBatch struct {
 	kernels.Batch
 	Info []SegInfo // parallel to Batch.Segs
 	Res  kernels.Result
+
+	// Sequences not yet encoded into Batch.Codes: the source only copies them, and Encode runs
+	// on a worker, so that reading the queries, the one step that cannot be split, stays light.
+	raw     []byte
+	recs    []rawRecord
+	codeLen int
+}
+
+// rawRecord is one sequence in QueryBatch.raw and where its strands go in Codes (rev < 0: the
+// reverse strand is not matched; fwd < 0: nor the forward one).
+type rawRecord struct{ raw, n, fwd, rev int }
+
+// Encode fills Codes from the batch's raw sequences; a batch that has none is left as it is.
+func (b *QueryBatch) Encode(e *kernels.QueryEncoder) {
+	if len(b.recs) == 0 {
+		return
+	}
+	b.Codes = slices.Grow(b.Codes[:0], b.codeLen)[:b.codeLen]
+	for _, r := range b.recs {
+		seq := b.raw[r.raw : r.raw+r.n]
+		if r.fwd >= 0 {
+			e.Fill(b.Codes[r.fwd:], seq, false)
+		}
+		if r.rev >= 0 {
+			e.Fill(b.Codes[r.rev:], seq, true)
+		}
+	}
+	b.recs, b.raw = b.recs[:0], b.raw[:0]
 }
 
 // SegInfo tells the printer where a segment belongs.
@@ -32,7 +61,8 @@ type SegInfo struct {
 // Strands says which query strands are matched.
 type Strands struct{ Forward, Reverse bool }
 
-// QuerySource reads query files in order and cuts them into QueryBatches.
+// QuerySource reads query files in order and cuts them into QueryBatches, which Encode turns into
+// codes (on a worker) before they are matched.
 type QuerySource struct {
 	paths     []string
 	alpha     *kernels.Alphabet
@@ -48,12 +78,14 @@ type QuerySource struct {
 	Bases   int64         // query bases read so far
 	Records int64
 	Stdin   io.Reader // read for the path "-"; nil: os.Stdin
+	enc     *kernels.QueryEncoder
 }
 
 // NewQuerySource returns a source over paths ("-" is stdin). batchSize is the number of query
 // bases (per strand) a batch aims at; a longer record is cut into chunks of that size.
 func NewQuerySource(paths []string, alpha *kernels.Alphabet, strands Strands, nucleotidesOnly bool, batchSize int) *QuerySource {
-	return &QuerySource{paths: paths, alpha: alpha, strands: strands, nucOnly: nucleotidesOnly, batchSize: max(batchSize, 1)}
+	return &QuerySource{paths: paths, alpha: alpha, strands: strands, nucOnly: nucleotidesOnly, batchSize: max(batchSize, 1),
+		enc: kernels.NewQueryEncoder(alpha, nucleotidesOnly)}
 }
 
 // Close closes the file being read.
@@ -103,15 +135,23 @@ func (s *QuerySource) nextRecord() (*formats.Record, error) {
 	}
 }
 
-// addRecord appends the segments of one record to b.
+// addRecord appends the segments of one record to b, and its sequence to b's raw sequences to
+// be encoded by Encode.
 func (s *QuerySource) addRecord(b *QueryBatch, name string, seq []byte, cut int) {
+	n := len(seq)
+	r := rawRecord{raw: len(b.raw), n: n, fwd: -1, rev: -1}
+	b.raw = append(b.raw, seq...)
 	for _, rev := range []bool{false, true} {
 		if (!rev && !s.strands.Forward) || (rev && !s.strands.Reverse) {
 			continue
 		}
-		off := len(b.Codes)
-		b.Codes = kernels.EncodeQuery(b.Codes, seq, s.alpha, rev, s.nucOnly)
-		n := len(seq)
+		off := b.codeLen
+		b.codeLen += n
+		if rev {
+			r.rev = off
+		} else {
+			r.fwd = off
+		}
 		for from := 0; ; from += cut {
 			to := min(from+cut, n)
 			b.Segs = append(b.Segs, kernels.Segment{Off: off, Len: n, From: from, To: to})
@@ -121,6 +161,7 @@ func (s *QuerySource) addRecord(b *QueryBatch, name string, seq []byte, cut int)
 			}
 		}
 	}
+	b.recs = append(b.recs, r)
 }
 
 // Next returns the next batch, or io.EOF.
@@ -175,6 +216,7 @@ func (s *QuerySource) pieceSize() int { return max(s.batchSize/piecesPerBatch, 1
 func (s *QuerySource) splitLong(rec *formats.Record) *QueryBatch {
 	whole := &QueryBatch{}
 	s.addRecord(whole, string(rec.Name), rec.Seq, s.pieceSize())
+	whole.Encode(s.enc) // once, here: the chunks share the codes
 	for i := 0; i < len(whole.Segs); i += piecesPerBatch {
 		j := min(i+piecesPerBatch, len(whole.Segs))
 		s.chunks = append(s.chunks, &QueryBatch{
