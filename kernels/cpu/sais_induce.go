@@ -260,10 +260,17 @@ func (g *gatherers) placeGroupedDown(sa []int32, d int32, tail, last []int32) in
 	return d
 }
 
-// finalLeft induces the L-type suffixes from the sorted LMS suffixes at their buckets' ends.
+// finalLeft induces the L-type suffixes from the sorted LMS suffixes at their buckets' ends. The
+// S-type slots other than those are cleared first, so that the scan can run straight through
+// the array: a block goes on across buckets as long as its entries are final (below the head of
+// an L region), which keeps blocks long where buckets are small (reduced strings).
 func finalLeft[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, head []int32) {
 	n := len(t)
-	copy(head, l.start[:l.k])
+	k := l.k
+	for c := range k {
+		clear(sa[l.start[c]+l.nLL[c]+l.nLS[c] : l.start[c+1]-l.nLMS[c]])
+	}
+	copy(head, l.start[:k])
 	c := t[n-1]
 	sa[head[c]] = int32(n-1) | saFlag&-bit(t[n-2] < c)
 	head[c]++
@@ -283,32 +290,37 @@ func finalLeft[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, head 
 		}
 		return k, 0
 	}
-	for c := range l.k {
-		i, e := l.start[c], l.start[c]+l.nLL[c]+l.nLS[c]
-		for i < e {
-			hi := max(min(e, head[c], i+g.span), i+1)
-			if hi-i < minRun {
-				if v := sa[i]; v > 0 {
-					q := v - 1
-					a := t[q]
-					h := head[a]
-					sa[h] = q | saFlag&-bit(q > 0 && t[max(q-1, 0)] < a)
-					head[a] = h + 1
-				}
-				i++
-				continue
+	cb := 0 // the bucket of i
+	for i := int32(0); i < int32(n); {
+		for l.start[cb+1] <= i {
+			cb++
+		}
+		// Extend the block [i, hi) while its entries are final.
+		hi, limit := i, i+g.span
+		for x := cb; x < k && hi < limit; x++ {
+			if lEnd := l.start[x] + l.nLL[x] + l.nLS[x]; hi < lEnd && head[x] < lEnd {
+				hi = max(hi, head[x])
+				break
 			}
-			g.gather(fl, i, hi, false)
-			g.placeUp(sa, head)
-			i = hi
+			hi = l.start[x+1]
 		}
-		i, e = l.start[c+1]-l.nLMS[c], l.start[c+1]
-		for i < e {
-			hi := min(e, i+g.span)
-			g.gather(fl, i, hi, false)
-			g.placeUp(sa, head)
-			i = hi
+		hi = max(min(hi, limit), i+1)
+		if hi-i < minRun {
+			// A short run of final entries (the bucket induces into itself, as in a run of one
+			// symbol): one at a time.
+			if v := sa[i]; v > 0 {
+				q := v - 1
+				a := t[q]
+				h := head[a]
+				sa[h] = q | saFlag&-bit(q > 0 && t[max(q-1, 0)] < a)
+				head[a] = h + 1
+			}
+			i++
+			continue
 		}
+		g.gather(fl, i, hi, false)
+		g.placeUp(sa, head)
+		i = hi
 	}
 }
 
@@ -327,8 +339,11 @@ func (g *gatherers) placeUp(sa []int32, head []int32) {
 	}
 }
 
-// finalRight induces the S-type suffixes from the L-type ones, right to left, and clears the flags.
+// finalRight induces the S-type suffixes from the L-type ones, right to left, and clears the
+// flags. Blocks run across buckets as long as their entries are final (at or above the tail of
+// an S region; L regions are complete).
 func finalRight[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, tail []int32) {
+	n := len(t)
 	copy(tail, l.start[1:])
 	// Each flagged p induces p-1, flagged when p-2 is S-type.
 	fr := func(lo, hi int32, b *chunkBuf) (int, int32) {
@@ -351,36 +366,39 @@ func finalRight[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, tail
 		}
 		return k, 0
 	}
-	for c := l.k - 1; c >= 0; c-- {
-		lo := l.start[c] + l.nLL[c] + l.nLS[c]
-		i := l.start[c+1] - 1
-		for i >= lo {
-			b := min(max(lo, tail[c], i-g.span+1), i)
-			if i-b < minRun {
-				if v := sa[i]; v < 0 {
-					p := v & saPos
-					sa[i] = p
-					q := p - 1
-					a := t[q]
-					h := tail[a] - 1
-					sa[h] = q | saFlag&-bit(q > 0 && t[max(q-1, 0)] <= a)
-					tail[a] = h
+	cb := l.k - 1 // the bucket of i
+	for i := int32(n - 1); i >= 0; {
+		for l.start[cb] > i {
+			cb--
+		}
+		// Extend the block [lo, i] downwards while its entries are final.
+		lo, limit := i+1, i-g.span+1
+		for x := cb; x >= 0 && lo > limit; x-- {
+			if sStart := l.start[x] + l.nLL[x] + l.nLS[x]; lo > sStart {
+				if tail[x] > sStart {
+					lo = min(lo, tail[x])
+					break
 				}
-				i--
-				continue
 			}
-			g.gather(fr, b, i, true)
-			g.placeDown(sa, tail)
-			i = b - 1
+			lo = l.start[x]
 		}
-		lo = l.start[c]
-		i = l.start[c] + l.nLL[c] + l.nLS[c] - 1
-		for i >= lo {
-			b := max(lo, i-g.span+1)
-			g.gather(fr, b, i, true)
-			g.placeDown(sa, tail)
-			i = b - 1
+		lo = min(max(lo, limit), i)
+		if i-lo < minRun {
+			if v := sa[i]; v < 0 {
+				p := v & saPos
+				sa[i] = p
+				q := p - 1
+				a := t[q]
+				h := tail[a] - 1
+				sa[h] = q | saFlag&-bit(q > 0 && t[max(q-1, 0)] <= a)
+				tail[a] = h
+			}
+			i--
+			continue
 		}
+		g.gather(fr, lo, i, true)
+		g.placeDown(sa, tail)
+		i = lo - 1
 	}
 }
 

@@ -11,8 +11,9 @@ import (
 //
 // A block is cut into small chunks that threads claim one at a time, so a helper that starts
 // late (a busy machine) just takes fewer of them, and the caller waits at most for the chunks a
-// running helper has in hand. Between blocks helpers spin for a while (the time a block's
-// placement takes), then park.
+// running helper has in hand (spinning briefly, then blocking, so that a helper sharing its core
+// gets to run). Between blocks helpers spin for a while (the time a block's placement takes),
+// then park.
 type gatherers struct {
 	span    int32 // the largest block
 	bufs    []chunkBuf
@@ -26,6 +27,11 @@ type gatherers struct {
 	claim atomic.Uint64
 	done  []atomic.Uint64
 	epoch uint64
+
+	// The caller blocked waiting for a helper's chunk: waiting is set, and a helper that
+	// finishes a chunk clears it and sends on finished.
+	waiting  atomic.Bool
+	finished chan struct{}
 
 	helpers []*gatherHelper
 }
@@ -46,6 +52,7 @@ const (
 	gatherChunk  = 512     // entries a thread claims at once
 	gatherChunks = 16      // chunks in the largest block
 	spinBudget   = 1 << 17 // loads a helper spins through waiting for a block before parking
+	awaitSpin    = 1 << 16 // loads the caller spins through waiting for a chunk before blocking
 )
 
 func newGatherers(threads int) *gatherers {
@@ -55,6 +62,8 @@ func newGatherers(threads int) *gatherers {
 		bufs:   make([]chunkBuf, gatherChunks),
 		chunks: make([]chunkResult, gatherChunks),
 		done:   make([]atomic.Uint64, gatherChunks),
+
+		finished: make(chan struct{}, 1),
 	}
 	for range threads - 1 {
 		h := &gatherHelper{g: g, wake: make(chan struct{}, 1)}
@@ -107,9 +116,24 @@ func (g *gatherers) gather(f gatherFunc, lo, hi int32, down bool) {
 		g.runChunk(f, lo, hi, down, j)
 	}
 	for j := range nc {
-		for g.done[j].Load() != e {
-			// A helper has this chunk in hand.
+		g.await(j, e)
+	}
+}
+
+// await waits for chunk j of the block of epoch e, which a helper has in hand: spinning a while,
+// then blocking, so that a helper the system runs on this thread's core gets to finish it.
+func (g *gatherers) await(j int32, e uint64) {
+	for spins := 0; g.done[j].Load() != e; spins++ {
+		if spins < awaitSpin {
+			continue
 		}
+		g.waiting.Store(true)
+		if g.done[j].Load() != e {
+			<-g.finished
+		} else if !g.waiting.CompareAndSwap(true, false) {
+			<-g.finished // a helper saw us waiting: take its token
+		}
+		spins = 0
 	}
 }
 
@@ -199,4 +223,7 @@ func (h *gatherHelper) run(blk *gatherBlock, j int32) {
 	}
 	g.chunks[j] = chunkResult{k, d}
 	g.done[j].Store(blk.epoch)
+	if g.waiting.CompareAndSwap(true, false) {
+		g.finished <- struct{}{}
+	}
 }
