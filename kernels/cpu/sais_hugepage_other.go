@@ -2,5 +2,5 @@
 
 package cpu
 
-// adviseHugePages is a Linux hint (sais_hugepage_linux.go); elsewhere the pages stay as they are.
+// adviseHugePages is a Linux hint (sais_hugepage_linux.go); elsewhere pages stay as they are.
 func adviseHugePages([]byte, []int32) {}

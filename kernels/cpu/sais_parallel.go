@@ -33,6 +33,9 @@ type gatherers struct {
 	waiting  atomic.Bool
 	finished chan struct{}
 
+	unhelped int // blocks in a row the helpers took no chunk of
+	solo     int // blocks left to gather without them
+
 	helpers []*gatherHelper
 }
 
@@ -53,6 +56,8 @@ const (
 	gatherChunks = 16      // chunks in the largest block
 	spinBudget   = 1 << 17 // loads a helper spins through waiting for a block before parking
 	awaitSpin    = 1 << 16 // loads the caller spins through waiting for a chunk before blocking
+	soloAfter    = 8       // blocks in a row without help before the caller goes it alone...
+	soloBlocks   = 256     // ...for this many blocks
 )
 
 func newGatherers(threads int) *gatherers {
@@ -93,7 +98,10 @@ func (g *gatherers) gather(f gatherFunc, lo, hi int32, down bool) {
 	}
 	nc := (n + gatherChunk - 1) / gatherChunk
 	g.nchunks = nc
-	if nc == 1 || len(g.helpers) == 0 {
+	if g.solo > 0 {
+		g.solo--
+	}
+	if nc == 1 || len(g.helpers) == 0 || g.solo > 0 {
 		for j := range nc {
 			g.runChunk(f, lo, hi, down, j)
 		}
@@ -108,15 +116,24 @@ func (g *gatherers) gather(f gatherFunc, lo, hi int32, down bool) {
 			h.wake <- struct{}{}
 		}
 	}
+	mine := int32(0)
 	for {
 		j, ok := g.claimChunk(e)
 		if !ok {
 			break
 		}
 		g.runChunk(f, lo, hi, down, j)
+		mine++
 	}
 	for j := range nc {
 		g.await(j, e)
+	}
+	// A helper that gets no chunks is not being run (the machine is busy): stop handing it
+	// blocks for a while rather than keep it spinning.
+	if mine < nc {
+		g.unhelped = 0
+	} else if g.unhelped++; g.unhelped >= soloAfter {
+		g.unhelped, g.solo = 0, soloBlocks
 	}
 }
 
