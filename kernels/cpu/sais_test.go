@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -175,6 +176,36 @@ func TestSuffixArrayLarge(t *testing.T) {
 				t.Fatalf("%s: differs from the naive suffix array", name)
 			}
 		}
+	}
+}
+
+// TestSuffixArrayConcurrent runs several multi-threaded builds at once, as the BWT of several
+// blocks does: each has its own helpers and nothing is shared.
+func TestSuffixArrayConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	texts := largeTexts(rng, 80_000)
+	want := map[string][]int32{}
+	for name, text := range texts {
+		want[name] = make([]int32, len(text))
+		SuffixArrayThreads(text, want[name], 1)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(texts))
+	for name, text := range texts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sa := make([]int32, len(text))
+			SuffixArrayThreads(text, sa, 2)
+			if !slices.Equal(sa, want[name]) {
+				errs <- fmt.Errorf("%s: concurrent build differs", name)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
 
