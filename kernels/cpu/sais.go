@@ -235,4 +235,3 @@ func scatterNames(sa []int32, m int) {
 		}
 	}
 }
-
