@@ -136,17 +136,23 @@ func (s *QuerySource) nextRecord() (*formats.Record, error) {
 }
 
 // addRecord appends the segments of one record to b, and its sequence to b's raw sequences to
-// be encoded by Encode.
-func (s *QuerySource) addRecord(b *QueryBatch, name string, seq []byte, cut int) {
+// be encoded by Encode, or, with encodeNow, its codes straight to b.Codes.
+func (s *QuerySource) addRecord(b *QueryBatch, name string, seq []byte, cut int, encodeNow bool) {
 	n := len(seq)
 	r := rawRecord{raw: len(b.raw), n: n, fwd: -1, rev: -1}
-	b.raw = append(b.raw, seq...)
+	if !encodeNow {
+		b.raw = append(b.raw, seq...)
+	}
 	for _, rev := range []bool{false, true} {
 		if (!rev && !s.strands.Forward) || (rev && !s.strands.Reverse) {
 			continue
 		}
 		off := b.codeLen
 		b.codeLen += n
+		if encodeNow {
+			b.Codes = slices.Grow(b.Codes, n)[:b.codeLen]
+			s.enc.Fill(b.Codes[off:], seq, rev)
+		}
 		if rev {
 			r.rev = off
 		} else {
@@ -161,7 +167,9 @@ func (s *QuerySource) addRecord(b *QueryBatch, name string, seq []byte, cut int)
 			}
 		}
 	}
-	b.recs = append(b.recs, r)
+	if !encodeNow {
+		b.recs = append(b.recs, r)
+	}
 }
 
 // Next returns the next batch, or io.EOF.
@@ -189,7 +197,7 @@ func (s *QuerySource) Next() (*QueryBatch, error) {
 			}
 			return s.splitLong(rec), nil
 		}
-		s.addRecord(b, string(rec.Name), rec.Seq, max(min(len(rec.Seq), s.pieceSize()), 1))
+		s.addRecord(b, string(rec.Name), rec.Seq, max(min(len(rec.Seq), s.pieceSize()), 1), false)
 		bases += max(len(rec.Seq), 1)
 	}
 	if len(b.Segs) == 0 {
@@ -215,8 +223,8 @@ func (s *QuerySource) pieceSize() int { return max(s.batchSize/piecesPerBatch, 1
 // sharing the codes.
 func (s *QuerySource) splitLong(rec *formats.Record) *QueryBatch {
 	whole := &QueryBatch{}
-	s.addRecord(whole, string(rec.Name), rec.Seq, s.pieceSize())
-	whole.Encode(s.enc) // once, here: the chunks share the codes
+	// Encoded once, here, straight from the record: the chunks share the codes.
+	s.addRecord(whole, string(rec.Name), rec.Seq, s.pieceSize(), true)
 	for i := 0; i < len(whole.Segs); i += piecesPerBatch {
 		j := min(i+piecesPerBatch, len(whole.Segs))
 		s.chunks = append(s.chunks, &QueryBatch{

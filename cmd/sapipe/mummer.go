@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -192,6 +193,12 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 			return err
 		}
 		logf("read reference %s: %d records, %d bases in %v", cfg.ref, len(ref.Names), len(ref.Text), time.Since(t0).Round(time.Millisecond))
+		// The reader's buffers are garbage now; collect them so that the index reuses their
+		// memory. From here on most of what is allocated stays live (the index, then the
+		// streaming's few buffers): a heap allowed to grow to twice the live data (Go's default)
+		// would hold far more than MUMmer does for the same job, and half again is enough.
+		runtime.GC()
+		debug.SetGCPercent(50)
 		t1 := time.Now()
 		m, err = backend.NewMatcher(ref, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, PageSize: cfg.opts.PageSize})
 		if err != nil {
