@@ -196,9 +196,10 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 		// The reader's buffers are garbage now; collect them so that the index reuses their
 		// memory. From here on most of what is allocated stays live (the index, then the
 		// streaming's few buffers): a heap allowed to grow to twice the live data (Go's default)
-		// would hold far more than MUMmer does for the same job, and half again is enough.
+		// would hold far more than MUMmer does for the same job; a quarter more is enough, as the
+		// streaming makes little garbage.
 		runtime.GC()
-		debug.SetGCPercent(50)
+		debug.SetGCPercent(25)
 		t1 := time.Now()
 		m, err = backend.NewMatcher(ref, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, PageSize: cfg.opts.PageSize})
 		if err != nil {
