@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/sapipe/sapipe/formats/bwz"
 	"github.com/sapipe/sapipe/kernels"
@@ -249,7 +248,7 @@ func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) 
 			return fmt.Errorf("input %s: not a regular file", path)
 		}
 		in = f
-	} else if !cfg.force && (cfg.decompress || cfg.test) && isTTY(e.stdin) {
+	} else if !cfg.force && (cfg.decompress || cfg.test) && isTerminal(e.stdin) {
 		return usageError{"compressed data is not read from a terminal (use -f to force)"}
 	}
 	if cfg.test {
@@ -270,7 +269,7 @@ func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) 
 		if _, err := os.Lstat(outPath); err == nil && !cfg.force {
 			return fmt.Errorf("output %s exists (use -f to overwrite it)", outPath)
 		}
-	} else if !cfg.decompress && !cfg.force && isTTY(e.stdout) {
+	} else if !cfg.decompress && !cfg.force && isTerminal(e.stdout) {
 		return usageError{"compressed data is not written to a terminal (use -f to force)"}
 	}
 	var out io.Writer = e.stdout
@@ -344,13 +343,6 @@ func outputName(path string, decompress, force bool) (string, string) {
 		return "", fmt.Sprintf("%s already has the %s suffix (use -f to compress it again)", path, bwzSuffix)
 	}
 	return path + bwzSuffix, ""
-}
-
-// isTTY reports whether f is an *os.File open on a terminal (not merely a character device, as
-// /dev/null is).
-func isTTY(f any) bool {
-	file, ok := f.(*os.File)
-	return ok && term.IsTerminal(int(file.Fd()))
 }
 
 // syncDir makes a rename in dir durable, where the system allows it.

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 )
 
 // version is set at link time by the Makefile.
@@ -107,11 +108,7 @@ func newApp(ctx context.Context, e *env) *cli.App {
 }
 
 // isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd())) // a terminal, not any character device (/dev/null)
 }
