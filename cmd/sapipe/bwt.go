@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -32,23 +30,11 @@ const defaultBlockSize = "8M"
 
 // parseSize reads a size with an optional k, M or G suffix (powers of 1024).
 func parseSize(s string) (int, error) {
-	mult := int64(1)
-	num := s
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 'k', 'K':
-			mult, num = 1<<10, s[:n-1]
-		case 'm', 'M':
-			mult, num = 1<<20, s[:n-1]
-		case 'g', 'G':
-			mult, num = 1<<30, s[:n-1]
-		}
-	}
-	v, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || v < 1 || strings.HasPrefix(num, "+") || v > formats.MaxBWTBlock/mult+1 || v*mult > formats.MaxBWTBlock {
+	v, ok := parseSuffixedSize(s, formats.MaxBWTBlock)
+	if !ok {
 		return 0, fmt.Errorf("-b %s: want a block size such as 900k, 8M or 1G, from 1 byte to %d bytes (2G-1)", s, formats.MaxBWTBlock)
 	}
-	return int(v * mult), nil
+	return int(v), nil
 }
 
 func bwtCommand(e *env) *cli.Command {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // MUMmer rejects an option given twice ("option "-l" already set"); Go's flag package would let
@@ -50,4 +51,26 @@ func (p *positiveInt) String() string {
 		return ""
 	}
 	return strconv.Itoa(p.value)
+}
+
+// parseSuffixedSize reads a positive integer with an optional k, M or G suffix (powers of 1024)
+// that is at most limit; ok is false for anything else.
+func parseSuffixedSize(s string, limit int64) (v int64, ok bool) {
+	mult := int64(1)
+	num := s
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 'k', 'K':
+			mult, num = 1<<10, s[:n-1]
+		case 'm', 'M':
+			mult, num = 1<<20, s[:n-1]
+		case 'g', 'G':
+			mult, num = 1<<30, s[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || v < 1 || strings.HasPrefix(num, "+") || v > limit/mult {
+		return 0, false
+	}
+	return v * mult, true
 }

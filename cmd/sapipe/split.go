@@ -112,23 +112,11 @@ func (t shardTemplate) name(i int) string {
 
 // parseShardSize parses a --bytes value: a positive integer with an optional k, M or G (powers of 1024).
 func parseShardSize(s string) (int64, error) {
-	mult := int64(1)
-	num := s
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 'k', 'K':
-			mult, num = 1<<10, s[:n-1]
-		case 'm', 'M':
-			mult, num = 1<<20, s[:n-1]
-		case 'g', 'G':
-			mult, num = 1<<30, s[:n-1]
-		}
-	}
-	v, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || v < 1 || v > (1<<62)/mult || num[0] == '+' {
+	v, ok := parseSuffixedSize(s, 1<<62)
+	if !ok {
 		return 0, usageError{fmt.Sprintf("--bytes %s: want a positive size such as 500M", s)}
 	}
-	return v * mult, nil
+	return v, nil
 }
 
 func splitCommand(e *env) *cli.Command {
