@@ -27,11 +27,11 @@ func (b *Backend) NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions) 
 }
 
 // SuffixArray fills sa with the suffix array of text.
-func (*Backend) SuffixArray(text []byte, sa []int32) error {
+func (b *Backend) SuffixArray(text []byte, sa []int32) error {
 	if int64(len(text)) > 1<<31-1 {
 		return kernels.ErrTooLarge
 	}
-	SuffixArray(text, sa)
+	SuffixArrayThreads(text, sa, b.Threads)
 	return nil
 }
 
@@ -44,13 +44,17 @@ func (b *Backend) BWT(src, dst [][]byte, primary []int) error {
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(b.Threads, 1))
+	perBlock := 1 // blocks in parallel, each sorted on one thread
+	if len(src) == 1 {
+		perBlock = max(b.Threads, 1)
+	}
 	for i := range src {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			sa := make([]int32, len(src[i]))
-			SuffixArray(src[i], sa)
+			SuffixArrayThreads(src[i], sa, perBlock)
 			primary[i] = kernels.BWTFromSA(src[i], sa, dst[i])
 			<-sem
 		}()
@@ -113,7 +117,12 @@ func NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions, threads int) 
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			m.pages[i] = NewPage(ref.Text, ref.Alpha.Size, b[0], b[1], b[2])
+			// Pages are indexed threads at a time, so each sorts on one thread unless it is alone.
+			saThreads := 1
+			if len(bounds) == 1 {
+				saThreads = threads
+			}
+			m.pages[i] = newPage(ref.Text, ref.Alpha.Size, b[0], b[1], b[2], saThreads)
 			m.pages[i].markDeep(opts.MinLen)
 			<-sem
 		}()

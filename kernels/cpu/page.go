@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"runtime"
 	"sort"
 
 	"github.com/sapipe/sapipe/kernels"
@@ -33,13 +34,18 @@ type Page struct {
 
 // NewPage indexes text[start:winEnd], owning [start, end).
 func NewPage(text []byte, sigma, start, end, winEnd int) *Page {
+	return newPage(text, sigma, start, end, winEnd, runtime.GOMAXPROCS(0))
+}
+
+// newPage is NewPage sorting the window's suffixes on up to threads goroutines.
+func newPage(text []byte, sigma, start, end, winEnd, threads int) *Page {
 	w := text[start:winEnd]
 	n := len(w)
 	p := &Page{Start: start, End: end, WinEnd: winEnd, text: text, w: w, n: n}
 	// Row 0 is the empty suffix (the virtual end of text), so that LF-mapping is total.
 	p.sa = make([]int32, n+1)
 	p.sa[0] = int32(n)
-	SuffixArray(w, p.sa[1:])
+	SuffixArrayThreads(w, p.sa[1:], threads)
 	var counts [256]int
 	for _, x := range w {
 		counts[x]++
