@@ -59,12 +59,7 @@ const (
 
 // Reader reads FASTA or FASTQ records from a plain or compressed stream.
 type Reader struct {
-	name   string    // for messages
-	file   io.Closer // the file Open opened, closed by Close
-	dec    io.Closer // the decompressor, closed by Close
-	kind   string    // "gzip", "zstd", "bzip2", "xz" or "" for plain
-	src    io.Reader // decompressed bytes
-	closed bool
+	input
 
 	buf      []byte
 	pos, end int
@@ -110,42 +105,9 @@ func NewReader(name string, rd io.Reader) (*Reader, error) {
 }
 
 func newReaderSize(name string, rd io.Reader, size int) (*Reader, error) {
-	if name == "-" {
-		name = "stdin"
-	}
-	r := &Reader{name: name, buf: make([]byte, max(size, 1))}
-	br := bufio.NewReaderSize(rd, min(max(size/4, 16), peekBufSize))
-	head, err := br.Peek(10)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %s", name, oneLine(err.Error()))
-	}
-	r.kind = compression(head)
-	switch r.kind {
-	case "gzip":
-		r.src = &lazy{open: func() (io.Reader, error) {
-			z, err := gzip.NewReader(br)
-			if err == nil {
-				r.dec = z
-			}
-			return z, err
-		}}
-	case "zstd":
-		z, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(2))
-		if err != nil {
-			return nil, fmt.Errorf("%s: zstd: %s", name, oneLine(err.Error()))
-		}
-		r.dec = zstdCloser{z}
-		r.src = z
-	case "bzip2":
-		r.src = bzip2.NewReader(br)
-	case "xz":
-		r.src = &lazy{open: func() (io.Reader, error) { return xz.NewReader(br) }}
-	default:
-		r.src = br
+	r := &Reader{buf: make([]byte, max(size, 1))}
+	if err := r.open(name, rd, min(max(size/4, 16), peekBufSize)); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -188,23 +150,94 @@ type zstdCloser struct{ d *zstd.Decoder }
 
 func (z zstdCloser) Close() error { z.d.Close(); return nil }
 
+// input is what Reader and RawReader share: a named stream whose compression is told from its
+// first bytes and undone, and the file and decompressor to close.
+type input struct {
+	name   string    // for messages; "stdin" for "-"
+	file   io.Closer // the file Open opened, closed by Close
+	dec    io.Closer // the decompressor, closed by Close
+	kind   string    // "gzip", "zstd", "bzip2", "xz" or "" for plain
+	src    io.Reader // decompressed bytes; a *bufio.Reader when plain
+	closed bool
+}
+
+// open reads the first bytes of rd (through a buffer of peek bytes) to choose the decompressor.
+func (in *input) open(name string, rd io.Reader, peek int) error {
+	if name == "-" {
+		name = "stdin"
+	}
+	in.name = name
+	br := bufio.NewReaderSize(rd, peek)
+	head, err := br.Peek(10)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return err
+		}
+		return fmt.Errorf("%s: %s", name, oneLine(err.Error()))
+	}
+	in.kind = compression(head)
+	switch in.kind {
+	case "gzip":
+		in.src = &lazy{open: func() (io.Reader, error) {
+			z, err := gzip.NewReader(br)
+			if err == nil {
+				in.dec = z
+			}
+			return z, err
+		}}
+	case "zstd":
+		z, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(2))
+		if err != nil {
+			return fmt.Errorf("%s: zstd: %s", name, oneLine(err.Error()))
+		}
+		in.dec = zstdCloser{z}
+		in.src = z
+	case "bzip2":
+		in.src = bzip2.NewReader(br)
+	case "xz":
+		in.src = &lazy{open: func() (io.Reader, error) { return xz.NewReader(br) }}
+	default:
+		in.src = br
+	}
+	return nil
+}
+
+// close closes the decompressor and the file, once; it reports whether this call closed them.
+func (in *input) close() (bool, error) {
+	if in.closed {
+		return false, nil
+	}
+	in.closed = true
+	var err error
+	if in.dec != nil {
+		err = in.dec.Close()
+	}
+	if in.file != nil {
+		if e := in.file.Close(); err == nil {
+			err = e
+		}
+	}
+	return true, err
+}
+
+// describe returns the read error err as one line that names the compression.
+func (in *input) describe(err error) string {
+	msg := oneLine(err.Error())
+	if in.kind != "" && !strings.HasPrefix(msg, in.kind) {
+		msg = in.kind + ": " + msg
+	}
+	return msg
+}
+
 // Name returns the file name given to Open or NewReader, "stdin" for "-".
 func (r *Reader) Name() string { return r.name }
 
 // Close releases the decompressor and closes the file Open opened (not stdin).
 func (r *Reader) Close() error {
-	if r.closed {
+	closed, err := r.close()
+	if !closed {
 		return nil
-	}
-	r.closed = true
-	var err error
-	if r.dec != nil {
-		err = r.dec.Close()
-	}
-	if r.file != nil {
-		if e := r.file.Close(); err == nil {
-			err = e
-		}
 	}
 	if r.err == nil {
 		r.err = fmt.Errorf("%s: read after Close", r.name)
@@ -251,13 +284,7 @@ func (r *Reader) fail(line int, format string, args ...any) error {
 	return r.err
 }
 
-func (r *Reader) readErr() string {
-	msg := oneLine(r.rerr.Error())
-	if r.kind != "" && !strings.HasPrefix(msg, r.kind) {
-		msg = r.kind + ": " + msg
-	}
-	return msg
-}
+func (r *Reader) readErr() string { return r.describe(r.rerr) }
 
 func oneLine(s string) string {
 	if strings.ContainsAny(s, "\r\n") {

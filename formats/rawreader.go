@@ -2,16 +2,9 @@ package formats
 
 import (
 	"bufio"
-	"compress/bzip2"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
-
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
 )
 
 // RawRecord is one record as the bytes that hold it in the (decompressed) input.
@@ -37,20 +30,17 @@ type RawRecord struct {
 // parser of that grammar, kept small, and tested against Reader. A record's bytes are held in
 // memory until the next call of Next, as Reader holds a record's sequence.
 type RawReader struct {
-	name string    // for messages
-	file io.Closer // the file OpenRaw opened
-	dec  io.Closer // the decompressor
-	kind string    // compression, as Reader's
-	br   *bufio.Reader
+	input
+	br *bufio.Reader
 
-	closed, started, fastq, done bool
-	first                        bool  // the next record is the first
-	gt                           bool  // FASTA: the next record's '>' has been read
-	err                          error // sticky
-	rerr                         error // the read error that ended the input
-	nrec                         int   // records returned
-	nl                           int   // newlines read
-	lineNo                       int   // FASTQ: the number of the line readLine returned last
+	started, fastq, done bool
+	first                bool  // the next record is the first
+	gt                   bool  // FASTA: the next record's '>' has been read
+	err                  error // sticky
+	rerr                 error // the read error that ended the input
+	nrec                 int   // records returned
+	nl                   int   // newlines read
+	lineNo               int   // FASTQ: the number of the line readLine returned last
 
 	raw     []byte
 	trailer []byte
@@ -78,46 +68,15 @@ func OpenRaw(path string) (*RawReader, error) {
 // NewRawReader returns a RawReader of rd, decompressed as Reader decompresses; name ("-" meaning
 // stdin) is used in messages.
 func NewRawReader(name string, rd io.Reader) (*RawReader, error) {
-	if name == "-" {
-		name = "stdin"
+	r := &RawReader{first: true}
+	if err := r.open(name, rd, defaultBufSize); err != nil {
+		return nil, err
 	}
-	r := &RawReader{name: name, first: true}
-	br := bufio.NewReaderSize(rd, defaultBufSize)
-	head, err := br.Peek(10)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %s", name, oneLine(err.Error()))
-	}
-	r.kind = compression(head)
-	var src io.Reader
-	switch r.kind {
-	case "gzip":
-		src = &lazy{open: func() (io.Reader, error) {
-			z, err := gzip.NewReader(br)
-			if err == nil {
-				r.dec = z
-			}
-			return z, err
-		}}
-	case "zstd":
-		z, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(2))
-		if err != nil {
-			return nil, fmt.Errorf("%s: zstd: %s", name, oneLine(err.Error()))
-		}
-		r.dec = zstdCloser{z}
-		src = z
-	case "bzip2":
-		src = bzip2.NewReader(br)
-	case "xz":
-		src = &lazy{open: func() (io.Reader, error) { return xz.NewReader(br) }}
-	default:
+	if br, ok := r.src.(*bufio.Reader); ok && r.kind == "" {
 		r.br = br
 		return r, nil
 	}
-	r.br = bufio.NewReaderSize(src, defaultBufSize)
+	r.br = bufio.NewReaderSize(r.src, defaultBufSize)
 	return r, nil
 }
 
@@ -133,18 +92,9 @@ func (r *RawReader) Trailer() []byte { return r.trailer }
 
 // Close releases the decompressor and closes the file OpenRaw opened.
 func (r *RawReader) Close() error {
-	if r.closed {
+	closed, err := r.close()
+	if !closed {
 		return nil
-	}
-	r.closed = true
-	var err error
-	if r.dec != nil {
-		err = r.dec.Close()
-	}
-	if r.file != nil {
-		if e := r.file.Close(); err == nil {
-			err = e
-		}
 	}
 	if r.err == nil {
 		r.err = fmt.Errorf("%s: read after Close", r.name)
@@ -198,13 +148,7 @@ func (r *RawReader) fail(line int, format string, args ...any) error {
 	return r.err
 }
 
-func (r *RawReader) readErr() string {
-	msg := oneLine(r.rerr.Error())
-	if r.kind != "" && !strings.HasPrefix(msg, r.kind) {
-		msg = r.kind + ": " + msg
-	}
-	return msg
-}
+func (r *RawReader) readErr() string { return r.describe(r.rerr) }
 
 // skipSpace moves white space from the input to raw and returns the byte after it, unread.
 func (r *RawReader) skipSpace() (byte, bool) {
