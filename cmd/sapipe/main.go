@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -21,9 +22,18 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SAPIPE_CPUPROFILE=FILE writes a Go CPU profile of the run, for `go tool pprof`.
+	if path := os.Getenv("SAPIPE_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
+	}
 	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	os.Exit(code)
+	if code != 0 || os.Getenv("SAPIPE_CPUPROFILE") == "" {
+		os.Exit(code)
+	}
 }
 
 // env is what a subcommand may touch of the outside world; tests substitute it.
