@@ -1,11 +1,3 @@
-//go:build gpusearch
-
-// The GPU pattern search is built only with -tags gpusearch until it has been run on a GPU: its
-// first device run (the tests of fmsearch_test.go, on an H200) did not finish within 7 minutes,
-// and the cause was not found in the time that run had. Without the tag, count and locate search
-// on the CPU whatever --device says. To validate: make kernels (kernels.cu includes
-// fmsearch.cu), then go test -tags gpusearch -run GPUPatternSearch ./kernels/cuda on a GPU.
-
 package cuda
 
 import (
