@@ -2,6 +2,7 @@ package bwz
 
 import (
 	"slices"
+	"sync"
 )
 
 // The direct coder (method methodDirect) codes every byte of the transform as itself, for data
@@ -17,43 +18,46 @@ const (
 	directNodes  = 32 // inner nodes of the code tree, numbered from 1 as node<<1|bit along a path
 )
 
+// directModel holds a row of directNodes counters for each context of each order, so that the
+// decisions of one byte touch one or two cache lines per order.
 type directModel struct {
-	t      []counter    // the context tables of orders 0..directOrders-1, one after the other
-	escape [256]counter // the rank of an escaped byte among the rest: (tree node)
-	mix    *mixer5
-	cur    [directOrders]int32 // the counters of the decision in flight
+	o0     [directNodes]counter
+	o1     [16][directNodes]counter
+	o2     [256][directNodes]counter
+	o3     *[4096][directNodes]counter
+	escape [256]counter                // the rank of an escaped byte among the rest: (tree node)
+	mix    [16][directNodes]mixWeights // (previous code; tree node)
 }
 
-// directOffset[k] is where the table of order k starts in directModel.t: it has a row of
-// directNodes counters for each of the 16^k contexts.
-var directOffset = [directOrders + 1]int{0, 1 * directNodes, 17 * directNodes, 273 * directNodes, 4369 * directNodes}
+const directShift = 14 // the mixer's learning rate
 
+// directModels keeps the models of finished segments, as runModels does.
+var directModels = sync.Pool{New: func() any { return &directModel{o3: new([4096][directNodes]counter)} }}
+
+// newDirectModel returns a fresh model from directModels; the caller puts it back when done.
 func newDirectModel() *directModel {
-	m := &directModel{mix: newMixer5(directNodes*16, 14), t: make([]counter, directOffset[directOrders])}
-	initCounters(m.t)
-	initCounters(m.escape[:])
+	m := directModels.Get().(*directModel)
+	o3 := m.o3
+	clear(o3[:])
+	*m = directModel{}
+	m.o3 = o3
+	for i := range m.mix {
+		for j := range m.mix[i] {
+			m.mix[i][j].init(4, 5)
+		}
+	}
 	return m
 }
 
-// p returns the probability of a 1 at tree node (1..31) after the codes in hist (4 bits each,
-// the latest lowest).
-func (m *directModel) p(node int, hist uint32) int {
-	h := int(hist)
-	i0 := node
-	i1 := directOffset[1] + (h&0xF)<<5 | node
-	i2 := directOffset[2] + (h&0xFF)<<5 | node
-	i3 := directOffset[3] + (h&0xFFF)<<5 | node
-	t := m.t[:directOffset[directOrders]]
-	m.cur = [directOrders]int32{int32(i0), int32(i1), int32(i2), int32(i3)}
-	return m.mix.mix([4]int32{t[i0].st(), t[i1].st(), t[i2].st(), t[i3].st()}, node<<4|h&15)
+// directContexts are the rows of counters and weights that code one byte after the codes in
+// hist (4 bits each, the latest lowest).
+type directContexts struct {
+	o0, o1, o2, o3 *[directNodes]counter
+	w              *[directNodes]mixWeights
 }
 
-func (m *directModel) update(bit int) {
-	t := m.t[:directOffset[directOrders]]
-	for _, i := range m.cur {
-		t[i].update(bit)
-	}
-	m.mix.update(bit)
+func (m *directModel) contexts(hist uint32) directContexts {
+	return directContexts{&m.o0, &m.o1[hist&0xF], &m.o2[hist&0xFF], &m.o3[hist&0xFFF], &m.mix[hist&0xF]}
 }
 
 // directPath returns the path of code x (0..15) in the code tree, as bits most significant
@@ -100,16 +104,18 @@ func encodeDirectMethod(src []byte, out []byte) []byte {
 		index[c] = i
 	}
 	m := newDirectModel()
+	defer directModels.Put(m)
 	var hist uint32
 	for _, c := range src {
 		x := index[c]
 		code := min(x, directEscape)
 		path, n := directPath(code)
+		ctx := m.contexts(hist)
 		node := 1
 		for t := n - 1; t >= 0; t-- {
 			bit := (path >> uint(t)) & 1
-			e.encode(bit, m.p(node, hist))
-			m.update(bit)
+			j := node & (directNodes - 1)
+			e.encodeMix4(bit, &ctx.o0[j], &ctx.o1[j], &ctx.o2[j], &ctx.o3[j], &ctx.w[j], directShift)
 			node = node<<1 | bit
 		}
 		if code == directEscape {
@@ -118,9 +124,7 @@ func encodeDirectMethod(src []byte, out []byte) []byte {
 			node := 1
 			for t := 7; t >= 0; t-- {
 				bit := (y >> uint(t)) & 1
-				ct := &m.escape[node]
-				e.encode(bit, ct.p12())
-				ct.update(bit)
+				e.encodeCounter(bit, &m.escape[node&255])
 				node = node<<1 | bit
 			}
 		}
@@ -147,12 +151,14 @@ func decodeDirectMethod(src []byte, dst []byte) error {
 		syms[i] = c
 	}
 	m := newDirectModel()
+	defer directModels.Put(m)
 	var hist uint32
 	for i := range dst {
+		ctx := m.contexts(hist)
 		node := 1
 		for {
-			bit := d.decode(m.p(node, hist))
-			m.update(bit)
+			j := node & (directNodes - 1)
+			bit := d.decodeMix4(&ctx.o0[j], &ctx.o1[j], &ctx.o2[j], &ctx.o3[j], &ctx.w[j], directShift)
 			node = node<<1 | bit
 			if node >= 8 && node < 12 || node >= 24 && node < 28 || node >= 56 {
 				break
@@ -171,9 +177,7 @@ func decodeDirectMethod(src []byte, dst []byte) error {
 		if code == directEscape {
 			node := 1
 			for t := 0; t < 8; t++ {
-				ct := &m.escape[node]
-				bit := d.decode(ct.p12())
-				ct.update(bit)
+				bit := d.decodeCounter(&m.escape[node&255])
 				node = node<<1 | bit
 			}
 			x = directEscape + node - 256

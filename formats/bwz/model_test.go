@@ -21,7 +21,7 @@ func TestStretchSquash(t *testing.T) {
 // TestCounterLearns feeds a counter bits of probability 0.9 and checks its estimate.
 func TestCounterLearns(t *testing.T) {
 	rng := rand.New(rand.NewSource(16))
-	c := newCounter()
+	var c counter
 	sum := 0
 	for i := 0; i < 20000; i++ {
 		bit := 0
@@ -42,7 +42,8 @@ func TestCounterLearns(t *testing.T) {
 // noise: its predictions must end up better than either alone would be for a coder.
 func TestMixerPrefersTheGoodInput(t *testing.T) {
 	rng := rand.New(rand.NewSource(17))
-	m := newMixer3(1, 12)
+	var w mixWeights
+	w.init(3, 3)
 	good, bad := 0, 0
 	for i := 0; i < 50000; i++ {
 		bit := rng.Intn(2)
@@ -53,7 +54,8 @@ func TestMixerPrefersTheGoodInput(t *testing.T) {
 		if rng.Intn(10) == 0 { // the good input is wrong 10% of the time
 			x = -x
 		}
-		p := m.mix(x, int32(rng.Intn(1600)-800), 0, 0)
+		noise := int32(rng.Intn(1600) - 800)
+		p := w.mix3(x, noise, 0)
 		if i > 40000 {
 			if (p > probOne/2) == (bit == 1) {
 				good++
@@ -61,7 +63,7 @@ func TestMixerPrefersTheGoodInput(t *testing.T) {
 				bad++
 			}
 		}
-		m.update(bit)
+		w.learn3(x, noise, 0, bit, p, 12)
 	}
 	if good < 8*bad {
 		t.Fatalf("mixer right %d times, wrong %d", good, bad)

@@ -24,14 +24,18 @@ func newRangeEncoder(out []byte) *rangeEncoder {
 }
 
 // encode codes bit (0 or 1) with p1, the probability of a 1 in 1/4096ths (1..4095).
+// It is small enough to be inlined into the coders' loops, and has no branch on the bit.
 func (e *rangeEncoder) encode(bit int, p1 int) {
 	bound := (e.rng >> probBits) * uint32(p1)
-	if bit != 0 {
-		e.rng = bound
-	} else {
-		e.low += uint64(bound)
-		e.rng -= bound
+	one := uint32(bit) - 1 // 0 for a 1, all ones for a 0
+	e.low += uint64(bound & one)
+	e.rng = bound + (e.rng-2*bound)&one // bound for a 1, rng-bound for a 0
+	if e.rng < rangeTop {
+		e.renormalize()
 	}
+}
+
+func (e *rangeEncoder) renormalize() {
 	for e.rng < rangeTop {
 		e.rng <<= 8
 		e.shiftLow()
@@ -99,21 +103,24 @@ func (d *rangeDecoder) next() byte {
 }
 
 // decode returns the next bit, coded with probability p1 of a 1.
+// Like encode, it is inlined and has no branch on the bit.
 func (d *rangeDecoder) decode(p1 int) int {
 	bound := (d.rng >> probBits) * uint32(p1)
-	var bit int
-	if d.code < bound {
-		d.rng = bound
-		bit = 1
-	} else {
-		d.code -= bound
-		d.rng -= bound
+	diff := int64(d.code) - int64(bound)
+	one := uint32(diff >> 63) // all ones for a 1 (code < bound), 0 for a 0
+	d.code -= bound &^ one
+	d.rng = bound + (d.rng-2*bound)&^one
+	if d.rng < rangeTop {
+		d.renormalize()
 	}
+	return int(one & 1)
+}
+
+func (d *rangeDecoder) renormalize() {
 	for d.rng < rangeTop {
 		d.rng <<= 8
 		d.code = d.code<<8 | uint32(d.next())
 	}
-	return bit
 }
 
 // decodeDirect reads n bits of probability 1/2, most significant first.

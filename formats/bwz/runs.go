@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"sync"
 )
 
 // The run coder (method methodRuns): the transform is read as runs of equal bytes. Each run is a
@@ -41,80 +42,90 @@ func bucket5(n int) int {
 
 func cap3(r int) int { return min(r, 3) }
 
-// runModel is the state of the run coder for one segment.
+// runModel is the state of the run coder for one segment. Each table holds, for each of its
+// contexts, the counters of all the steps of one decision side by side (a rank's up to 7 unary
+// steps, a length's 4), so that coding one rank or length touches one cache line per table.
 type runModel struct {
-	rankA   [rankBuckets * 4 * 5]counter     // (step, previous rank, previous length)
-	rankS   [rankBuckets * 256]counter       // (step, previous byte)
-	rankD   [rankBuckets * 4 * 4 * 5]counter // (step, previous two ranks, previous length)
-	rankSS  []counter                        // (step, previous two bytes)
-	rankMix *mixer5
-	rankMan [8 * 128 * 4]counter // the bits under a rank's top bit: (bucket, bits so far, previous rank)
+	rankA   [4 * 5][8]counter     // (previous rank, previous length; step)
+	rankS   [256][8]counter       // (previous byte; step)
+	rankD   [4 * 4 * 5][8]counter // (previous two ranks, previous length; step)
+	rankSS  *[65536][8]counter    // (previous two bytes; step)
+	rankMix [4][8]mixWeights      // (previous rank; step)
+	rankMan [4][8][128]counter    // the bits under a rank's top bit: (previous rank, bucket, bits so far)
 
-	lenA   [lenUnary * 5 * 5 * 4]counter // (step, previous two lengths, rank)
-	lenC   [lenUnary * 256]counter       // (step, byte)
-	lenMix *mixer3
-	lenCL  [lenUnary * 256 * 5]counter // (step, byte, previous length)
-	lenExp [32 * 4]counter             // exponent of long runs, in unary: (step, rank)
-	lenMan [32 * 32]counter            // mantissa of long runs: (exponent, bit)
+	lenA   [5 * 5 * 4][lenUnary]counter // (previous two lengths, rank; step)
+	lenC   [256][lenUnary]counter       // (byte; step)
+	lenCL  [256 * 5][lenUnary]counter   // (byte, previous length; step)
+	lenMix [4][lenUnary]mixWeights      // (rank; step)
+	lenExp [4][32]counter               // exponent of long runs, in unary: (rank; step)
+	lenMan [32][32]counter              // mantissa of long runs: (exponent, bit)
 
 	// what came before
 	pr, ppr, pl, ppl int
 	prevSym, prev2   byte
-
-	// the counters of the decision in flight
-	ca, cs, cd, ce *counter
 }
 
+const (
+	rankShift = 12 // the mixers' learning rates
+	lenShift  = 12
+)
+
+// runModels keeps the models of finished segments (a model is large, mostly rankSS), so that a
+// new segment clears one rather than allocating it.
+var runModels = sync.Pool{New: func() any { return &runModel{rankSS: new([65536][8]counter)} }}
+
+// newRunModel returns a fresh model from runModels; the caller puts it back when done.
 func newRunModel() *runModel {
-	m := &runModel{pr: 1, ppr: 1, pl: 1, ppl: 1}
-	initCounters(m.rankA[:])
-	initCounters(m.rankS[:])
-	initCounters(m.rankD[:])
-	initCounters(m.rankMan[:])
-	initCounters(m.lenA[:])
-	initCounters(m.lenC[:])
-	initCounters(m.lenExp[:])
-	initCounters(m.lenMan[:])
-	m.rankMix = newMixer5(rankBuckets*4, 12)
-	m.lenMix = newMixer3(lenUnary*4, 12)
-	m.rankSS = make([]counter, rankBuckets*65536)
-	initCounters(m.rankSS)
-	initCounters(m.lenCL[:])
+	m := runModels.Get().(*runModel)
+	ss := m.rankSS
+	clear(ss[:])
+	*m = runModel{}
+	m.rankSS = ss
+	m.pr, m.ppr, m.pl, m.ppl = 1, 1, 1, 1
+	for i := range m.rankMix {
+		for j := range m.rankMix[i] {
+			m.rankMix[i][j].init(4, 5)
+		}
+	}
+	for i := range m.lenMix {
+		for j := range m.lenMix[i] {
+			m.lenMix[i][j].init(3, 3)
+		}
+	}
 	return m
 }
 
-// rankP returns the probability that the unary code of the rank's bucket ends at step k.
-func (m *runModel) rankP(k int) int {
+// rankContexts are the counters and weights that code the unary steps of one rank's bucket.
+type rankContexts struct {
+	a, s, d, ss *[8]counter
+	w           *[8]mixWeights
+}
+
+func (m *runModel) rankContexts() rankContexts {
 	pr, pl := cap3(m.pr), bucket5(m.pl)
-	m.ca = &m.rankA[(k*4+pr)*5+pl]
-	m.cs = &m.rankS[k*256+int(m.prevSym)]
-	m.cd = &m.rankD[((k*4+pr)*4+cap3(m.ppr))*5+pl]
-	m.ce = &m.rankSS[k*65536+int(m.prevSym)<<8|int(m.prev2)]
-	return m.rankMix.mix([4]int32{m.ca.st(), m.cs.st(), m.cd.st(), m.ce.st()}, k*4+pr)
+	return rankContexts{
+		a:  &m.rankA[pr*5+pl],
+		s:  &m.rankS[m.prevSym],
+		d:  &m.rankD[(pr*4+cap3(m.ppr))*5+pl],
+		ss: &m.rankSS[int(m.prevSym)<<8|int(m.prev2)],
+		w:  &m.rankMix[pr],
+	}
 }
 
-func (m *runModel) rankUpdate(bit int) {
-	m.ca.update(bit)
-	m.cs.update(bit)
-	m.cd.update(bit)
-	m.ce.update(bit)
-	m.rankMix.update(bit)
+// lenContexts are the counters and weights that code the unary steps of one run's length.
+type lenContexts struct {
+	a, c, cl *[lenUnary]counter
+	w        *[lenUnary]mixWeights
 }
 
-// lenP returns the probability that the length's unary step k ends (the length is k+1), for a
-// run of byte c at rank r.
-func (m *runModel) lenP(k int, c byte, r int) int {
-	m.ca = &m.lenA[((k*5+bucket5(m.pl))*5+bucket5(m.ppl))*4+cap3(r)]
-	m.cs = &m.lenC[k*256+int(c)]
-	m.cd = &m.lenCL[(k*256+int(c))*5+bucket5(m.pl)]
-	return m.lenMix.mix(m.ca.st(), m.cs.st(), m.cd.st(), k*4+cap3(r))
-}
-
-func (m *runModel) lenUpdate(bit int) {
-	m.ca.update(bit)
-	m.cs.update(bit)
-	m.cd.update(bit)
-	m.lenMix.update(bit)
+func (m *runModel) lenContexts(c byte, r int) lenContexts {
+	pl := bucket5(m.pl)
+	return lenContexts{
+		a:  &m.lenA[(pl*5+bucket5(m.ppl))*4+cap3(r)],
+		c:  &m.lenC[c],
+		cl: &m.lenCL[int(c)*5+pl],
+		w:  &m.lenMix[cap3(r)],
+	}
 }
 
 // next records a coded run.
@@ -138,20 +149,32 @@ func newMTF() *mtfList {
 // rankOf moves c to the front and returns where it was.
 func (l *mtfList) rankOf(c byte) int {
 	r := 0
-	for l[r] != c {
+	for l[r&255] != c {
 		r++
 	}
-	copy(l[1:r+1], l[:r])
+	l.shift(r)
 	l[0] = c
 	return r
 }
 
 // take moves the byte at rank r to the front and returns it.
 func (l *mtfList) take(r int) byte {
-	c := l[r]
-	copy(l[1:r+1], l[:r])
+	c := l[r&255]
+	l.shift(r)
 	l[0] = c
 	return c
+}
+
+// shift moves the bytes at ranks 0..r-1 one place down; small ranks, the common ones, without
+// a call to memmove.
+func (l *mtfList) shift(r int) {
+	if r > 16 {
+		copy(l[1:r+1], l[:r])
+		return
+	}
+	for j := r & 255; j > 0; j-- {
+		l[j] = l[j-1]
+	}
 }
 
 // encodeRuns appends the run coding of src to out.
@@ -161,6 +184,7 @@ func encodeRuns(src []byte, out []byte) []byte {
 		return e.finish()
 	}
 	m := newRunModel()
+	defer runModels.Put(m)
 	mtf := newMTF()
 	first := true
 	for i := 0; i < len(src); {
@@ -187,60 +211,55 @@ func encodeRuns(src []byte, out []byte) []byte {
 // encodeRank codes r (1..255): its bucket bitlen(r)-1 in unary, then the bits under its top bit.
 func (m *runModel) encodeRank(e *rangeEncoder, r int) {
 	nb := bits.Len(uint(r)) - 1
+	x := m.rankContexts()
 	for k := 0; k < rankBuckets-1; k++ {
 		bit := 0
 		if k == nb {
 			bit = 1
 		}
-		e.encode(bit, m.rankP(k))
-		m.rankUpdate(bit)
+		e.encodeMix4(bit, &x.a[k], &x.s[k], &x.d[k], &x.ss[k], &x.w[k], rankShift)
 		if bit == 1 {
 			break
 		}
 	}
 	node := 1
-	pr := cap3(m.pr)
+	man := &m.rankMan[cap3(m.pr)][nb&7]
 	for t := nb - 1; t >= 0; t-- {
 		bit := (r >> uint(t)) & 1
-		c := &m.rankMan[(nb*128+node)*4+pr]
-		e.encode(bit, c.p12())
-		c.update(bit)
+		e.encodeCounter(bit, &man[node&127])
 		node = node<<1 | bit
 	}
 }
 
 func (m *runModel) encodeLen(e *rangeEncoder, n int, c byte, r int) {
+	x := m.lenContexts(c, r)
 	for k := 0; k < lenUnary; k++ {
 		bit := 0
 		if n == k+1 {
 			bit = 1
 		}
-		e.encode(bit, m.lenP(k, c, r))
-		m.lenUpdate(bit)
+		e.encodeMix3(bit, &x.a[k], &x.c[k], &x.cl[k], &x.w[k], lenShift)
 		if bit == 1 {
 			return
 		}
 	}
 	y := n - lenUnary // >= 1
 	nb := bits.Len(uint(y)) - 1
-	rc := cap3(r)
+	exp := &m.lenExp[cap3(r)]
 	for t := 0; t < 31; t++ {
 		bit := 0
 		if t < nb {
 			bit = 1
 		}
-		ct := &m.lenExp[t*4+rc]
-		e.encode(bit, ct.p12())
-		ct.update(bit)
+		e.encodeCounter(bit, &exp[t])
 		if bit == 0 {
 			break
 		}
 	}
+	man := &m.lenMan[nb&31]
 	for t := nb - 1; t >= 0; t-- {
 		bit := (y >> uint(t)) & 1
-		ct := &m.lenMan[nb*32+t]
-		e.encode(bit, ct.p12())
-		ct.update(bit)
+		e.encodeCounter(bit, &man[t&31])
 	}
 }
 
@@ -251,6 +270,7 @@ func decodeRuns(src []byte, dst []byte) error {
 	}
 	d := newRangeDecoder(src)
 	m := newRunModel()
+	defer runModels.Put(m)
 	mtf := newMTF()
 	var c byte
 	r := 0
@@ -284,29 +304,27 @@ func decodeRuns(src []byte, dst []byte) error {
 
 func (m *runModel) decodeRank(d *rangeDecoder) (int, error) {
 	nb := rankBuckets - 1
+	x := m.rankContexts()
 	for k := 0; k < rankBuckets-1; k++ {
-		bit := d.decode(m.rankP(k))
-		m.rankUpdate(bit)
+		bit := d.decodeMix4(&x.a[k], &x.s[k], &x.d[k], &x.ss[k], &x.w[k], rankShift)
 		if bit == 1 {
 			nb = k
 			break
 		}
 	}
 	node := 1
-	pr := cap3(m.pr)
+	man := &m.rankMan[cap3(m.pr)][nb&7]
 	for t := nb - 1; t >= 0; t-- {
-		c := &m.rankMan[(nb*128+node)*4+pr]
-		bit := d.decode(c.p12())
-		c.update(bit)
+		bit := d.decodeCounter(&man[node&127])
 		node = node<<1 | bit
 	}
 	return node, nil
 }
 
 func (m *runModel) decodeLen(d *rangeDecoder, c byte, r, left int) (int, error) {
+	x := m.lenContexts(c, r)
 	for k := 0; k < lenUnary; k++ {
-		bit := d.decode(m.lenP(k, c, r))
-		m.lenUpdate(bit)
+		bit := d.decodeMix3(&x.a[k], &x.c[k], &x.cl[k], &x.w[k], lenShift)
 		if bit == 1 {
 			if k+1 > left {
 				return 0, corruptf("run of %d bytes overruns the segment (%d left)", k+1, left)
@@ -314,22 +332,19 @@ func (m *runModel) decodeLen(d *rangeDecoder, c byte, r, left int) (int, error) 
 			return k + 1, nil
 		}
 	}
-	rc := cap3(r)
+	exp := &m.lenExp[cap3(r)]
 	nb := 0
 	for t := 0; t < 31; t++ {
-		ct := &m.lenExp[t*4+rc]
-		bit := d.decode(ct.p12())
-		ct.update(bit)
+		bit := d.decodeCounter(&exp[t])
 		if bit == 0 {
 			break
 		}
 		nb++
 	}
 	y := 1
+	man := &m.lenMan[nb&31]
 	for t := nb - 1; t >= 0; t-- {
-		ct := &m.lenMan[nb*32+t]
-		bit := d.decode(ct.p12())
-		ct.update(bit)
+		bit := d.decodeCounter(&man[t&31])
 		y = y<<1 | bit
 	}
 	n := y + lenUnary
@@ -341,6 +356,10 @@ func (m *runModel) decodeLen(d *rangeDecoder, c byte, r, left int) (int, error) 
 
 // fill sets every byte of b to c.
 func fill(b []byte, c byte) {
+	if len(b) == 1 {
+		b[0] = c
+		return
+	}
 	if len(b) <= 16 {
 		for i := range b {
 			b[i] = c
