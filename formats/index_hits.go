@@ -24,25 +24,33 @@ func NewHitWriter(w *bufio.Writer) *HitWriter { return &HitWriter{w: w} }
 
 // Count writes the line of a pattern that occurs n times.
 func (h *HitWriter) Count(name []byte, n int) error {
-	b := append(h.buf[:0], name...)
-	b = append(b, '\t')
-	b = strconv.AppendInt(b, int64(n), 10)
-	b = append(b, '\n')
-	h.buf = b
-	_, err := h.w.Write(b)
+	h.buf = AppendCount(h.buf[:0], name, n)
+	_, err := h.w.Write(h.buf)
 	return err
 }
 
 // Locate writes the line of one occurrence of a pattern: on sequence seq, at 1-based position
 // pos, on strand '+' or '-'.
 func (h *HitWriter) Locate(name []byte, seq string, pos int, strand byte) error {
-	b := append(h.buf[:0], name...)
+	h.buf = AppendLocate(h.buf[:0], name, seq, pos, strand)
+	_, err := h.w.Write(h.buf)
+	return err
+}
+
+// AppendCount appends to b the count line of a pattern that occurs n times, as Count writes it.
+func AppendCount(b, name []byte, n int) []byte {
+	b = append(b, name...)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, '\n')
+}
+
+// AppendLocate appends to b the line of one occurrence, as Locate writes it.
+func AppendLocate(b, name []byte, seq string, pos int, strand byte) []byte {
+	b = append(b, name...)
 	b = append(b, '\t')
 	b = append(b, seq...)
 	b = append(b, '\t')
 	b = strconv.AppendInt(b, int64(pos), 10)
-	b = append(b, '\t', strand, '\n')
-	h.buf = b
-	_, err := h.w.Write(b)
-	return err
+	return append(b, '\t', strand, '\n')
 }

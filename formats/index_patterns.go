@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -31,6 +32,7 @@ type PatternReader struct {
 	buf   []byte
 	rec   Record
 	err   error
+	carry []byte // ReadLines: the start of a line that the last chunk did not hold
 }
 
 // OpenPatterns opens the patterns at path; "-" reads stdin.
@@ -202,6 +204,89 @@ func (r *PatternReader) readLine() ([]byte, error) {
 		}
 		return nil, r.readError(err)
 	}
+}
+
+// ReadLines reads the next run of whole lines of a one-pattern-a-line input (Format "lines") into
+// buf, reused, and returns them: at least size bytes unless the input ends first, more when a line
+// is longer, always ending at a '\n' or at the end of the input. PatternLines cuts a run into the
+// patterns Next would return, so that a run can be parsed away from the reading goroutine; a
+// read error comes after the whole lines before it, worded and numbered as Next words it.
+// It returns io.EOF after the last line. Next and ReadLines are not to be mixed.
+func (r *PatternReader) ReadLines(buf []byte, size int) ([]byte, error) {
+	if r.fx != nil {
+		return nil, fmt.Errorf("%s: ReadLines of FASTA or FASTQ input", r.name)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	buf = slices.Grow(buf[:0], max(size, len(r.carry)+1))
+	buf = append(buf, r.carry...)
+	r.carry = r.carry[:0]
+	scanned := 0 // bytes of buf known to hold no '\n'
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, len(buf)) // a line longer than a chunk
+		}
+		n, err := r.br.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			r.err = io.EOF
+			if len(buf) == 0 {
+				return nil, io.EOF
+			}
+			r.line += bytes.Count(buf, []byte{'\n'})
+			return buf, nil
+		}
+		if err != nil {
+			// As Next: the whole lines before the error, then the error at the line after them.
+			lines := buf[:bytes.LastIndexByte(buf, '\n')+1]
+			r.line += bytes.Count(lines, []byte{'\n'})
+			r.err = r.readError(err)
+			if len(lines) == 0 {
+				return nil, r.err
+			}
+			return lines, nil
+		}
+		if len(buf) < cap(buf) {
+			continue
+		}
+		if k := bytes.LastIndexByte(buf[scanned:], '\n'); k >= 0 {
+			k += scanned
+			r.carry = append(r.carry, buf[k+1:]...)
+			buf = buf[:k+1]
+			r.line += bytes.Count(buf, []byte{'\n'})
+			return buf, nil
+		}
+		scanned = len(buf)
+	}
+}
+
+// Span is where something lies in a byte slice: b[From:To].
+type Span struct{ From, To int }
+
+// PatternLines appends to dst the spans of the patterns in lines, a run of whole lines from
+// ReadLines, as Next returns them: each line without its surrounding white space, blank lines
+// left out.
+func PatternLines(dst []Span, lines []byte) []Span {
+	for from := 0; from < len(lines); {
+		end := bytes.IndexByte(lines[from:], '\n')
+		next := from + end + 1
+		if end < 0 {
+			end, next = len(lines)-from, len(lines)
+		}
+		a, b := from, from+end
+		for b > a && isSpace[lines[b-1]] {
+			b--
+		}
+		for a < b && isSpace[lines[a]] {
+			a++
+		}
+		if a < b {
+			dst = append(dst, Span{a, b})
+		}
+		from = next
+	}
+	return dst
 }
 
 // Close releases the decompressor and closes the file OpenPatterns opened.

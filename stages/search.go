@@ -20,22 +20,38 @@ type SearchOptions struct {
 	Locate    bool    // print every occurrence, not only their number
 	Threads   int     // workers searching batches
 	BatchSize int     // pattern bases per batch
+	ChunkSize int     // bytes of one-pattern-a-line input per batch; 0: BatchSize
 	Progress  *Progress
 }
 
-// PatternBatch is a unit of search work: a run of records as read (sequences and names), their
-// encoded patterns (one per strand searched, forward first; Encode makes them, on a worker), and
-// the hits.
+// PatternBatch is a unit of search work: a run of records as read, their encoded patterns (one
+// per strand searched, forward first), the hits, and the lines of the table that print them.
+// Everything but reading is done on a worker: Parse, Encode, then the search, then Format.
 type PatternBatch struct {
-	Seqs     []byte
-	SeqEnds  []int // record i's sequence is Seqs[SeqEnds[i-1]:SeqEnds[i]]
-	Names    []byte
-	NameEnds []int // record i's name is Names[NameEnds[i-1]:NameEnds[i]]
-	Pats     kernels.Patterns
-	Hits     kernels.Hits
+	Data  []byte         // the records' bytes: a run of input lines, or names and sequences copied from records
+	Names []formats.Span // record i's name is Data[Names[i].From:Names[i].To]
+	Seqs  []formats.Span // record i's sequence is Data[Seqs[i].From:Seqs[i].To]
+	Pats  kernels.Patterns
+	Hits  kernels.Hits
+	Out   []byte // the batch's lines of the count or locate table
 
-	src            *PatternSource
-	records, bases int64 // read up to and with this batch, for progress
+	Records, Bases int64 // in this batch, once parsed
+
+	src   *PatternSource
+	lines bool // Data is a run of whole lines of one-pattern-a-line input, not yet cut (Parse)
+}
+
+// Parse cuts a run of lines into records; a batch of records read one by one is left as it is.
+func (b *PatternBatch) Parse() {
+	if b.lines {
+		b.Seqs = formats.PatternLines(b.Seqs[:0], b.Data)
+		b.Names = append(b.Names[:0], b.Seqs...) // a line's name is its pattern
+		b.lines = false
+	}
+	b.Records, b.Bases = int64(len(b.Seqs)), 0
+	for _, sp := range b.Seqs {
+		b.Bases += int64(sp.To - sp.From)
+	}
 }
 
 // Encode encodes the batch's records into Pats, against the source's alphabet and strands.
@@ -43,10 +59,8 @@ func (b *PatternBatch) Encode() {
 	s := b.src
 	b.Pats.Reset()
 	fwd, rev := &s.codes[0], &s.codes[1]
-	from := 0
-	for _, end := range b.SeqEnds {
-		seq := b.Seqs[from:end]
-		from = end
+	for _, sp := range b.Seqs {
+		seq := b.Data[sp.From:sp.To]
 		if s.strands.Forward {
 			n := len(b.Pats.Codes)
 			b.Pats.Codes = slices.Grow(b.Pats.Codes, len(seq))[:n+len(seq)]
@@ -69,6 +83,41 @@ func (b *PatternBatch) Encode() {
 	}
 }
 
+// Format writes the batch's lines of the count table, or with locate of the locate table, to Out
+// (see formats.HitWriter): ref names the occurrences' sequences.
+func (b *PatternBatch) Format(ref *kernels.Reference, locate bool) {
+	st := b.src.strands
+	perRecord := 0
+	var strands [2]byte
+	if st.Forward {
+		strands[perRecord] = '+'
+		perRecord++
+	}
+	if st.Reverse {
+		strands[perRecord] = '-'
+		perRecord++
+	}
+	out := b.Out[:0]
+	for r, sp := range b.Names {
+		name := b.Data[sp.From:sp.To]
+		if !locate {
+			n := 0
+			for k := range perRecord {
+				n += int(b.Hits.Count[r*perRecord+k])
+			}
+			out = formats.AppendCount(out, name, n)
+			continue
+		}
+		for k, strand := range strands[:perRecord] {
+			for _, pos := range b.Hits.Positions(r*perRecord + k) {
+				rec, off := ref.RecordOf(int(pos))
+				out = formats.AppendLocate(out, name, ref.Names[rec], off+1, strand)
+			}
+		}
+	}
+	b.Out = out
+}
+
 // codeTables returns the code of each byte as kernels.EncodeQuery encodes it, on the forward
 // strand and complemented, so that a batch is encoded by one lookup a byte.
 func codeTables(alpha *kernels.Alphabet, nucleotidesOnly bool) (t [2][256]byte) {
@@ -79,7 +128,9 @@ func codeTables(alpha *kernels.Alphabet, nucleotidesOnly bool) (t [2][256]byte) 
 	return t
 }
 
-// PatternSource reads pattern files in order and cuts them into PatternBatches.
+// PatternSource reads pattern files in order and cuts them into PatternBatches. One-pattern-a-line
+// input is only read here, in runs of whole lines of about ChunkSize bytes, which Parse cuts on a
+// worker; FASTA and FASTQ records are read here one by one.
 type PatternSource struct {
 	paths     []string
 	alpha     *kernels.Alphabet
@@ -87,13 +138,13 @@ type PatternSource struct {
 	nucOnly   bool
 	batchSize int
 	Stdin     io.Reader // read for the path "-"; nil: os.Stdin
+	ChunkSize int       // bytes of one-pattern-a-line input a batch; 0: the batch size
 
-	file    int
-	rd      *formats.PatternReader
-	pool    sync.Pool    // *PatternBatch, emptied, their buffers kept
-	codes   [2][256]byte // code of each byte, forward and complemented (codeTables)
-	Records int64
-	Bases   int64
+	file  int
+	rd    *formats.PatternReader
+	lines bool         // rd is of one-pattern-a-line input
+	pool  sync.Pool    // *PatternBatch, emptied, their buffers kept
+	codes [2][256]byte // code of each byte, forward and complemented (codeTables)
 }
 
 // NewPatternSource returns a source of the patterns in paths ("-" is stdin), encoded against
@@ -116,9 +167,8 @@ func (s *PatternSource) Close() error {
 // Recycle hands back a batch that is no longer used, so that a later one reuses its buffers.
 func (s *PatternSource) Recycle(b *PatternBatch) {
 	b.Pats.Reset()
-	b.Seqs, b.SeqEnds = b.Seqs[:0], b.SeqEnds[:0]
-	b.Names = b.Names[:0]
-	b.NameEnds = b.NameEnds[:0]
+	b.Data, b.Names, b.Seqs, b.Out = b.Data[:0], b.Names[:0], b.Seqs[:0], b.Out[:0]
+	b.Records, b.Bases, b.lines = 0, 0, false
 	b.Hits.Reset()
 	s.pool.Put(b)
 }
@@ -139,7 +189,27 @@ func (s *PatternSource) Next() (*PatternBatch, error) {
 			if err != nil {
 				return nil, err
 			}
-			s.rd = rd
+			s.rd, s.lines = rd, rd.Format() == "lines"
+		}
+		if s.lines {
+			if len(b.Seqs) > 0 {
+				break // records read one by one end the batch; a run of lines has its own
+			}
+			size := s.ChunkSize
+			if size <= 0 {
+				size = s.batchSize
+			}
+			data, err := s.rd.ReadLines(b.Data, size)
+			if err == nil {
+				b.Data, b.lines = data, true
+				return b, nil
+			}
+			if !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			s.Close()
+			s.file++
+			continue
 		}
 		rec, err := s.rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -150,79 +220,61 @@ func (s *PatternSource) Next() (*PatternBatch, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Records++
-		s.Bases += int64(len(rec.Seq))
-		b.Names = append(b.Names, rec.Name...)
-		b.NameEnds = append(b.NameEnds, len(b.Names))
-		b.Seqs = append(b.Seqs, rec.Seq...)
-		b.SeqEnds = append(b.SeqEnds, len(b.Seqs))
+		n := len(b.Data)
+		b.Data = append(b.Data, rec.Name...)
+		b.Names = append(b.Names, formats.Span{From: n, To: len(b.Data)})
+		n = len(b.Data)
+		b.Data = append(b.Data, rec.Seq...)
+		b.Seqs = append(b.Seqs, formats.Span{From: n, To: len(b.Data)})
 		bases += len(rec.Seq) + 16 // a pattern costs a little whatever its length
 	}
-	if len(b.NameEnds) == 0 {
+	if len(b.Seqs) == 0 {
 		return nil, io.EOF
 	}
-	b.records, b.bases = s.Records, s.Bases
 	return b, nil
 }
 
 // Search searches every pattern of the files in paths with s, over the reference of ix, and
-// writes the count or locate table (see formats.HitWriter) to w in input order.
+// writes the count or locate table (see formats.HitWriter) to w in input order. Reading the input
+// is the only step on one goroutine; cutting it into patterns, encoding, searching and formatting
+// run on the workers, and the sink writes each batch's text in order.
 func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Searcher, paths []string, stdin io.Reader, w io.Writer) error {
 	src := NewPatternSource(paths, &ix.Ref.Alpha, opts.Strands, ix.NucleotidesOnly, opts.BatchSize)
-	src.Stdin = stdin
+	src.Stdin, src.ChunkSize = stdin, opts.ChunkSize
 	defer src.Close()
 	bw := bufio.NewWriterSize(w, 1<<20)
-	out := formats.NewHitWriter(bw)
-	perRecord := 0
-	var strands []byte
-	if opts.Strands.Forward {
-		perRecord++
-		strands = append(strands, '+')
-	}
-	if opts.Strands.Reverse {
-		perRecord++
-		strands = append(strands, '-')
-	}
 	ref := ix.Ref
 	start := time.Now()
+	var records, bases int64
 	threads := max(opts.Threads, 1)
 	err := stream.OrderedMap(ctx, stream.Options{Workers: threads, Window: 2*threads + 1},
 		func() (*PatternBatch, error) { return src.Next() },
 		func(_ context.Context, b *PatternBatch) (*PatternBatch, error) {
+			b.Parse()
+			if len(b.Seqs) == 0 {
+				b.Out = b.Out[:0]
+				return b, nil
+			}
 			b.Encode()
-			return b, s.Search(&b.Pats, opts.Locate, &b.Hits)
+			if err := s.Search(&b.Pats, opts.Locate, &b.Hits); err != nil {
+				return nil, err
+			}
+			b.Format(ref, opts.Locate)
+			return b, nil
 		},
 		func(b *PatternBatch) error {
-			from := 0
-			for r, end := range b.NameEnds {
-				name := b.Names[from:end]
-				from = end
-				if !opts.Locate {
-					n := 0
-					for k := range perRecord {
-						n += int(b.Hits.Count[r*perRecord+k])
-					}
-					if err := out.Count(name, n); err != nil {
-						return err
-					}
-					continue
-				}
-				for k, strand := range strands {
-					for _, pos := range b.Hits.Positions(r*perRecord + k) {
-						rec, off := ref.RecordOf(int(pos))
-						if err := out.Locate(name, ref.Names[rec], off+1, strand); err != nil {
-							return err
-						}
-					}
-				}
+			if _, err := bw.Write(b.Out); err != nil {
+				return err
 			}
-			opts.Progress.Update(b.records, b.bases, time.Since(start))
+			records += b.Records
+			bases += b.Bases
+			opts.Progress.Update(records, bases, time.Since(start))
 			src.Recycle(b)
 			return nil
 		})
 	if err != nil {
 		return err
 	}
-	opts.Progress.Done(src.Records, src.Bases, time.Since(start))
+	opts.Progress.Done(records, bases, time.Since(start))
 	return bw.Flush()
 }

@@ -1,0 +1,103 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// TestSearchChunked: one-pattern-a-line input cut into runs of any size (down to one byte, so that
+// run boundaries fall everywhere) prints what the same patterns as FASTA records print (read one
+// by one), and both agree with a brute-force search.
+func TestSearchChunked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	dir := t.TempDir()
+	rounds := 20
+	if testing.Short() {
+		rounds = 6
+	}
+	for r := range rounds {
+		fa, recs := randomFasta(rng, 1+rng.IntN(3), 500)
+		var recNames []string
+		for i := range recs {
+			recNames = append(recNames, fmt.Sprintf("rec%d", i+1))
+		}
+		ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", fa), false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := strings.Join(recs, "")
+		var seqs []string
+		var lines, fasta strings.Builder
+		for range 1 + rng.IntN(80) {
+			l := 1 + rng.IntN(12)
+			a := rng.IntN(len(all) - l + 1)
+			p := all[a : a+l]
+			if rng.IntN(5) == 0 {
+				p = revComp(p)
+			}
+			seqs = append(seqs, p)
+			fmt.Fprintf(&lines, "%s%s%s\n", strings.Repeat(" ", rng.IntN(2)), p, []string{"", "\r", " \t"}[rng.IntN(3)])
+			if rng.IntN(4) == 0 {
+				lines.WriteString("\n \n")
+			}
+			fmt.Fprintf(&fasta, ">%s\n%s\n", p, p)
+		}
+		strands := []Strands{{Forward: true}, {Reverse: true}, {Forward: true, Reverse: true}}[rng.IntN(3)]
+		locate := rng.IntN(2) == 0
+		want := naiveSearchTable(seqs, seqs, recNames, recs, strands, locate, false)
+		s, err := ix.Searcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := func(in string, chunk, threads int) string {
+			opts := SearchOptions{Strands: strands, Locate: locate, Threads: threads, BatchSize: 1 + rng.IntN(100), ChunkSize: chunk}
+			var got bytes.Buffer
+			if err := Search(context.Background(), opts, ix, s, []string{"-"}, strings.NewReader(in), &got); err != nil {
+				t.Fatalf("round %d: %v", r, err)
+			}
+			return got.String()
+		}
+		if got := run(fasta.String(), 0, 2); got != want {
+			t.Fatalf("round %d, FASTA: got\n%s\nwant\n%s", r, got, want)
+		}
+		for chunk := 1; chunk < 200; chunk += 1 + chunk/8 {
+			if got := run(lines.String(), chunk, 1+chunk%3); got != want {
+				t.Fatalf("round %d, runs of %d bytes: got\n%s\nwant\n%s", r, chunk, got, want)
+			}
+		}
+	}
+}
+
+// TestSearchChunkedReadError: a read error in one-pattern-a-line input is reported with the line
+// Next reports it at, whatever the run size.
+func TestSearchChunkedReadError(t *testing.T) {
+	dir := t.TempDir()
+	ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", ">r\nACGTACGTTTGACCA\n"), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ix.Searcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, chunk := range []int{1, 3, 7, 100} {
+		in := io.MultiReader(strings.NewReader("ACG\n\nTTG\nCCA\nGG"), &failingReader{errors.New("disk on fire")})
+		opts := SearchOptions{Strands: Strands{Forward: true}, Threads: 2, BatchSize: 10, ChunkSize: chunk}
+		err := Search(context.Background(), opts, ix, s, []string{"-"}, in, io.Discard)
+		if err == nil || err.Error() != "stdin: line 5: disk on fire" {
+			t.Errorf("runs of %d: got %v", chunk, err)
+		}
+	}
+}
+
+type failingReader struct{ err error }
+
+func (f *failingReader) Read([]byte) (int, error) { return 0, f.err }
