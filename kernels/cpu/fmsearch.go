@@ -25,7 +25,9 @@ type Searcher struct {
 
 type searchScratch struct {
 	iv   []Interval
-	sink uint64 // what the lanes' cache-touching loads read; never used
+	rest []int32 // the patterns the forward search leaves to the backward one
+	pf   prefetcher
+	sink uint64  // what the cache-touching loads read; never used
 }
 
 // Interval is the outcome of one pattern's search: its occurrences start at SA[k]-Shift for the
@@ -64,7 +66,7 @@ func (s *Searcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits) err
 	defer s.pool.Put(sc)
 	np := b.Len()
 	iv := slices.Grow(sc.iv[:0], np)[:np]
-	s.p.searchLanes(b, s.kmers, iv, &sc.sink)
+	s.search(b, iv, sc)
 	sc.iv = iv
 	return s.AppendHits(iv, locate, h)
 }
@@ -72,8 +74,22 @@ func (s *Searcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits) err
 // Intervals writes the outcome of the search of each pattern of b to iv (len(iv) == b.Len()):
 // the CPU twin of a device's search.
 func (s *Searcher) Intervals(b *kernels.Patterns, iv []Interval) {
-	var sink uint64
-	s.p.searchLanes(b, s.kmers, iv, &sink)
+	sc := s.pool.Get().(*searchScratch)
+	defer s.pool.Put(sc)
+	s.search(b, iv, sc)
+}
+
+// search writes the outcome of each pattern of b to iv: by forward search from the k-mer table
+// where it can (fmsearch_forward.go), by backward search for the others.
+func (s *Searcher) search(b *kernels.Patterns, iv []Interval, sc *searchScratch) {
+	if s.kmers == nil {
+		s.p.searchLanes(b, nil, nil, iv, &sc.sink)
+		return
+	}
+	sc.rest = s.p.searchForward(b, s.kmers, iv, sc.rest[:0], &sc.pf)
+	if len(sc.rest) > 0 {
+		s.p.searchLanes(b, s.kmers, sc.rest, iv, &sc.sink)
+	}
 }
 
 // AppendHits appends to h the hits of the patterns whose intervals are iv, located if locate. An
@@ -155,16 +171,23 @@ const (
 	laneText        // comparing the pattern's rest with the text
 )
 
-// searchLanes runs the backward search of every pattern of b, searchLanes at a time, and writes
-// the outcome of pattern i to iv[i]. A lane whose pattern ends takes the next one, so that lanes
-// stay full whatever the patterns' lengths.
-func (p *Page) searchLanes(b *kernels.Patterns, kmers *KmerTable, iv []Interval, sink *uint64) {
+// searchLanes runs the backward search of the patterns of b whose indices are in order (of every
+// pattern if order is nil), searchLanes at a time, and writes the outcome of pattern i to iv[i].
+// A lane whose pattern ends takes the next one, so that lanes stay full whatever the patterns'
+// lengths.
+func (p *Page) searchLanes(b *kernels.Patterns, kmers *KmerTable, order []int32, iv []Interval, sink *uint64) {
 	var ls [searchLanes]searchLane
 	np, next := b.Len(), 0
+	if order != nil {
+		np = len(order)
+	}
 	// start loads the next pattern that needs a search into l, settling the trivial ones.
 	start := func(l *searchLane) bool {
 		for next < np {
 			i := next
+			if order != nil {
+				i = int(order[i])
+			}
 			next++
 			pat := b.Pattern(i)
 			if len(pat) == 0 {

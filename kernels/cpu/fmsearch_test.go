@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/sapipe/sapipe/kernels"
@@ -62,12 +64,14 @@ func naiveSearch(text, pat []byte) []int32 {
 	if len(pat) == 0 || bytes.ContainsFunc(pat, func(r rune) bool { return r < kernels.FirstCode }) {
 		return nil
 	}
-	for i := 0; i+len(pat) <= len(text); i++ {
-		if bytes.Equal(text[i:i+len(pat)], pat) {
-			out = append(out, int32(i))
+	for i := 0; ; {
+		j := bytes.Index(text[i:], pat)
+		if j < 0 {
+			return out
 		}
+		out = append(out, int32(i+j))
+		i += j + 1
 	}
-	return out
 }
 
 func checkSearch(t *testing.T, s kernels.Searcher, text []byte, ps *kernels.Patterns, what string) {
@@ -116,6 +120,123 @@ func TestSearchNaive(t *testing.T) {
 		}
 		ps := searchPatterns(rng, text, sigma, 1+rng.IntN(100), 1+rng.IntN(40))
 		checkSearch(t, s, text, ps, fmt.Sprintf("round %d (n %d, sigma %d, k-mer table %v)", r, n, sigma, kt != nil))
+	}
+}
+
+// searchTextKinds makes texts of 4 matchable codes (DNA) of the kinds a forward search from the
+// k-mer table must get right: random, one symbol repeated (a k-mer's rows are all rows),
+// periodic, random with long repeats, and several records with separators between them.
+func searchTextKinds(rng *rand.Rand, n int) map[string][]byte {
+	dna := func(n int) []byte {
+		t := make([]byte, n)
+		for i := range t {
+			t[i] = byte(kernels.FirstCode + rng.IntN(4))
+		}
+		return t
+	}
+	texts := map[string][]byte{"random": dna(n)}
+	texts["all-A"] = bytes.Repeat([]byte{kernels.FirstCode}, n)
+	period := dna(1 + rng.IntN(7))
+	texts["periodic"] = bytes.Repeat(period, n/len(period)+1)[:n]
+	rep := dna(n)
+	for range 8 { // long repeats, a few to many copies: table rows of every size
+		l := 1 + rng.IntN(min(60, n/2))
+		src := rep[rng.IntN(n-l):]
+		for range rng.IntN(40) {
+			copy(rep[rng.IntN(n-l):], src[:l])
+		}
+	}
+	texts["repeats"] = rep
+	var multi []byte
+	for len(multi) < n {
+		if len(multi) > 0 {
+			multi = append(multi, kernels.CodeNone)
+		}
+		multi = append(multi, dna(1+rng.IntN(n/4+1))...)
+	}
+	texts["records"] = multi
+	return texts
+}
+
+// dnaPatterns draws count patterns from text: substrings (some with a symbol changed, an N put
+// in or a code that cannot match), their extensions across record ends, random DNA, empty ones,
+// of lengths around k.
+func dnaPatterns(rng *rand.Rand, text []byte, k, count int) *kernels.Patterns {
+	var ps kernels.Patterns
+	for range count {
+		var l int
+		switch rng.IntN(4) {
+		case 0:
+			l = rng.IntN(k + 3)
+		case 1:
+			l = max(0, k-2+rng.IntN(12))
+		default:
+			l = rng.IntN(160)
+		}
+		l = min(l, len(text))
+		a := rng.IntN(len(text) - l + 1)
+		pat := slices.Clone(text[a : a+l])
+		if l > 0 {
+			switch rng.IntN(12) {
+			case 0:
+				pat[rng.IntN(l)] = byte(kernels.FirstCode + rng.IntN(4))
+			case 1:
+				pat[rng.IntN(l)] = kernels.CodeNone
+			case 2:
+				pat[rng.IntN(l)] = byte([]int{0, 6, 7, 255}[rng.IntN(4)])
+			case 3:
+				for i := range pat {
+					pat[i] = byte(kernels.FirstCode + rng.IntN(4))
+				}
+			}
+		}
+		ps.Add(pat)
+	}
+	return &ps
+}
+
+// TestSearchDNA compares count and locate with a brute-force scan on the texts of
+// searchTextKinds, with no k-mer table, tables of k-mers shorter and longer than the patterns,
+// and the table an index would have; and Intervals with Search.
+func TestSearchDNA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 4))
+	sizes := []int{50, 700, 5000, 40000}
+	if testing.Short() {
+		sizes = sizes[:3]
+	}
+	for _, n := range sizes {
+		for name, text := range searchTextKinds(rng, n) {
+			p := NewPage(text, 6, 0, len(text), len(text))
+			for _, k := range []int{0, 1, 3, KmerLength(len(text), 6), 8} {
+				var kt *KmerTable
+				if k > 0 {
+					kt = BuildKmerTable(p, k)
+				}
+				s, err := NewSearcher(p, kt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				count := 300 + rng.IntN(300)
+				if name == "all-A" || name == "periodic" { // thousands of hits each
+					count = 2000000 / len(text)
+				}
+				ps := dnaPatterns(rng, text, max(k, 1), count)
+				what := fmt.Sprintf("%s text of %d, %d-mer table", name, len(text), k)
+				checkSearch(t, s, text, ps, what)
+				iv := make([]Interval, ps.Len())
+				s.Intervals(ps, iv)
+				var hi, hs kernels.Hits
+				if err := s.AppendHits(iv, true, &hi); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Search(ps, true, &hs); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(hi.Count, hs.Count) || !slices.Equal(hi.Pos, hs.Pos) {
+					t.Fatalf("%s: Intervals' hits differ from Search's", what)
+				}
+			}
+		}
 	}
 }
 
@@ -222,4 +343,83 @@ func BenchmarkSearch(b *testing.B) {
 			b.ReportMetric(float64(ps.Len())*float64(b.N)/b.Elapsed().Seconds(), "patterns/s")
 		})
 	}
+}
+
+// ecoliSearch is the page, k-mer table and patterns of BenchmarkSearchEcoli, built once.
+var ecoliSearch struct {
+	sync.Once
+	s    *Searcher
+	pats kernels.Patterns
+	err  error
+}
+
+// BenchmarkSearchEcoli counts and locates 200,000 patterns of 20 to 150 bases drawn from the E.
+// coli genome (../shared/data/ecoli.fa or bench-data/ecoli.fa; skipped without either), as `sapipe count` does with the
+// patterns of tools/benchpat: a real genome's repeats give the k-mer table intervals of all sizes.
+func BenchmarkSearchEcoli(b *testing.B) {
+	e := loadEcoliSearch()
+	if e.err != nil {
+		b.Skip(e.err)
+	}
+	for _, locate := range []bool{false, true} {
+		name := "count"
+		if locate {
+			name = "locate"
+		}
+		b.Run(name, func(b *testing.B) {
+			var h kernels.Hits
+			b.SetBytes(int64(len(e.pats.Codes)))
+			for b.Loop() {
+				h.Reset()
+				if err := e.s.Search(&e.pats, locate, &h); err != nil {
+					b.Fatal(err)
+				}
+			}
+			np := float64(e.pats.Len()) * float64(b.N)
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/np, "ns/pattern")
+		})
+	}
+}
+
+// loadEcoliSearch builds ecoliSearch once.
+func loadEcoliSearch() *struct {
+	sync.Once
+	s    *Searcher
+	pats kernels.Patterns
+	err  error
+} {
+	e := &ecoliSearch
+	e.Do(func() {
+		data, err := os.ReadFile("../../../shared/data/ecoli.fa")
+		if err != nil {
+			data, err = os.ReadFile("../../bench-data/ecoli.fa")
+		}
+		if err != nil {
+			e.err = err
+			return
+		}
+		var text []byte
+		for line := range bytes.Lines(data) {
+			if line[0] == '>' {
+				continue
+			}
+			for _, c := range bytes.TrimSpace(line) {
+				code := byte(kernels.CodeNone)
+				if i := bytes.IndexByte([]byte("ACGT"), c&^0x20); i >= 0 {
+					code = byte(kernels.FirstCode + i)
+				}
+				text = append(text, code)
+			}
+		}
+		n := len(text)
+		p := NewPage(text, 6, 0, n, n)
+		e.s, e.err = NewSearcher(p, BuildKmerTable(p, KmerLength(n, 6)))
+		rng := rand.New(rand.NewPCG(1, 7))
+		for range 200000 {
+			l := 20 + rng.IntN(131)
+			a := rng.IntN(n - l + 1)
+			e.pats.Add(text[a : a+l])
+		}
+	})
+	return e
 }
