@@ -27,7 +27,7 @@ type searchScratch struct {
 	iv   []Interval
 	rest []int32 // the patterns the forward search leaves to the backward one
 	pf   prefetcher
-	sink uint64  // what the cache-touching loads read; never used
+	sink uint64 // what the cache-touching loads read; never used
 }
 
 // Interval is the outcome of one pattern's search: its occurrences start at SA[k]-Shift for the
