@@ -110,18 +110,32 @@ func Compress(ctx context.Context, b kernels.Backend, opts CompressOptions, r io
 	return st, nil
 }
 
+// sampledBWTBackend is a backend that makes a block's transform and sampled rows itself (the GPU).
+type sampledBWTBackend interface {
+	BWTSampled(text, dst []byte, shift uint, threads int) (primary int, samples []uint32, err error)
+}
+
 // compressBlock sorts, transforms and codes one block; its number is set by the writer.
 func compressBlock(b kernels.Backend, data []byte, threads int, bopts bwz.BlockOptions) (compressed, error) {
 	n := len(data)
 	t0 := time.Now()
-	sa := make([]int32, n)
-	if err := b.SuffixArray(data, sa); err != nil {
-		return compressed{}, fmt.Errorf("sorting a block of %d bytes on %s: %w", n, b.Name(), err)
+	bwt := make([]byte, n)
+	var primary int
+	var samples []uint32
+	if sb, ok := b.(sampledBWTBackend); ok {
+		// The device returns the transform and its samples, not the 4-byte-a-byte suffix array.
+		var err error
+		if primary, samples, err = sb.BWTSampled(data, bwt, bwz.SampleShift, threads); err != nil {
+			return compressed{}, fmt.Errorf("sorting a block of %d bytes on %s: %w", n, b.Name(), err)
+		}
+	} else {
+		sa := make([]int32, n)
+		if err := b.SuffixArray(data, sa); err != nil {
+			return compressed{}, fmt.Errorf("sorting a block of %d bytes on %s: %w", n, b.Name(), err)
+		}
+		primary, samples = cpu.BWTSampled(data, sa, bwt, bwz.SampleShift, threads)
 	}
 	t1 := time.Now()
-	bwt := make([]byte, n)
-	primary, samples := cpu.BWTSampled(data, sa, bwt, bwz.SampleShift, threads)
-	sa = nil
 	payload, err := bwz.EncodeBlock(make([]byte, 0, n/3+1024), bwt, samples, bopts)
 	if err != nil {
 		return compressed{}, err

@@ -90,7 +90,7 @@ func (b *Backend) SuffixArray(text []byte, sa []int32) error {
 		return nil
 	}
 	err := b.dev.run(func() error {
-		_, err := b.dev.suffixArray(text, sa, nil, nil)
+		_, err := b.dev.suffixArray(text, sa, nil, nil, 0, nil)
 		return err
 	})
 	if errors.Is(err, errNoRoom) {
@@ -121,7 +121,7 @@ func (b *Backend) BWT(src, dst [][]byte, primary []int) error {
 			continue
 		}
 		err := b.dev.run(func() error {
-			p, err := b.dev.suffixArray(s, nil, dst[i], nil)
+			p, err := b.dev.suffixArray(s, nil, dst[i], nil, 0, nil)
 			primary[i] = p
 			return err
 		})
@@ -136,11 +136,46 @@ func (b *Backend) BWT(src, dst [][]byte, primary []int) error {
 	return nil
 }
 
+// BWTSampled writes the transform of text to dst and returns its primary index and the rows of
+// every 1<<shift-th text position (kernels/cpu.BWTSampled's result), built on the GPU; only the
+// transform and the samples cross back, not the suffix array. A text too large for the GPU
+// memory left is done on the CPU, with a note.
+func (b *Backend) BWTSampled(text, dst []byte, shift uint, threads int) (int, []uint32, error) {
+	n := len(text)
+	if len(dst) != n {
+		return 0, nil, fmt.Errorf("BWT of %d bytes into %d", n, len(dst))
+	}
+	if int64(n) > 1<<31-1 {
+		return 0, nil, kernels.ErrTooLarge
+	}
+	if n <= 1 || shift >= 31 {
+		p, s := cpu.BWTSampled(text, make([]int32, n), dst, shift, threads) // [0] is the SA of one byte
+		return p, s, nil
+	}
+	samples := make([]uint32, (n-1)>>shift)
+	var primary int
+	err := b.dev.run(func() error {
+		p, err := b.dev.suffixArray(text, nil, dst, samples, shift, nil)
+		primary = p
+		return err
+	})
+	if errors.Is(err, errNoRoom) {
+		b.note(fmt.Sprintf("BWT on the CPU: %v", err))
+		sa := make([]int32, n)
+		if err := b.cpu.SuffixArray(text, sa); err != nil {
+			return 0, nil, err
+		}
+		p, s := cpu.BWTSampled(text, sa, dst, shift, threads)
+		return p, s, nil
+	}
+	return primary, samples, err
+}
+
 // suffixArrayStats is SuffixArray with the construction's statistics, for tests and benchmarks.
 func (b *Backend) suffixArrayStats(text []byte, sa []int32) (saStats, error) {
 	var st saStats
 	err := b.dev.run(func() error {
-		_, err := b.dev.suffixArray(text, sa, nil, &st)
+		_, err := b.dev.suffixArray(text, sa, nil, nil, 0, &st)
 		return err
 	})
 	return st, err

@@ -313,6 +313,35 @@ func TestGPUBWT(t *testing.T) {
 	}
 }
 
+// TestGPUBWTSampled: the transform and the sampled rows (what the compressor stores) come back
+// from the device as kernels/cpu.BWTSampled computes them, for every sampling distance that
+// leaves samples in the text, and for texts of 0 and 1 byte.
+func TestGPUBWTSampled(t *testing.T) {
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	cases := append(saCases(rng, true), textCase{"empty", nil}, textCase{"one", []byte{'x'}},
+		textCase{"dna-3e6", randomDNA(rng, 3_000_000)})
+	for _, c := range cases {
+		for _, shift := range []uint{1, 3, 7, 16} {
+			n := len(c.text)
+			dst, want := bytes.Repeat([]byte{0xee}, n), make([]byte, n)
+			p, samples, err := b.BWTSampled(c.text, dst, shift, 2)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			sa := make([]int32, n)
+			if n > 0 {
+				sa = cpuSA(c.text)
+			}
+			wantP, wantS := cpu.BWTSampled(c.text, sa, want, shift, 2)
+			if !bytes.Equal(dst, want) || p != wantP || !slices.Equal(samples, wantS) {
+				t.Fatalf("%s (%d bytes, shift %d): GPU transform or samples differ from the CPU's (primary %d, want %d; %d samples, want %d)",
+					c.name, n, shift, p, wantP, len(samples), len(wantS))
+			}
+		}
+	}
+}
+
 // TestGPUConcurrent: several goroutines share one backend; their work is serialised on the
 // device goroutine and each gets its own answer.
 func TestGPUConcurrent(t *testing.T) {

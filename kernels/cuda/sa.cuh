@@ -389,6 +389,17 @@ extern "C" __global__ void sa_large_unpack(u32 mLarge, const u64 *__restrict__ k
 	sa[e] = vals[e];
 }
 
+// bwt_samples records, for every sampled text position s = k << shift (k >= 1), the row of its
+// suffix in the transform's numbering (SA index + 1, row 0 being the sentinel's): samples[k-1],
+// as kernels/cpu.BWTSampled does, so that the inverse transform can start walks there.
+extern "C" __global__ void bwt_samples(const u32 *__restrict__ sa, u32 n, u32 shift, u32 *__restrict__ samples) {
+	u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) return;
+	u32 s = sa[i];
+	if (s == 0 || (s & ((1u << shift) - 1)) != 0) return;
+	samples[(s >> shift) - 1] = (u32)i + 1;
+}
+
 // bwt_gather writes the transform (kernels.BWTFromSA) from the finished SA and rank arrays:
 // rank[0] is the row of the whole text, which the transform leaves out.
 extern "C" __global__ void bwt_gather(const u8 *__restrict__ text, const u32 *__restrict__ sa, const u32 *__restrict__ rank, u32 n,

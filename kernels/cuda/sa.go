@@ -301,8 +301,10 @@ func (d *device) radixSortSplit(b *saBuffers, k, v [2]devPtr, n, lo, hi int) (in
 func bitsFor(x uint64) int { return max(bits.Len64(x), 1) }
 
 // suffixArray builds the suffix array of text (len >= 2) on the device. With bwt nil it copies
-// the SA to sa; otherwise it copies only the transform to bwt and returns the primary index.
-func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (primary int, err error) {
+// the SA to sa; otherwise it copies only the transform to bwt and returns the primary index, and
+// fills samples (when not nil, (len(text)-1) >> shift entries) with the rows of the sampled text
+// positions, as kernels/cpu.BWTSampled does.
+func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, samples []uint32, shift uint, st *saStats) (primary int, err error) {
 	n := len(text)
 	var measure carver
 	layout(&measure, n)
@@ -466,6 +468,15 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, st *saStats) (
 	}
 	if err := d.receive(bwt, b.head); err != nil {
 		return 0, err
+	}
+	if len(samples) > 0 {
+		// The sort keys are free by now: they take the samples.
+		if err := d.launch("bwt_samples", ceilDiv(n, 256), 256, 0, saDev, uint32(n), uint32(shift), b.key); err != nil {
+			return 0, err
+		}
+		if err := d.toHost(unsafe.Pointer(&samples[0]), b.key, 4*len(samples)); err != nil {
+			return 0, err
+		}
 	}
 	var p uint32
 	if err := d.toHost(unsafe.Pointer(&p), b.totals, 4); err != nil {
