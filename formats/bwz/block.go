@@ -15,7 +15,7 @@ const (
 )
 
 const (
-	payloadVersion = 1
+	payloadVersion = 2
 	// DefaultSegmentSize is how much of a block's transform one model codes; segments are coded
 	// and decoded in parallel, and each starts its models afresh.
 	DefaultSegmentSize = 8 << 20

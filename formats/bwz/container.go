@@ -13,7 +13,7 @@ import (
 
 const (
 	// Version is the container version this package writes and reads.
-	Version = 1
+	Version = 2
 	// MaxBlockSize is the largest block a stream may declare.
 	MaxBlockSize = 1 << 30
 

@@ -111,7 +111,7 @@ func TestReaderRejects(t *testing.T) {
 		{"bzip2", []byte("BZh91AY&SY")},
 		{"half magic", good[:2]},
 		{"header only", good[:headerLen]},
-		{"version", mod(func(b []byte) []byte { b[4] = 2; return b })},
+		{"version", mod(func(b []byte) []byte { b[4] = Version + 1; return b })},
 		{"header crc", mod(func(b []byte) []byte { b[13] ^= 1; return b })},
 		{"no trailer", good[:len(good)-trailerLen]},
 		{"garbage after", append(append([]byte(nil), good...), 0, 1, 2)},

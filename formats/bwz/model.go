@@ -83,18 +83,29 @@ func (c *counter) update(bit int) {
 	c.n = min(n+1, counterLimit)
 }
 
-// A mixer combines the stretched probabilities of three or four counters, plus a bias input of
+// A mixer combines the stretched probabilities of two or three counters, plus a bias input of
 // 256, with a weight set (16.16 fixed point) chosen by a context, and learns the weights online.
-// The coders keep their weight sets in arrays laid out for their contexts and call these
-// functions on one set at a time, with the inputs in registers rather than in a mixer's state.
+// The coders keep their weight sets in arrays laid out for their contexts, and code each decision
+// with one call (encodeMix3, decodeMix2, ...) that mixes, codes the bit and learns, with the
+// inputs, weights and coder state in registers: the steps are written out in each of these
+// functions rather than called, since the compiler would not inline them.
+//
+// A mix that was nearly right (its error under skip/4096) leaves its weights alone: such steps
+// are tiny, and skipping them is most of the work saved on predictable data.
 
-// mixWeights is one weight set: the inputs' weights in 0..3 (0..2 for three inputs), the bias's
-// weight in biasWeight.
-type mixWeights [8]int32
+// mixWeights is one weight set: the inputs' weights in 0..2, the bias's weight in biasWeight.
+type mixWeights [4]int32
 
-const biasWeight = 4
+const biasWeight = 3
 
-// init sets the first inputs weights to 1/parts each and the others to 0.
+// learnRate is how a mixer learns: its weights move by the error times the input, shifted right
+// by shift, unless the error is under skip.
+type learnRate struct {
+	shift uint
+	skip  int32
+}
+
+// init sets the first inputs weights to 65536/parts each and the others to 0.
 func (w *mixWeights) init(inputs int, parts int32) {
 	*w = mixWeights{}
 	for i := 0; i < inputs; i++ {
@@ -102,46 +113,47 @@ func (w *mixWeights) init(inputs int, parts int32) {
 	}
 }
 
-// mix4 and mix3 return the mixed probability of a 1, in 1/4096ths.
-func (w *mixWeights) mix4(a, b, c, d int32) int {
-	dot := int64(a)*int64(w[0]) + int64(b)*int64(w[1]) + int64(c)*int64(w[2]) + int64(d)*int64(w[3]) +
-		256*int64(w[biasWeight])
-	return squash(int(dot >> 16))
-}
-
+// mix3 and mix2 return the mixed probability of a 1, in 1/4096ths.
 func (w *mixWeights) mix3(a, b, c int32) int {
 	dot := int64(a)*int64(w[0]) + int64(b)*int64(w[1]) + int64(c)*int64(w[2]) + 256*int64(w[biasWeight])
 	return squash(int(dot >> 16))
 }
 
-// learn4 and learn3 move the weights of a mix that gave probability p towards the bit coded,
-// each by its input times the error, shifted right by shift (rounded).
-func (w *mixWeights) learn4(a, b, c, d int32, bit, p int, shift uint) {
-	err := int32(bit<<probBits - p)
-	r := int32(1) << (shift - 1)
-	w[0] = clampWeight(w[0] + (a*err+r)>>shift)
-	w[1] = clampWeight(w[1] + (b*err+r)>>shift)
-	w[2] = clampWeight(w[2] + (c*err+r)>>shift)
-	w[3] = clampWeight(w[3] + (d*err+r)>>shift)
-	w[biasWeight] = clampWeight(w[biasWeight] + (256*err+r)>>shift)
+func (w *mixWeights) mix2(a, b int32) int {
+	dot := int64(a)*int64(w[0]) + int64(b)*int64(w[1]) + 256*int64(w[biasWeight])
+	return squash(int(dot >> 16))
 }
 
-func (w *mixWeights) learn3(a, b, c int32, bit, p int, shift uint) {
-	err := int32(bit<<probBits - p)
-	r := int32(1) << (shift - 1)
-	w[0] = clampWeight(w[0] + (a*err+r)>>shift)
-	w[1] = clampWeight(w[1] + (b*err+r)>>shift)
-	w[2] = clampWeight(w[2] + (c*err+r)>>shift)
-	w[biasWeight] = clampWeight(w[biasWeight] + (256*err+r)>>shift)
+// learns tells whether a mix with error err (the bit in 1/4096ths less the probability) moves its
+// weights.
+func (lr learnRate) learns(err int32) bool { return uint32(err+lr.skip-1) > uint32(2*lr.skip-2) }
+
+// step is one weight's move for input x and error err, rounded.
+func (lr learnRate) step(w, x, err int32) int32 {
+	return clampWeight(w + (x*err+1<<(lr.shift-1))>>lr.shift)
 }
 
-// encodeMix4 codes bit with the mix of four counters under weights w and updates them all;
-// decodeMix4 is its twin. Each is one call doing a whole decision, so that the coder's state, the
-// inputs and the weights stay in registers: the coding and learning steps are written out here
-// rather than called (the compiler would not inline them).
-func (e *rangeEncoder) encodeMix4(bit int, c0, c1, c2, c3 *counter, w *mixWeights, shift uint) {
-	s0, s1, s2, s3 := c0.st(), c1.st(), c2.st(), c3.st()
-	p := w.mix4(s0, s1, s2, s3)
+// learn3 and learn2 move the weights of a mix that gave probability p towards the bit coded.
+func (w *mixWeights) learn3(s0, s1, s2 int32, bit, p int, lr learnRate) {
+	err := int32(bit<<probBits - p)
+	w[0] = lr.step(w[0], s0, err)
+	w[1] = lr.step(w[1], s1, err)
+	w[2] = lr.step(w[2], s2, err)
+	w[biasWeight] = lr.step(w[biasWeight], 256, err)
+}
+
+func (w *mixWeights) learn2(s0, s1 int32, bit, p int, lr learnRate) {
+	err := int32(bit<<probBits - p)
+	w[0] = lr.step(w[0], s0, err)
+	w[1] = lr.step(w[1], s1, err)
+	w[biasWeight] = lr.step(w[biasWeight], 256, err)
+}
+
+// encodeMix3 codes bit with the mix of three counters under weights w and updates them all;
+// decodeMix3 is its twin.
+func (e *rangeEncoder) encodeMix3(bit int, c0, c1, c2 *counter, w *mixWeights, lr learnRate) {
+	s0, s1, s2 := c0.st(), c1.st(), c2.st()
+	p := w.mix3(s0, s1, s2)
 
 	bound := (e.rng >> probBits) * uint32(p)
 	one := uint32(bit) - 1
@@ -151,22 +163,17 @@ func (e *rangeEncoder) encodeMix4(bit int, c0, c1, c2, c3 *counter, w *mixWeight
 		e.renormalize()
 	}
 
-	err := int32(bit<<probBits - p)
-	r := int32(1) << (shift - 1)
-	w[0] = clampWeight(w[0] + (s0*err+r)>>shift)
-	w[1] = clampWeight(w[1] + (s1*err+r)>>shift)
-	w[2] = clampWeight(w[2] + (s2*err+r)>>shift)
-	w[3] = clampWeight(w[3] + (s3*err+r)>>shift)
-	w[biasWeight] = clampWeight(w[biasWeight] + (256*err+r)>>shift)
+	if lr.learns(int32(bit<<probBits - p)) {
+		w.learn3(s0, s1, s2, bit, p, lr)
+	}
 	c0.update(bit)
 	c1.update(bit)
 	c2.update(bit)
-	c3.update(bit)
 }
 
-func (d *rangeDecoder) decodeMix4(c0, c1, c2, c3 *counter, w *mixWeights, shift uint) int {
-	s0, s1, s2, s3 := c0.st(), c1.st(), c2.st(), c3.st()
-	p := w.mix4(s0, s1, s2, s3)
+func (d *rangeDecoder) decodeMix3(c0, c1, c2 *counter, w *mixWeights, lr learnRate) int {
+	s0, s1, s2 := c0.st(), c1.st(), c2.st()
+	p := w.mix3(s0, s1, s2)
 
 	bound := (d.rng >> probBits) * uint32(p)
 	one := uint32((int64(d.code) - int64(bound)) >> 63)
@@ -177,24 +184,19 @@ func (d *rangeDecoder) decodeMix4(c0, c1, c2, c3 *counter, w *mixWeights, shift 
 	}
 	bit := int(one & 1)
 
-	err := int32(bit<<probBits - p)
-	r := int32(1) << (shift - 1)
-	w[0] = clampWeight(w[0] + (s0*err+r)>>shift)
-	w[1] = clampWeight(w[1] + (s1*err+r)>>shift)
-	w[2] = clampWeight(w[2] + (s2*err+r)>>shift)
-	w[3] = clampWeight(w[3] + (s3*err+r)>>shift)
-	w[biasWeight] = clampWeight(w[biasWeight] + (256*err+r)>>shift)
+	if lr.learns(int32(bit<<probBits - p)) {
+		w.learn3(s0, s1, s2, bit, p, lr)
+	}
 	c0.update(bit)
 	c1.update(bit)
 	c2.update(bit)
-	c3.update(bit)
 	return bit
 }
 
-// encodeMix3 and decodeMix3 are encodeMix4 and decodeMix4 for three counters.
-func (e *rangeEncoder) encodeMix3(bit int, c0, c1, c2 *counter, w *mixWeights, shift uint) {
-	s0, s1, s2 := c0.st(), c1.st(), c2.st()
-	p := w.mix3(s0, s1, s2)
+// encodeMix2 and decodeMix2 are encodeMix3 and decodeMix3 for two counters.
+func (e *rangeEncoder) encodeMix2(bit int, c0, c1 *counter, w *mixWeights, lr learnRate) {
+	s0, s1 := c0.st(), c1.st()
+	p := w.mix2(s0, s1)
 
 	bound := (e.rng >> probBits) * uint32(p)
 	one := uint32(bit) - 1
@@ -204,20 +206,16 @@ func (e *rangeEncoder) encodeMix3(bit int, c0, c1, c2 *counter, w *mixWeights, s
 		e.renormalize()
 	}
 
-	err := int32(bit<<probBits - p)
-	r := int32(1) << (shift - 1)
-	w[0] = clampWeight(w[0] + (s0*err+r)>>shift)
-	w[1] = clampWeight(w[1] + (s1*err+r)>>shift)
-	w[2] = clampWeight(w[2] + (s2*err+r)>>shift)
-	w[biasWeight] = clampWeight(w[biasWeight] + (256*err+r)>>shift)
+	if lr.learns(int32(bit<<probBits - p)) {
+		w.learn2(s0, s1, bit, p, lr)
+	}
 	c0.update(bit)
 	c1.update(bit)
-	c2.update(bit)
 }
 
-func (d *rangeDecoder) decodeMix3(c0, c1, c2 *counter, w *mixWeights, shift uint) int {
-	s0, s1, s2 := c0.st(), c1.st(), c2.st()
-	p := w.mix3(s0, s1, s2)
+func (d *rangeDecoder) decodeMix2(c0, c1 *counter, w *mixWeights, lr learnRate) int {
+	s0, s1 := c0.st(), c1.st()
+	p := w.mix2(s0, s1)
 
 	bound := (d.rng >> probBits) * uint32(p)
 	one := uint32((int64(d.code) - int64(bound)) >> 63)
@@ -228,15 +226,11 @@ func (d *rangeDecoder) decodeMix3(c0, c1, c2 *counter, w *mixWeights, shift uint
 	}
 	bit := int(one & 1)
 
-	err := int32(bit<<probBits - p)
-	r := int32(1) << (shift - 1)
-	w[0] = clampWeight(w[0] + (s0*err+r)>>shift)
-	w[1] = clampWeight(w[1] + (s1*err+r)>>shift)
-	w[2] = clampWeight(w[2] + (s2*err+r)>>shift)
-	w[biasWeight] = clampWeight(w[biasWeight] + (256*err+r)>>shift)
+	if lr.learns(int32(bit<<probBits - p)) {
+		w.learn2(s0, s1, bit, p, lr)
+	}
 	c0.update(bit)
 	c1.update(bit)
-	c2.update(bit)
 	return bit
 }
 

@@ -43,7 +43,7 @@ func TestCounterLearns(t *testing.T) {
 func TestMixerPrefersTheGoodInput(t *testing.T) {
 	rng := rand.New(rand.NewSource(17))
 	var w mixWeights
-	w.init(3, 3)
+	w.init(2, 3)
 	good, bad := 0, 0
 	for i := 0; i < 50000; i++ {
 		bit := rng.Intn(2)
@@ -55,7 +55,7 @@ func TestMixerPrefersTheGoodInput(t *testing.T) {
 			x = -x
 		}
 		noise := int32(rng.Intn(1600) - 800)
-		p := w.mix3(x, noise, 0)
+		p := w.mix2(x, noise)
 		if i > 40000 {
 			if (p > probOne/2) == (bit == 1) {
 				good++
@@ -63,7 +63,7 @@ func TestMixerPrefersTheGoodInput(t *testing.T) {
 				bad++
 			}
 		}
-		w.learn3(x, noise, 0, bit, p, 12)
+		w.learn2(x, noise, bit, p, learnRate{shift: 12, skip: 1})
 	}
 	if good < 8*bad {
 		t.Fatalf("mixer right %d times, wrong %d", good, bad)

@@ -42,11 +42,13 @@ func bucket5(n int) int {
 
 func cap3(r int) int { return min(r, 3) }
 
+// runsLearn is the run coder's mixers' learning rate.
+var runsLearn = learnRate{shift: 12, skip: 128}
+
 // runModel is the state of the run coder for one segment. Each table holds, for each of its
 // contexts, the counters of all the steps of one decision side by side (a rank's up to 7 unary
 // steps, a length's 4), so that coding one rank or length touches one cache line per table.
 type runModel struct {
-	rankA   [4 * 5][8]counter     // (previous rank, previous length; step)
 	rankS   [256][8]counter       // (previous byte; step)
 	rankD   [4 * 4 * 5][8]counter // (previous two ranks, previous length; step)
 	rankSS  *[65536][8]counter    // (previous two bytes; step)
@@ -55,7 +57,6 @@ type runModel struct {
 
 	lenA   [5 * 5 * 4][lenUnary]counter // (previous two lengths, rank; step)
 	lenC   [256][lenUnary]counter       // (byte; step)
-	lenCL  [256 * 5][lenUnary]counter   // (byte, previous length; step)
 	lenMix [4][lenUnary]mixWeights      // (rank; step)
 	lenExp [4][32]counter               // exponent of long runs, in unary: (rank; step)
 	lenMan [32][32]counter              // mantissa of long runs: (exponent, bit)
@@ -64,11 +65,6 @@ type runModel struct {
 	pr, ppr, pl, ppl int
 	prevSym, prev2   byte
 }
-
-const (
-	rankShift = 12 // the mixers' learning rates
-	lenShift  = 12
-)
 
 // runModels keeps the models of finished segments (a model is large, mostly rankSS), so that a
 // new segment clears one rather than allocating it.
@@ -84,12 +80,12 @@ func newRunModel() *runModel {
 	m.pr, m.ppr, m.pl, m.ppl = 1, 1, 1, 1
 	for i := range m.rankMix {
 		for j := range m.rankMix[i] {
-			m.rankMix[i][j].init(4, 5)
+			m.rankMix[i][j].init(3, 4)
 		}
 	}
 	for i := range m.lenMix {
 		for j := range m.lenMix[i] {
-			m.lenMix[i][j].init(3, 3)
+			m.lenMix[i][j].init(2, 3)
 		}
 	}
 	return m
@@ -97,14 +93,13 @@ func newRunModel() *runModel {
 
 // rankContexts are the counters and weights that code the unary steps of one rank's bucket.
 type rankContexts struct {
-	a, s, d, ss *[8]counter
-	w           *[8]mixWeights
+	s, d, ss *[8]counter
+	w        *[8]mixWeights
 }
 
 func (m *runModel) rankContexts() rankContexts {
 	pr, pl := cap3(m.pr), bucket5(m.pl)
 	return rankContexts{
-		a:  &m.rankA[pr*5+pl],
 		s:  &m.rankS[m.prevSym],
 		d:  &m.rankD[(pr*4+cap3(m.ppr))*5+pl],
 		ss: &m.rankSS[int(m.prevSym)<<8|int(m.prev2)],
@@ -114,8 +109,8 @@ func (m *runModel) rankContexts() rankContexts {
 
 // lenContexts are the counters and weights that code the unary steps of one run's length.
 type lenContexts struct {
-	a, c, cl *[lenUnary]counter
-	w        *[lenUnary]mixWeights
+	a, c *[lenUnary]counter
+	w    *[lenUnary]mixWeights
 }
 
 func (m *runModel) lenContexts(c byte, r int) lenContexts {
@@ -123,7 +118,6 @@ func (m *runModel) lenContexts(c byte, r int) lenContexts {
 	return lenContexts{
 		a:  &m.lenA[(pl*5+bucket5(m.ppl))*4+cap3(r)],
 		c:  &m.lenC[c],
-		cl: &m.lenCL[int(c)*5+pl],
 		w:  &m.lenMix[cap3(r)],
 	}
 }
@@ -217,7 +211,7 @@ func (m *runModel) encodeRank(e *rangeEncoder, r int) {
 		if k == nb {
 			bit = 1
 		}
-		e.encodeMix4(bit, &x.a[k], &x.s[k], &x.d[k], &x.ss[k], &x.w[k], rankShift)
+		e.encodeMix3(bit, &x.s[k], &x.d[k], &x.ss[k], &x.w[k], runsLearn)
 		if bit == 1 {
 			break
 		}
@@ -238,7 +232,7 @@ func (m *runModel) encodeLen(e *rangeEncoder, n int, c byte, r int) {
 		if n == k+1 {
 			bit = 1
 		}
-		e.encodeMix3(bit, &x.a[k], &x.c[k], &x.cl[k], &x.w[k], lenShift)
+		e.encodeMix2(bit, &x.a[k], &x.c[k], &x.w[k], runsLearn)
 		if bit == 1 {
 			return
 		}
@@ -306,7 +300,7 @@ func (m *runModel) decodeRank(d *rangeDecoder) (int, error) {
 	nb := rankBuckets - 1
 	x := m.rankContexts()
 	for k := 0; k < rankBuckets-1; k++ {
-		bit := d.decodeMix4(&x.a[k], &x.s[k], &x.d[k], &x.ss[k], &x.w[k], rankShift)
+		bit := d.decodeMix3(&x.s[k], &x.d[k], &x.ss[k], &x.w[k], runsLearn)
 		if bit == 1 {
 			nb = k
 			break
@@ -324,7 +318,7 @@ func (m *runModel) decodeRank(d *rangeDecoder) (int, error) {
 func (m *runModel) decodeLen(d *rangeDecoder, c byte, r, left int) (int, error) {
 	x := m.lenContexts(c, r)
 	for k := 0; k < lenUnary; k++ {
-		bit := d.decodeMix3(&x.a[k], &x.c[k], &x.cl[k], &x.w[k], lenShift)
+		bit := d.decodeMix2(&x.a[k], &x.c[k], &x.w[k], runsLearn)
 		if bit == 1 {
 			if k+1 > left {
 				return 0, corruptf("run of %d bytes overruns the segment (%d left)", k+1, left)
