@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 	"unsafe"
 )
 
@@ -146,6 +147,8 @@ func (d *device) loop(started chan<- error) {
 
 func (d *device) setup() error {
 	drv := d.drv
+	t0 := time.Now()
+	defer trace("device set up", t0)
 	if err := drv.check("cuDeviceGet", drv.cuDeviceGet(&d.dev, int32(d.info.Ordinal))); err != nil {
 		return err
 	}
@@ -156,6 +159,7 @@ func (d *device) setup() error {
 		drv.cuDevicePrimaryCtxRelease(d.dev)
 		return err
 	}
+	trace("context", t0)
 	// The fatbin is copied to 8-byte-aligned memory: the driver reads its header in place.
 	img := make([]uint64, (len(fatbin)+8)/8)
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&img[0])), len(img)*8), fatbin)
@@ -169,6 +173,7 @@ func (d *device) setup() error {
 }
 
 func (d *device) teardown() {
+	defer trace("device torn down", time.Now())
 	d.pool.release(d)
 	d.stageFree()
 	if d.mod != 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -94,7 +95,9 @@ func getDriver() (*driver, error) {
 		if v := os.Getenv(LibraryEnv); v != "" {
 			names = []string{v}
 		}
+		t0 := time.Now()
 		theDriver, driverErr = loadDriver(names)
+		trace("driver loaded", t0)
 	})
 	return theDriver, driverErr
 }
@@ -169,10 +172,22 @@ func loadDriver(names []string) (*driver, error) {
 		}
 		purego.RegisterFunc(b.fptr, sym)
 	}
+	t0 := time.Now()
 	if err := d.check("cuInit", d.cuInit(0)); err != nil {
 		return nil, err
 	}
+	trace("cuInit", t0)
 	return d, nil
+}
+
+// traceOn is set by SAPIPE_GPU_TRACE=1: the set-up steps of the driver and the device print
+// their times on stderr, to see where a short run's start-up goes.
+var traceOn = os.Getenv("SAPIPE_GPU_TRACE") == "1"
+
+func trace(step string, since time.Time) {
+	if traceOn {
+		fmt.Fprintf(os.Stderr, "sapipe gpu trace: %s %.1f ms\n", step, float64(time.Since(since).Microseconds())/1000)
+	}
 }
 
 // Error is a failed driver call: the call's name and its CUresult.
