@@ -22,6 +22,7 @@ do_pack() {
 	# Everything travels compressed: a call carries 64 MiB with the working tree.
 	CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o $pack/sapipe ./cmd/sapipe
 	zstd -q -f -19 --rm $pack/sapipe -o $pack/bin/sapipe.zst
+	CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o $pack/bin/benchpat ./tools/benchpat
 	cp /usr/bin/mummer /usr/bin/zstd $pack/bin/
 	for l in liblz4.so.1 liblzma.so.5 libz.so.1; do cp -L "/lib/x86_64-linux-gnu/$l" $pack/lib/; done
 	for f in ecoli.fa ecoli_mut.fa; do
@@ -63,6 +64,12 @@ do_prep() {
 	[ -f "$w/reads_1M.fq" ] || awk 'NR%2==1{print "@" substr($0,2); next} {q=$0; gsub(/./,"I",q); print; print "+"; print q}' "$w/reads_1M.fa" >"$w/reads_1M.fq"
 	[ -f "$w/reads_1M.fq.zst" ] || $b/zstd -q -3 -T0 "$w/reads_1M.fq" -o "$w/reads_1M.fq.zst"
 	head -n 100000 "$w/reads_1M.fa" >"$w/reads_50k.fa"
+	# 10 M reads: the 1 M simulated reads ten times over, renamed, as compressed FASTQ (a call
+	# cannot carry 10 M distinct reads); each read is matched on its own, so the rate is that of
+	# 10 M distinct reads.
+	[ -f "$w/reads_10M.fq.zst" ] || for k in 0 1 2 3 4 5 6 7 8 9; do
+		awk -v k=$k 'NR%4==1{print $1 "_" k; next} {print}' "$w/reads_1M.fq"
+	done | $b/zstd -q -3 -T0 -o "$w/reads_10M.fq.zst"
 }
 
 do_run() {
@@ -92,6 +99,12 @@ do_run() {
 	best gpuref $s --device gpu "$w/ecoli.fa" "$w/reads_1M.fq"
 	row "sapipe gpu -mumreference -l 20, same" $reads $bases "$secs" "$(cmp -s "$w/cpuref.out" "$w/gpuref.out" && echo "same as cpu" || echo DIFFERS)"
 	echo "1M reads, GPU end to end: $(calc "($reads / $gpu) / (50000 / $mum)")x one-thread mummer's rate, $(calc "$cpu / $gpu")x sapipe's CPU path"
+	RUNS=1 best cpu10 $s --device cpu -o "$w/cpu10.mums" $o "$w/ecoli.fa" "$w/reads_10M.fq.zst"
+	local cpu10=$secs
+	row "sapipe cpu -t $(nproc), 10M reads FASTQ.zst" $((10 * reads)) $((10 * bases)) "$secs"
+	RUNS=1 best gpu10 $s --device gpu -o "$w/gpu10.mums" $o "$w/ecoli.fa" "$w/reads_10M.fq.zst"
+	row "sapipe gpu, same" $((10 * reads)) $((10 * bases)) "$secs" "$(cmp -s "$w/cpu10.mums" "$w/gpu10.mums" && echo "same as cpu" || echo DIFFERS)"
+	echo "10M reads, GPU end to end: $(calc "(10 * $reads / $secs) / (50000 / $mum)")x one-thread mummer's rate, $(calc "$cpu10 / $secs")x sapipe's CPU path"
 	local g=4641652
 	for o in "-mum -b -c" "-maxmatch -l 20 -b -c"; do
 		best gm $b/mummer $o "$w/ecoli.fa" "$w/ecoli_mut.fa"
@@ -101,6 +114,15 @@ do_run() {
 		best gg $s --device gpu $o "$w/ecoli.fa" "$w/ecoli_mut.fa"
 		row "sapipe gpu, same" 1 $g "$secs" "$(cmp -s "$w/gc.out" "$w/gg.out" && echo "same as cpu" || echo DIFFERS)"
 	done
+	# Pattern search (sapipe count): 10 M patterns of 20-150 bases drawn from E. coli, one a line.
+	$s index -o "$w/ecoli.sai" "$w/ecoli.fa"
+	[ -f "$w/patterns.txt" ] || $b/benchpat -n 10000000 -min 20 -max 150 "$w/ecoli.fa" >"$w/patterns.txt"
+	local np=10000000 nc=$(($(wc -c <"$w/patterns.txt") - 10000000))
+	printf '%-46s %10s %12s %9s  %s\n' "count" "wall s" "patterns/s" "Mchar/s" ""
+	best countcpu $b/sapipe count -q --device cpu -i "$w/ecoli.sai" -o "$w/count-cpu.tsv" "$w/patterns.txt"
+	row "sapipe count cpu -t $(nproc), 10M patterns" $np $nc "$secs"
+	best countgpu $b/sapipe count -q --device gpu -i "$w/ecoli.sai" -o "$w/count-gpu.tsv" "$w/patterns.txt"
+	row "sapipe count gpu, same" $np $nc "$secs" "$(cmp -s "$w/count-cpu.tsv" "$w/count-gpu.tsv" && echo "same as cpu" || echo DIFFERS)"
 	echo "--- GPU profile, 1M reads $o (device time per stage summed over the workers; -v timings):"
 	SAPIPE_GPU_PROFILE=1 $b/sapipe mummer -v --device gpu -o "$w/prof.mums" -maxmatch -l 20 -b -c "$w/ecoli.fa" "$w/reads_1M.fq" 2>&1 | sed 's/; /\n    /g'
 }
