@@ -24,10 +24,11 @@ type Searcher struct {
 }
 
 type searchScratch struct {
-	iv   []Interval
-	rest []int32 // the patterns the forward search leaves to the backward one
-	pf   prefetcher
-	sink uint64 // what the cache-touching loads read; never used
+	iv    []Interval
+	rest  []int32 // the patterns the forward search leaves to the backward one
+	again []int32 // the patterns the first forward search leaves to a second
+	pf    prefetcher
+	sink  uint64 // what the cache-touching loads read; never used
 }
 
 // Interval is the outcome of one pattern's search: its occurrences start at SA[k]-Shift for the
@@ -86,7 +87,13 @@ func (s *Searcher) search(b *kernels.Patterns, iv []Interval, sc *searchScratch)
 		s.p.searchLanes(b, nil, nil, iv, &sc.sink)
 		return
 	}
-	sc.rest = s.p.searchForward(b, s.kmers, iv, sc.rest[:0], &sc.pf)
+	sc.rest = s.p.searchForward(b, s.kmers, nil, false, iv, sc.rest[:0], &sc.pf)
+	if len(sc.rest) > 0 {
+		// Patterns that occur several times at another K-mer than their first: once more from
+		// the first alone.
+		sc.again = append(sc.again[:0], sc.rest...)
+		sc.rest = s.p.searchForward(b, s.kmers, sc.again, true, iv, sc.rest[:0], &sc.pf)
+	}
 	if len(sc.rest) > 0 {
 		s.p.searchLanes(b, s.kmers, sc.rest, iv, &sc.sink)
 	}

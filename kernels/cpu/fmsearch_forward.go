@@ -9,13 +9,20 @@ import (
 	"github.com/sapipe/sapipe/kernels"
 )
 
-// The forward search starts from the k-mer table's rows of a pattern's FIRST K symbols. In a
-// genome most K-mers occur a handful of times, so the rows are few and adjacent in the suffix
-// array: the pattern's rows are those among them whose text, from K on, goes on as the pattern
-// does. That is a short chain of dependent memory accesses (table, suffix array, the texts of all
-// rows at once), where a backward search makes one or two per step for several steps and then
-// still checks the text. Patterns whose table rows are many (repeats), shorter than K, or with
-// no table go to the backward search instead.
+// The forward search looks a pattern's occurrences up among the suffix-array rows of one of its
+// K-mers, from the k-mer table: every occurrence of the pattern at q holds the K-mer at q+j, so
+// it is one of those rows, and the pattern occurs at SA[r]-j for the rows r whose text from
+// SA[r]-j is the pattern. In a genome most K-mers occur a handful of times, and of a few K-mers
+// of a pattern (fwdKmers: its first, its last, maybe some between) the one with the fewest rows has
+// fewer still. That is a short chain of dependent memory accesses (table, suffix array, the texts
+// of all rows at once), where a backward search makes one or two per step for several steps and
+// then still checks the text.
+//
+// With the first K-mer (j = 0) the matching rows are adjacent, the rows of the pattern's own
+// interval. With another, they need not be: the search settles a pattern so only when it occurs
+// at most once (Shift = j for its one row). Patterns that occur more than once there, whose
+// K-mers all have many rows (repeats), that are shorter than K, or with no table go to the
+// backward search.
 //
 // The accesses of many patterns overlap: patterns go through the stages in groups, software
 // pipelined, each stage working on the group whose memory the stage before asked for one round
@@ -30,20 +37,28 @@ const (
 	// more go to the backward search, which narrows a repeat's rows in a few steps instead of
 	// comparing the text of each.
 	fwdMaxRows = 64
-	// fwdStages is the depth of the pipeline: k-mer code, table, suffix array, the first bytes
-	// of each row's text, the rest of the text of the rows that passed.
+	// fwdKmers is how many of a pattern's K-mers the search looks up to choose the one with the
+	// fewest rows: E. coli's 10-mers give 9.8 rows a pattern from the first alone, 5.9 from the
+	// first and last, 3.9 from four; measured, four cost as much more in codes and lookups as
+	// they save in rows.
+	fwdKmers = 2
+	// fwdStages is the depth of the pipeline: k-mer codes, table, suffix array, a first check of
+	// a few codes of each row's text, the whole pattern against the rows that passed.
 	fwdStages = 5
-	// fwdHead is how many codes after the k-mer the first text check compares.
+	// fwdHead is how many codes next to the k-mer the first check compares.
 	fwdHead = 8
 )
 
 // fwdSlot is one pattern in the forward pipeline.
 type fwdSlot struct {
-	idx    int32  // the pattern's index
-	from   int32  // its first code in Patterns.Codes
-	to     int32  // its end
-	lo, hi int32  // the k-mer's rows (at first lo holds the k-mer's code)
-	rows   uint64 // bit r: row lo+r passed the first check
+	idx    int32 // the pattern's index
+	from   int32 // its first code in Patterns.Codes
+	to     int32 // its end
+	j      int32 // the offset of the chosen K-mer in the pattern
+	lo, hi int32 // the chosen K-mer's rows
+	head   int32 // offset in the pattern of the fwdHead codes of the first check; -1: none
+	rows   uint64
+	codes  [fwdKmers]int32 // the codes of the K-mers at kmerOffset(q)
 }
 
 // fwdGroupSlots is the state of one group in the pipeline.
@@ -52,132 +67,146 @@ type fwdGroupSlots struct {
 	s [fwdGroup]fwdSlot
 }
 
-// searchForward settles every pattern of b that a forward search can (see above), writing its
-// outcome to iv, and appends the indices of the others to rest, which it returns.
-func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, iv []Interval, rest []int32, pf *prefetcher) []int32 {
+// kmerOffset returns the offset of the q-th K-mer looked up in a pattern of length l >= k.
+func kmerOffset(q, l, k int) int {
+	return q * (l - k) / (fwdKmers - 1)
+}
+
+// searchForward settles every pattern of b (those whose indices are in order, if not nil) that a
+// forward search can (see above), writing its outcome to iv, and appends the indices of the others
+// to rest, which it returns. With firstOnly it looks up only the first K-mer of each pattern.
+func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, firstOnly bool, iv []Interval, rest []int32, pf *prefetcher) []int32 {
 	var ring [fwdStages]fwdGroupSlots
 	np, next := b.Len(), 0
+	if order != nil {
+		np = len(order)
+	}
+	nk := fwdKmers
+	if firstOnly {
+		nk = 1
+	}
 	codes, ends := b.Codes, b.Ends
 	table, sa, w := kt.Rows, p.sa, p.w
 	k := kt.K
 	for round := 0; ; round++ {
-		// Stage 5: compare the whole rest of each pattern with the rows that passed stage 4.
+		// Stage 5: compare the whole pattern with the text of the rows that passed stage 4.
 		if round >= 4 {
 			g := &ring[(round-4)%fwdStages]
 			for j := range g.n {
 				sl := &g.s[j]
 				pat := codes[sl.from:sl.to]
-				first, last := int32(-1), int32(-1)
+				first, last, found := int32(-1), int32(-1), 0
 				for m := sl.rows; m != 0; m &= m - 1 {
 					r := sl.lo + int32(bits.TrailingZeros64(m))
-					pos := int(sa[r])
-					if bytes.Equal(w[pos+k:pos+len(pat)], pat[k:]) {
+					q := int(sa[r]) - int(sl.j)
+					if bytes.Equal(w[q:q+len(pat)], pat) {
 						if first < 0 {
 							first = r
 						}
 						last = r
+						found++
 					}
 				}
-				// The text holds separators (CodeNone), which never match; no other code that
-				// cannot match is in the text.
-				if first < 0 || bytes.IndexByte(pat[k:], kernels.CodeNone) >= 0 {
-					iv[sl.idx] = Interval{}
-				} else {
-					iv[sl.idx] = Interval{Lo: first, Hi: last + 1}
-				}
+				p.settle(sl, pat, first, last, found, iv, &rest)
 			}
 			g.n = 0
 		}
-		// Stage 4: check the first codes after the k-mer of each row (asked for last round);
-		// ask for the rest of the text of the rows that pass.
+		// Stage 4: check fwdHead codes next to the k-mer in each row's text (asked for last
+		// round); ask for the whole text of the rows that pass.
 		if round >= 3 {
 			g := &ring[(round-3)%fwdStages]
 			m := 0
 			for j := range g.n {
 				sl := g.s[j]
 				pat := codes[sl.from:sl.to]
-				l := len(pat)
-				head := min(l-k, fwdHead)
+				l, jj := len(pat), int(sl.j)
 				var want uint64
-				if head == fwdHead {
-					want = binary.LittleEndian.Uint64(pat[k:])
+				if sl.head >= 0 {
+					want = binary.LittleEndian.Uint64(pat[sl.head:])
 				}
 				rows := uint64(0)
 				for r := sl.lo; r < sl.hi; r++ {
-					pos := int(sa[r])
-					if pos+l > len(w) {
+					q := int(sa[r]) - jj
+					if q < 0 || q+l > len(w) {
 						continue
 					}
-					if head == fwdHead {
-						if binary.LittleEndian.Uint64(w[pos+k:]) != want {
-							continue
-						}
-					} else if !bytes.Equal(w[pos+k:pos+k+head], pat[k:k+head]) {
+					if sl.head >= 0 && binary.LittleEndian.Uint64(w[q+int(sl.head):]) != want {
 						continue
 					}
 					rows |= 1 << uint(r-sl.lo)
-					for a := pos + k + fwdHead; a < pos+l; a += 64 {
+					for a := q; a < q+l; a += 64 {
 						pf.add(unsafe.Pointer(&w[a]))
 					}
-					if k+fwdHead < l {
-						pf.add(unsafe.Pointer(&w[pos+l-1]))
-					}
+					pf.add(unsafe.Pointer(&w[q+l-1]))
 				}
-				switch {
-				case rows == 0:
+				if rows == 0 {
 					iv[sl.idx] = Interval{}
-				case head < fwdHead || k+head == l:
-					// The check compared the whole pattern: no need for stage 5, but for the
-					// separators it may have matched.
-					if bytes.IndexByte(pat[k:], kernels.CodeNone) >= 0 {
-						iv[sl.idx] = Interval{}
-					} else {
-						first := sl.lo + int32(bits.TrailingZeros64(rows))
-						iv[sl.idx] = Interval{Lo: first, Hi: sl.lo + 64 - int32(bits.LeadingZeros64(rows))}
-					}
-				default:
-					sl.rows = rows
-					g.s[m] = sl
-					m++
+					continue
 				}
+				sl.rows = rows
+				g.s[m] = sl
+				m++
 			}
 			g.n = m
 			pf.flush()
 		}
-		// Stage 3: the rows' suffix array entries (asked for last round); ask for the first codes
-		// after the k-mer in their texts.
+		// Stage 3: the rows' suffix array entries (asked for last round); ask for the codes of
+		// their texts that stage 4 checks.
 		if round >= 2 {
 			g := &ring[(round-2)%fwdStages]
 			for j := range g.n {
 				sl := &g.s[j]
+				off := int(sl.head) - int(sl.j)
+				if sl.head < 0 {
+					off = 0
+				}
 				for r := sl.lo; r < sl.hi; r++ {
-					pos := int(sa[r]) + k
-					if pos < len(w) {
-						pf.add(unsafe.Pointer(&w[pos]))
-						if pos+fwdHead <= len(w) {
-							pf.add(unsafe.Pointer(&w[pos+fwdHead-1]))
+					a := int(sa[r]) + off
+					if a >= 0 && a+fwdHead <= len(w) {
+						pf.add(unsafe.Pointer(&w[a]))
+						if (a^(a+fwdHead-1))&^63 != 0 {
+							pf.add(unsafe.Pointer(&w[a+fwdHead-1]))
 						}
 					}
 				}
 			}
 			pf.flush()
 		}
-		// Stage 2: the k-mer's rows (asked for last round); ask for their suffix array entries.
+		// Stage 2: the K-mers' rows (asked for last round): choose the K-mer with the fewest and
+		// ask for their suffix array entries.
 		if round >= 1 {
 			g := &ring[(round-1)%fwdStages]
 			m := 0
 			for j := range g.n {
 				sl := g.s[j]
-				lo, hi := table[2*sl.lo], table[2*sl.lo+1]
+				l := int(sl.to - sl.from)
+				lo, hi := table[2*sl.codes[0]], table[2*sl.codes[0]+1]
+				jj := 0
+				for q := 1; q < nk; q++ {
+					c := sl.codes[q]
+					if qlo, qhi := table[2*c], table[2*c+1]; qhi-qlo < hi-lo {
+						lo, hi, jj = qlo, qhi, kmerOffset(q, l, k)
+					}
+				}
 				switch {
-				case lo >= hi:
+				case lo >= hi: // a K-mer of the pattern does not occur
 					iv[sl.idx] = Interval{}
-				case int(sl.to-sl.from) == k:
+				case l == k:
 					iv[sl.idx] = Interval{Lo: lo, Hi: hi}
 				case hi-lo > fwdMaxRows:
 					rest = append(rest, sl.idx)
 				default:
-					sl.lo, sl.hi = lo, hi
+					sl.lo, sl.hi, sl.j = lo, hi, int32(jj)
+					// The first check's codes: after the K-mer, or else before it; a short
+					// pattern is compared whole at once.
+					switch {
+					case jj+k+fwdHead <= l:
+						sl.head = int32(jj + k)
+					case jj >= fwdHead:
+						sl.head = int32(jj - fwdHead)
+					default:
+						sl.head = -1
+					}
 					g.s[m] = sl
 					m++
 					pf.add(unsafe.Pointer(&sa[lo]))
@@ -187,32 +216,43 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, iv []Interval, 
 			g.n = m
 			pf.flush()
 		}
-		// Stage 1: the next group's k-mer codes; ask for their table entries.
+		// Stage 1: the next group's K-mer codes; ask for their table entries.
 		g := &ring[round%fwdStages]
 		g.n = 0
+	fill:
 		for g.n < fwdGroup && next < np {
 			i := next
+			if order != nil {
+				i = int(order[i])
+			}
 			next++
 			from := 0
 			if i > 0 {
 				from = ends[i-1]
 			}
 			to := ends[i]
-			if to-from < k {
-				if to == from {
+			l := to - from
+			if l < k {
+				if l == 0 {
 					iv[i] = Interval{}
 				} else {
 					rest = append(rest, int32(i))
 				}
 				continue
 			}
-			code, ok := kt.code(codes[from : from+k])
-			if !ok {
-				iv[i] = Interval{}
-				continue
+			sl := &g.s[g.n]
+			pat := codes[from:to]
+			for q := range nk {
+				j := kmerOffset(q, l, k)
+				code, ok := kt.code(pat[j : j+k])
+				if !ok { // a code that never matches
+					iv[i] = Interval{}
+					continue fill
+				}
+				sl.codes[q] = int32(code)
+				pf.add(unsafe.Pointer(&table[2*code]))
 			}
-			g.s[g.n] = fwdSlot{idx: int32(i), from: int32(from), to: int32(to), lo: int32(code)}
-			pf.add(unsafe.Pointer(&table[2*code]))
+			sl.idx, sl.from, sl.to = int32(i), int32(from), int32(to)
 			g.n++
 		}
 		pf.flush()
@@ -225,5 +265,22 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, iv []Interval, 
 				return rest
 			}
 		}
+	}
+}
+
+// settle writes the outcome of the search of sl's pattern pat to iv, or leaves it to the
+// backward search, given the rows whose text is pat: found of them, first to last.
+func (p *Page) settle(sl *fwdSlot, pat []byte, first, last int32, found int, iv []Interval, rest *[]int32) {
+	// The text holds separators (CodeNone), which never match; no other code that cannot match
+	// is in the text.
+	switch {
+	case found == 0 || bytes.IndexByte(pat, kernels.CodeNone) >= 0:
+		iv[sl.idx] = Interval{}
+	case sl.j == 0:
+		iv[sl.idx] = Interval{Lo: first, Hi: last + 1}
+	case found == 1:
+		iv[sl.idx] = Interval{Lo: first, Hi: first + 1, Shift: sl.j}
+	default: // several occurrences, whose rows are not the pattern's
+		*rest = append(*rest, sl.idx)
 	}
 }

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/sapipe/sapipe/kernels"
@@ -102,6 +103,17 @@ func LoadKmerTable(k, sigma int, rows []int32, nrows int) (*KmerTable, error) {
 // a code that is not matchable.
 func (t *KmerTable) code(pat []byte) (int, bool) {
 	code := 0
+	if t.base == 4 {
+		// DNA: eight symbols at a time, two bits each.
+		for len(pat) >= 8 {
+			v, ok := dnaBits8(binary.BigEndian.Uint64(pat))
+			if !ok {
+				return 0, false
+			}
+			code = code<<16 | v
+			pat = pat[8:]
+		}
+	}
 	for _, x := range pat {
 		s := int(x) - kernels.FirstCode
 		if s < 0 || s >= t.base {
@@ -110,4 +122,18 @@ func (t *KmerTable) code(pat []byte) (int, bool) {
 		code = code*t.base + s
 	}
 	return code, true
+}
+
+// dnaBits8 returns the 16-bit k-mer code of the eight codes of v (the first most significant),
+// and false if one is not in FirstCode..FirstCode+3. A code below FirstCode borrows from the code
+// before it, but shows itself (the lowest such code has nothing to borrow from it).
+func dnaBits8(v uint64) (int, bool) {
+	v -= 0x0101010101010101 * kernels.FirstCode
+	if v&0xfcfcfcfcfcfcfcfc != 0 {
+		return 0, false
+	}
+	v = (v | v>>6) & 0x000f000f000f000f
+	v = (v | v>>12) & 0x000000ff000000ff
+	v = (v | v>>24) & 0xffff
+	return int(v), true
 }

@@ -423,3 +423,29 @@ func loadEcoliSearch() *struct {
 	})
 	return e
 }
+
+// TestKmerCode compares KmerTable.code (eight DNA codes at a time) with the definition, on
+// strings with codes that cannot match.
+func TestKmerCode(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for range 20000 {
+		base := 2 + rng.IntN(4)
+		kt := &KmerTable{K: 1 + rng.IntN(maxKmer), base: base}
+		pat := make([]byte, kt.K)
+		for i := range pat {
+			pat[i] = byte(kernels.FirstCode + rng.IntN(base))
+			if rng.IntN(4*kt.K) == 0 {
+				pat[i] = byte([]int{0, 1, kernels.FirstCode + base, 255}[rng.IntN(4)])
+			}
+		}
+		want, wantOK := 0, true
+		for _, x := range pat {
+			s := int(x) - kernels.FirstCode
+			wantOK = wantOK && s >= 0 && s < base
+			want = want*base + s
+		}
+		if got, ok := kt.code(pat); ok != wantOK || ok && got != want {
+			t.Fatalf("code(%v) in base %d = %d, %v; want %d, %v", pat, base, got, ok, want, wantOK)
+		}
+	}
+}
