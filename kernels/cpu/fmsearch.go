@@ -20,6 +20,7 @@ const searchLanes = 16
 type Searcher struct {
 	p     *Page
 	kmers *KmerTable // nil: every search starts from all rows
+	seps  bool       // whether the text holds separators (CodeNone)
 	pool  sync.Pool  // *searchScratch
 }
 
@@ -49,7 +50,7 @@ func NewSearcher(p *Page, kmers *KmerTable) (*Searcher, error) {
 	if kmers != nil && kmers.base != p.occ.sigma-kernels.FirstCode {
 		return nil, errors.New("the k-mer table is of another alphabet")
 	}
-	s := &Searcher{p: p, kmers: kmers}
+	s := &Searcher{p: p, kmers: kmers, seps: bytes.IndexByte(p.w, kernels.CodeNone) >= 0}
 	s.pool.New = func() any { return new(searchScratch) }
 	return s, nil
 }
@@ -87,12 +88,12 @@ func (s *Searcher) search(b *kernels.Patterns, iv []Interval, sc *searchScratch)
 		s.p.searchLanes(b, nil, nil, iv, &sc.sink)
 		return
 	}
-	sc.rest = s.p.searchForward(b, s.kmers, nil, false, iv, sc.rest[:0], &sc.pf)
+	sc.rest = s.p.searchForward(b, s.kmers, nil, false, s.seps, iv, sc.rest[:0], &sc.pf)
 	if len(sc.rest) > 0 {
 		// Patterns that occur several times at another K-mer than their first: once more from
 		// the first alone.
 		sc.again = append(sc.again[:0], sc.rest...)
-		sc.rest = s.p.searchForward(b, s.kmers, sc.again, true, iv, sc.rest[:0], &sc.pf)
+		sc.rest = s.p.searchForward(b, s.kmers, sc.again, true, s.seps, iv, sc.rest[:0], &sc.pf)
 	}
 	if len(sc.rest) > 0 {
 		s.p.searchLanes(b, s.kmers, sc.rest, iv, &sc.sink)

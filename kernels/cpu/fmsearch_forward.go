@@ -74,8 +74,9 @@ func kmerOffset(q, l, k int) int {
 
 // searchForward settles every pattern of b (those whose indices are in order, if not nil) that a
 // forward search can (see above), writing its outcome to iv, and appends the indices of the others
-// to rest, which it returns. With firstOnly it looks up only the first K-mer of each pattern.
-func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, firstOnly bool, iv []Interval, rest []int32, pf *prefetcher) []int32 {
+// to rest, which it returns. With firstOnly it looks up only the first K-mer of each pattern;
+// seps tells whether the text holds separators.
+func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, firstOnly, seps bool, iv []Interval, rest []int32, pf *prefetcher) []int32 {
 	var ring [fwdStages]fwdGroupSlots
 	np, next := b.Len(), 0
 	if order != nil {
@@ -107,7 +108,7 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 						found++
 					}
 				}
-				p.settle(sl, pat, first, last, found, iv, &rest)
+				settle(sl, pat, first, last, found, seps, iv, &rest)
 			}
 			g.n = 0
 		}
@@ -117,7 +118,7 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 			g := &ring[(round-3)%fwdStages]
 			m := 0
 			for j := range g.n {
-				sl := g.s[j]
+				sl := &g.s[j]
 				pat := codes[sl.from:sl.to]
 				l, jj := len(pat), int(sl.j)
 				var want uint64
@@ -144,7 +145,9 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 					continue
 				}
 				sl.rows = rows
-				g.s[m] = sl
+				if m != j {
+					g.s[m] = *sl
+				}
 				m++
 			}
 			g.n = m
@@ -178,7 +181,7 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 			g := &ring[(round-1)%fwdStages]
 			m := 0
 			for j := range g.n {
-				sl := g.s[j]
+				sl := &g.s[j]
 				l := int(sl.to - sl.from)
 				lo, hi := table[2*sl.codes[0]], table[2*sl.codes[0]+1]
 				jj := 0
@@ -207,7 +210,9 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 					default:
 						sl.head = -1
 					}
-					g.s[m] = sl
+					if m != j {
+						g.s[m] = *sl
+					}
 					m++
 					pf.add(unsafe.Pointer(&sa[lo]))
 					pf.add(unsafe.Pointer(&sa[hi-1]))
@@ -270,11 +275,11 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 
 // settle writes the outcome of the search of sl's pattern pat to iv, or leaves it to the
 // backward search, given the rows whose text is pat: found of them, first to last.
-func (p *Page) settle(sl *fwdSlot, pat []byte, first, last int32, found int, iv []Interval, rest *[]int32) {
+func settle(sl *fwdSlot, pat []byte, first, last int32, found int, seps bool, iv []Interval, rest *[]int32) {
 	// The text holds separators (CodeNone), which never match; no other code that cannot match
 	// is in the text.
 	switch {
-	case found == 0 || bytes.IndexByte(pat, kernels.CodeNone) >= 0:
+	case found == 0 || seps && bytes.IndexByte(pat, kernels.CodeNone) >= 0:
 		iv[sl.idx] = Interval{}
 	case sl.j == 0:
 		iv[sl.idx] = Interval{Lo: first, Hi: last + 1}
