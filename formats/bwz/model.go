@@ -130,10 +130,12 @@ func (lr learnRate) learns(err int32) bool { return uint32(err+lr.skip-1) > uint
 
 // step is one weight's move for input x and error err, rounded.
 func (lr learnRate) step(w, x, err int32) int32 {
-	return clampWeight(w + (x*err+1<<(lr.shift-1))>>lr.shift)
+	s := lr.shift & 31 // (a shift the compiler knows is under 32 needs no checks)
+	return clampWeight(w + (x*err+1<<(s-1))>>s)
 }
 
-// learn3 and learn2 move the weights of a mix that gave probability p towards the bit coded.
+// learn3 and learn2 move the weights of a mix that gave probability p towards the bit coded (the
+// coders do the same, written out).
 func (w *mixWeights) learn3(s0, s1, s2 int32, bit, p int, lr learnRate) {
 	err := int32(bit<<probBits - p)
 	w[0] = lr.step(w[0], s0, err)
@@ -163,8 +165,11 @@ func (e *rangeEncoder) encodeMix3(bit int, c0, c1, c2 *counter, w *mixWeights, l
 		e.renormalize()
 	}
 
-	if lr.learns(int32(bit<<probBits - p)) {
-		w.learn3(s0, s1, s2, bit, p, lr)
+	if err := int32(bit<<probBits - p); lr.learns(err) {
+		w[0] = lr.step(w[0], s0, err)
+		w[1] = lr.step(w[1], s1, err)
+		w[2] = lr.step(w[2], s2, err)
+		w[biasWeight] = lr.step(w[biasWeight], 256, err)
 	}
 	c0.update(bit)
 	c1.update(bit)
@@ -184,8 +189,11 @@ func (d *rangeDecoder) decodeMix3(c0, c1, c2 *counter, w *mixWeights, lr learnRa
 	}
 	bit := int(one & 1)
 
-	if lr.learns(int32(bit<<probBits - p)) {
-		w.learn3(s0, s1, s2, bit, p, lr)
+	if err := int32(bit<<probBits - p); lr.learns(err) {
+		w[0] = lr.step(w[0], s0, err)
+		w[1] = lr.step(w[1], s1, err)
+		w[2] = lr.step(w[2], s2, err)
+		w[biasWeight] = lr.step(w[biasWeight], 256, err)
 	}
 	c0.update(bit)
 	c1.update(bit)
@@ -206,8 +214,10 @@ func (e *rangeEncoder) encodeMix2(bit int, c0, c1 *counter, w *mixWeights, lr le
 		e.renormalize()
 	}
 
-	if lr.learns(int32(bit<<probBits - p)) {
-		w.learn2(s0, s1, bit, p, lr)
+	if err := int32(bit<<probBits - p); lr.learns(err) {
+		w[0] = lr.step(w[0], s0, err)
+		w[1] = lr.step(w[1], s1, err)
+		w[biasWeight] = lr.step(w[biasWeight], 256, err)
 	}
 	c0.update(bit)
 	c1.update(bit)
@@ -226,8 +236,10 @@ func (d *rangeDecoder) decodeMix2(c0, c1 *counter, w *mixWeights, lr learnRate) 
 	}
 	bit := int(one & 1)
 
-	if lr.learns(int32(bit<<probBits - p)) {
-		w.learn2(s0, s1, bit, p, lr)
+	if err := int32(bit<<probBits - p); lr.learns(err) {
+		w[0] = lr.step(w[0], s0, err)
+		w[1] = lr.step(w[1], s1, err)
+		w[biasWeight] = lr.step(w[biasWeight], 256, err)
 	}
 	c0.update(bit)
 	c1.update(bit)
