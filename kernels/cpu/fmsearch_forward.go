@@ -24,15 +24,19 @@ import (
 // K-mers all have many rows (repeats), that are shorter than K, or with no table go to the
 // backward search.
 //
-// The accesses of many patterns overlap: patterns go through the stages in groups, software
-// pipelined, each stage working on the group whose memory the stage before asked for one round
-// earlier (see prefetcher), so that by the time a stage reads a table entry, suffix array entry
-// or text, it has arrived.
+// The accesses of many patterns overlap: the stages are software pipelined, each working on the
+// pattern fwdDist patterns behind the one of the stage before, whose memory that stage asked for
+// (see prefetcher) fwdDist steps earlier, so that by the time a stage reads a table entry, suffix
+// array entry or text, it has arrived. Each step asks for a dozen cache lines, evenly over the
+// run: a burst of hundreds overflows the processor's queue of misses, which then drops
+// prefetches (measured on AMD: the text loads waited as if never asked for).
 
 const (
-	// fwdGroup is how many patterns a stage handles per round: enough that a round's work hides
-	// the latency of the loads it asked for the next round.
-	fwdGroup = 32
+	// fwdDist is how many patterns apart the stages work: enough that the work on them hides
+	// the latency of the loads a stage asked for the next.
+	fwdDist = 8
+	// fwdRing holds the patterns in the pipeline: a power of two above (fwdStages-1)*fwdDist.
+	fwdRing = 64
 	// fwdMaxRows is the most table rows a forward search scans (at most 64: a slot's row mask);
 	// more go to the backward search, which narrows a repeat's rows in a few steps instead of
 	// comparing the text of each.
@@ -51,6 +55,7 @@ const (
 
 // fwdSlot is one pattern in the forward pipeline.
 type fwdSlot struct {
+	live   bool  // the pattern is still being searched
 	idx    int32 // the pattern's index
 	from   int32 // its first code in Patterns.Codes
 	to     int32 // its end
@@ -59,12 +64,6 @@ type fwdSlot struct {
 	head   int32 // offset in the pattern of the fwdHead codes of the first check; -1: none
 	rows   uint64
 	codes  [fwdKmers]int32 // the codes of the K-mers at kmerOffset(q)
-}
-
-// fwdGroupSlots is the state of one group in the pipeline.
-type fwdGroupSlots struct {
-	n int
-	s [fwdGroup]fwdSlot
 }
 
 // kmerOffset returns the offset of the q-th K-mer looked up in a pattern of length l >= k.
@@ -77,8 +76,8 @@ func kmerOffset(q, l, k int) int {
 // to rest, which it returns. With firstOnly it looks up only the first K-mer of each pattern;
 // seps tells whether the text holds separators.
 func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, firstOnly, seps bool, iv []Interval, rest []int32, pf *prefetcher) []int32 {
-	var ring [fwdStages]fwdGroupSlots
-	np, next := b.Len(), 0
+	var ring [fwdRing]fwdSlot
+	np := b.Len()
 	if order != nil {
 		np = len(order)
 	}
@@ -89,188 +88,154 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 	codes, ends := b.Codes, b.Ends
 	table, sa, w := kt.Rows, p.sa, p.w
 	k := kt.K
-	for round := 0; ; round++ {
+	for t := 0; t < np+(fwdStages-1)*fwdDist; t++ {
 		// Stage 5: compare the whole pattern with the text of the rows that passed stage 4.
-		if round >= 4 {
-			g := &ring[(round-4)%fwdStages]
-			for j := range g.n {
-				sl := &g.s[j]
-				pat := codes[sl.from:sl.to]
-				first, last, found := int32(-1), int32(-1), 0
-				for m := sl.rows; m != 0; m &= m - 1 {
-					r := sl.lo + int32(bits.TrailingZeros64(m))
-					q := int(sa[r]) - int(sl.j)
-					if bytes.Equal(w[q:q+len(pat)], pat) {
-						if first < 0 {
-							first = r
-						}
-						last = r
-						found++
+		if sl := &ring[(t-4*fwdDist)&(fwdRing-1)]; t >= 4*fwdDist && sl.live {
+			sl.live = false
+			pat := codes[sl.from:sl.to]
+			first, last, found := int32(-1), int32(-1), 0
+			for m := sl.rows; m != 0; m &= m - 1 {
+				r := sl.lo + int32(bits.TrailingZeros64(m))
+				q := int(sa[r]) - int(sl.j)
+				if bytes.Equal(w[q:q+len(pat)], pat) {
+					if first < 0 {
+						first = r
 					}
+					last = r
+					found++
 				}
-				settle(sl, pat, first, last, found, seps, iv, &rest)
 			}
-			g.n = 0
+			settle(sl, pat, first, last, found, seps, iv, &rest)
 		}
-		// Stage 4: check fwdHead codes next to the k-mer in each row's text (asked for last
-		// round); ask for the whole text of the rows that pass.
-		if round >= 3 {
-			g := &ring[(round-3)%fwdStages]
-			m := 0
-			for j := range g.n {
-				sl := &g.s[j]
-				pat := codes[sl.from:sl.to]
-				l, jj := len(pat), int(sl.j)
-				var want uint64
-				if sl.head >= 0 {
-					want = binary.LittleEndian.Uint64(pat[sl.head:])
-				}
-				rows := uint64(0)
-				for r := sl.lo; r < sl.hi; r++ {
-					q := int(sa[r]) - jj
-					if q < 0 || q+l > len(w) {
-						continue
-					}
-					if sl.head >= 0 && binary.LittleEndian.Uint64(w[q+int(sl.head):]) != want {
-						continue
-					}
-					rows |= 1 << uint(r-sl.lo)
-					for a := q; a < q+l; a += 64 {
-						pf.add(unsafe.Pointer(&w[a]))
-					}
-					pf.add(unsafe.Pointer(&w[q+l-1]))
-				}
-				if rows == 0 {
-					iv[sl.idx] = Interval{}
+		// Stage 4: check fwdHead codes next to the k-mer in each row's text (asked for by stage
+		// 3); ask for the whole text of the rows that pass.
+		if sl := &ring[(t-3*fwdDist)&(fwdRing-1)]; t >= 3*fwdDist && sl.live {
+			pat := codes[sl.from:sl.to]
+			l, jj := len(pat), int(sl.j)
+			var want uint64
+			if sl.head >= 0 {
+				want = binary.LittleEndian.Uint64(pat[sl.head:])
+			}
+			rows := uint64(0)
+			for r := sl.lo; r < sl.hi; r++ {
+				q := int(sa[r]) - jj
+				if q < 0 || q+l > len(w) {
 					continue
 				}
-				sl.rows = rows
-				if m != j {
-					g.s[m] = *sl
+				if sl.head >= 0 && binary.LittleEndian.Uint64(w[q+int(sl.head):]) != want {
+					continue
 				}
-				m++
+				rows |= 1 << uint(r-sl.lo)
+				for a := q; a < q+l; a += 64 {
+					pf.add(unsafe.Pointer(&w[a]))
+				}
+				pf.add(unsafe.Pointer(&w[q+l-1]))
 			}
-			g.n = m
-			pf.flush()
+			sl.rows = rows
+			if rows == 0 {
+				iv[sl.idx] = Interval{}
+				sl.live = false
+			}
 		}
-		// Stage 3: the rows' suffix array entries (asked for last round); ask for the codes of
+		// Stage 3: the rows' suffix array entries (asked for by stage 2); ask for the codes of
 		// their texts that stage 4 checks.
-		if round >= 2 {
-			g := &ring[(round-2)%fwdStages]
-			for j := range g.n {
-				sl := &g.s[j]
-				off := int(sl.head) - int(sl.j)
-				if sl.head < 0 {
-					off = 0
-				}
-				for r := sl.lo; r < sl.hi; r++ {
-					a := int(sa[r]) + off
-					if a >= 0 && a+fwdHead <= len(w) {
-						pf.add(unsafe.Pointer(&w[a]))
-						if (a^(a+fwdHead-1))&^63 != 0 {
-							pf.add(unsafe.Pointer(&w[a+fwdHead-1]))
-						}
+		if sl := &ring[(t-2*fwdDist)&(fwdRing-1)]; t >= 2*fwdDist && sl.live {
+			off := int(sl.head) - int(sl.j)
+			if sl.head < 0 {
+				off = -int(sl.j)
+			}
+			for r := sl.lo; r < sl.hi; r++ {
+				a := int(sa[r]) + off
+				if a >= 0 && a+fwdHead <= len(w) {
+					pf.add(unsafe.Pointer(&w[a]))
+					if (a^(a+fwdHead-1))&^63 != 0 {
+						pf.add(unsafe.Pointer(&w[a+fwdHead-1]))
 					}
 				}
 			}
-			pf.flush()
 		}
-		// Stage 2: the K-mers' rows (asked for last round): choose the K-mer with the fewest and
+		// Stage 2: the K-mers' rows (asked for by stage 1): choose the K-mer with the fewest and
 		// ask for their suffix array entries.
-		if round >= 1 {
-			g := &ring[(round-1)%fwdStages]
-			m := 0
-			for j := range g.n {
-				sl := &g.s[j]
-				l := int(sl.to - sl.from)
-				lo, hi := table[2*sl.codes[0]], table[2*sl.codes[0]+1]
-				jj := 0
-				for q := 1; q < nk; q++ {
-					c := sl.codes[q]
-					if qlo, qhi := table[2*c], table[2*c+1]; qhi-qlo < hi-lo {
-						lo, hi, jj = qlo, qhi, kmerOffset(q, l, k)
-					}
+		if sl := &ring[(t-fwdDist)&(fwdRing-1)]; t >= fwdDist && sl.live {
+			l := int(sl.to - sl.from)
+			lo, hi := table[2*sl.codes[0]], table[2*sl.codes[0]+1]
+			jj := 0
+			for q := 1; q < nk; q++ {
+				c := sl.codes[q]
+				if qlo, qhi := table[2*c], table[2*c+1]; qhi-qlo < hi-lo {
+					lo, hi, jj = qlo, qhi, kmerOffset(q, l, k)
 				}
+			}
+			switch {
+			case lo >= hi: // a K-mer of the pattern does not occur
+				iv[sl.idx] = Interval{}
+				sl.live = false
+			case l == k:
+				iv[sl.idx] = Interval{Lo: lo, Hi: hi}
+				sl.live = false
+			case hi-lo > fwdMaxRows:
+				rest = append(rest, sl.idx)
+				sl.live = false
+			default:
+				sl.lo, sl.hi, sl.j = lo, hi, int32(jj)
+				// The first check's codes: after the K-mer, or else before it; a short pattern
+				// is compared whole at once.
 				switch {
-				case lo >= hi: // a K-mer of the pattern does not occur
-					iv[sl.idx] = Interval{}
-				case l == k:
-					iv[sl.idx] = Interval{Lo: lo, Hi: hi}
-				case hi-lo > fwdMaxRows:
-					rest = append(rest, sl.idx)
+				case jj+k+fwdHead <= l:
+					sl.head = int32(jj + k)
+				case jj >= fwdHead:
+					sl.head = int32(jj - fwdHead)
 				default:
-					sl.lo, sl.hi, sl.j = lo, hi, int32(jj)
-					// The first check's codes: after the K-mer, or else before it; a short
-					// pattern is compared whole at once.
-					switch {
-					case jj+k+fwdHead <= l:
-						sl.head = int32(jj + k)
-					case jj >= fwdHead:
-						sl.head = int32(jj - fwdHead)
-					default:
-						sl.head = -1
-					}
-					if m != j {
-						g.s[m] = *sl
-					}
-					m++
-					pf.add(unsafe.Pointer(&sa[lo]))
-					pf.add(unsafe.Pointer(&sa[hi-1]))
+					sl.head = -1
 				}
+				pf.add(unsafe.Pointer(&sa[lo]))
+				pf.add(unsafe.Pointer(&sa[hi-1]))
 			}
-			g.n = m
-			pf.flush()
 		}
-		// Stage 1: the next group's K-mer codes; ask for their table entries.
-		g := &ring[round%fwdStages]
-		g.n = 0
-	fill:
-		for g.n < fwdGroup && next < np {
-			i := next
+		// Stage 1: the next pattern's K-mer codes; ask for their table entries.
+		if sl := &ring[t&(fwdRing-1)]; t < np {
+			sl.live = false
+			i := t
 			if order != nil {
-				i = int(order[i])
+				i = int(order[t])
 			}
-			next++
 			from := 0
 			if i > 0 {
 				from = ends[i-1]
 			}
 			to := ends[i]
-			l := to - from
-			if l < k {
+			if l := to - from; l < k {
 				if l == 0 {
 					iv[i] = Interval{}
 				} else {
 					rest = append(rest, int32(i))
 				}
-				continue
+			} else if p.kmerCodes(sl, kt, codes[from:to], nk, pf) {
+				sl.live = true
+				sl.idx, sl.from, sl.to = int32(i), int32(from), int32(to)
+			} else { // a code that never matches
+				iv[i] = Interval{}
 			}
-			sl := &g.s[g.n]
-			pat := codes[from:to]
-			for q := range nk {
-				j := kmerOffset(q, l, k)
-				code, ok := kt.code(pat[j : j+k])
-				if !ok { // a code that never matches
-					iv[i] = Interval{}
-					continue fill
-				}
-				sl.codes[q] = int32(code)
-				pf.add(unsafe.Pointer(&table[2*code]))
-			}
-			sl.idx, sl.from, sl.to = int32(i), int32(from), int32(to)
-			g.n++
 		}
 		pf.flush()
-		if next >= np {
-			busy := false
-			for s := range ring {
-				busy = busy || ring[s].n > 0
-			}
-			if !busy {
-				return rest
-			}
-		}
 	}
+	return rest
+}
+
+// kmerCodes sets sl's K-mer codes from pat and asks for their table entries; false if pat holds
+// a code that never matches at one of them.
+func (p *Page) kmerCodes(sl *fwdSlot, kt *KmerTable, pat []byte, nk int, pf *prefetcher) bool {
+	k := kt.K
+	for q := range nk {
+		j := kmerOffset(q, len(pat), k)
+		code, ok := kt.code(pat[j : j+k])
+		if !ok {
+			return false
+		}
+		sl.codes[q] = int32(code)
+		pf.add(unsafe.Pointer(&kt.Rows[2*code]))
+	}
+	return true
 }
 
 // settle writes the outcome of the search of sl's pattern pat to iv, or leaves it to the
