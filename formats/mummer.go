@@ -29,7 +29,15 @@ func NewMummerWriter(w *bufio.Writer, refNames []string, forceFour, showLen, sho
 
 // Header writes "> NAME[ Reverse][  Len = N]".
 func (m *MummerWriter) Header(name []byte, reverse bool, length int) error {
-	b := append(m.buf[:0], "> "...)
+	m.buf = m.AppendHeader(m.buf[:0], name, reverse, length)
+	_, err := m.W.Write(m.buf)
+	return err
+}
+
+// AppendHeader appends to b the header line Header writes. It changes nothing in m, so that
+// several goroutines may format at once.
+func (m *MummerWriter) AppendHeader(b, name []byte, reverse bool, length int) []byte {
+	b = append(b, "> "...)
 	b = append(b, name...)
 	if reverse {
 		b = append(b, " Reverse"...)
@@ -38,17 +46,20 @@ func (m *MummerWriter) Header(name []byte, reverse bool, length int) error {
 		b = append(b, "  Len = "...)
 		b = strconv.AppendInt(b, int64(length), 10)
 	}
-	b = append(b, '\n')
-	m.buf = b
-	_, err := m.W.Write(b)
-	return err
+	return append(b, '\n')
 }
 
 // Match writes one match line: rec and refPos (1-based, within the record) are the reference
 // side, queryPos the 1-based query position as it is to be printed. substr, when ShowString is on,
 // is the matched reference text, written on the next line.
 func (m *MummerWriter) Match(rec, refPos, queryPos, length int, substr []byte) error {
-	b := m.buf[:0]
+	m.buf = m.AppendMatch(m.buf[:0], rec, refPos, queryPos, length, substr)
+	_, err := m.W.Write(m.buf)
+	return err
+}
+
+// AppendMatch appends to b the lines Match writes. It changes nothing in m.
+func (m *MummerWriter) AppendMatch(b []byte, rec, refPos, queryPos, length int, substr []byte) []byte {
 	if m.FourColumn {
 		name := m.RefNames[rec]
 		b = append(b, ' ', ' ')
@@ -68,9 +79,7 @@ func (m *MummerWriter) Match(rec, refPos, queryPos, length int, substr []byte) e
 		b = append(b, substr...)
 		b = append(b, '\n')
 	}
-	m.buf = b
-	_, err := m.W.Write(b)
-	return err
+	return b
 }
 
 // appendPadded appends v as C's "%8d" does.

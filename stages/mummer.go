@@ -27,7 +27,10 @@ type MummerOptions struct {
 	Threads   int // workers matching batches
 	PageSize  int // reference page length; 0: whole reference
 	BatchSize int // query bases per batch
+	ChunkSize int // bytes of query input read at a time (see chunks.go); 0: twice BatchSize
 	Progress  *Progress
+
+	recordsOnly bool // tests: read every query a record at a time, as before chunks
 }
 
 // LoadReference reads every record of path into an encoded reference.
@@ -61,32 +64,75 @@ func LoadReference(path string, nucleotidesOnly bool, stdin io.Reader) (*kernels
 
 // Mummer matches every record of the query files against ref with m and writes MUMmer text to w.
 // A query path of "-" reads stdin.
+//
+// The queries are read in chunks of whole records (see chunks.go): one goroutine only reads and
+// cuts, the workers parse, encode, match and format, and the sink writes each batch's text in
+// order. Where a chunk cannot be parsed on its own (a record longer than a chunk, multi-line
+// FASTQ, a malformed record, a read error), the rest of that file and the files after it are read
+// one record at a time by formats.Reader, with the record and line numbers it would have had
+// from the start, and long records are cut into pieces across batches.
 func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m kernels.Matcher, queries []string, stdin io.Reader, w io.Writer) error {
-	src := NewQuerySource(queries, &ref.Alpha, opts.Strands, opts.NucleotidesOnly, opts.BatchSize)
-	src.Stdin = stdin
-	defer src.Close()
 	bw := bufio.NewWriterSize(w, 1<<20)
-	p := &printer{opts: &opts, ref: ref, out: formats.NewMummerWriter(bw, ref.Names, opts.FourColumn, opts.ShowLen, opts.ShowString)}
+	mw := formats.NewMummerWriter(bw, ref.Names, opts.FourColumn, opts.ShowLen, opts.ShowString)
+	p := &printer{opts: &opts, ref: ref, out: mw}
+	enc := kernels.NewQueryEncoder(&ref.Alpha, opts.NucleotidesOnly)
 	start := time.Now()
-	// Two batches a worker keep every worker busy while the printer drains results in order;
-	// more would only hold memory.
-	err := stream.OrderedMap(ctx, stream.Options{Workers: opts.Threads, Window: 2*opts.Threads + 1},
-		func() (*QueryBatch, error) { return src.Next() },
-		func(_ context.Context, b *QueryBatch) (*QueryBatch, error) {
-			b.Encode(src.enc)
-			return b, m.Match(&b.Batch, &b.Res)
-		},
-		func(b *QueryBatch) error {
-			if err := p.batch(b); err != nil {
-				return err
-			}
-			opts.Progress.Update(src.Records, src.Bases, time.Since(start))
-			return nil
-		})
-	if err != nil {
-		return err
+	var records, bases int64
+	match := func(b *QueryBatch) error {
+		if err := m.Match(&b.Batch, &b.Res); err != nil {
+			return err
+		}
+		if b.whole {
+			wp := printer{opts: &opts, ref: ref, out: mw, mums: b.mums[:0], sub: b.sub}
+			b.Out = wp.batch(b.Out[:0], b)
+			b.mums, b.sub = wp.mums, wp.sub
+		}
+		return nil
 	}
-	opts.Progress.Done(src.Records, src.Bases, time.Since(start))
+	write := func(b *QueryBatch) error {
+		if !b.whole {
+			b.Out = p.batch(b.Out[:0], b)
+		}
+		if _, err := bw.Write(b.Out); err != nil {
+			return err
+		}
+		records += b.records
+		bases += b.bases
+		opts.Progress.Update(records, bases, time.Since(start))
+		return nil
+	}
+	// Two batches a worker keep every worker busy while the sink writes results in order; more
+	// would only hold memory.
+	window := stream.Options{Workers: opts.Threads, Window: 2*opts.Threads + 1}
+
+	rest := &resumePoint{}
+	if !opts.recordsOnly {
+		cs := newChunkSource(queries, stdin, opts, enc)
+		defer cs.close()
+		var err error
+		if rest, err = cs.run(ctx, window, match, write); err != nil {
+			return err
+		}
+	}
+	if rest != nil {
+		src := NewQuerySource(queries, &ref.Alpha, opts.Strands, opts.NucleotidesOnly, opts.BatchSize)
+		src.Stdin = stdin
+		if rest.rd != nil {
+			src.resume(rest.file, rest.rd, rest.nrec)
+		}
+		defer src.Close()
+		err := stream.OrderedMap(ctx, window,
+			func() (*QueryBatch, error) { return src.Next() },
+			func(_ context.Context, b *QueryBatch) (*QueryBatch, error) {
+				b.Encode(src.enc)
+				return b, match(b)
+			},
+			write)
+		if err != nil {
+			return err
+		}
+	}
+	opts.Progress.Done(records, bases, time.Since(start))
 	return bw.Flush()
 }
 
@@ -99,13 +145,12 @@ type printer struct {
 	sub  []byte
 }
 
-func (p *printer) batch(b *QueryBatch) error {
+// batch appends the text of b's results to dst.
+func (p *printer) batch(dst []byte, b *QueryBatch) []byte {
 	for i, info := range b.Info {
 		sg := b.Segs[i]
 		if info.First {
-			if err := p.out.Header([]byte(info.Name), info.Reverse, sg.Len); err != nil {
-				return err
-			}
+			dst = p.out.AppendHeader(dst, info.Name, info.Reverse, sg.Len)
 		}
 		ms := b.Res.Seg(i)
 		if p.opts.Mode == kernels.Mum {
@@ -117,15 +162,13 @@ func (p *printer) batch(b *QueryBatch) error {
 			p.mums = p.mums[:0]
 		}
 		for _, mt := range ms {
-			if err := p.match(mt, sg.Len, info.Reverse); err != nil {
-				return err
-			}
+			dst = p.match(dst, mt, sg.Len, info.Reverse)
 		}
 	}
-	return nil
+	return dst
 }
 
-func (p *printer) match(mt kernels.Match, qlen int, reverse bool) error {
+func (p *printer) match(dst []byte, mt kernels.Match, qlen int, reverse bool) []byte {
 	rec, off := p.ref.RecordOf(int(mt.Ref))
 	q := int(mt.Query) + 1
 	if reverse && p.opts.ReversePositions {
@@ -137,7 +180,7 @@ func (p *printer) match(mt kernels.Match, qlen int, reverse bool) error {
 			p.sub = append(p.sub, p.ref.Alpha.Byte[c])
 		}
 	}
-	return p.out.Match(rec, off+1, q, int(mt.Len), p.sub)
+	return p.out.AppendMatch(dst, rec, off+1, q, int(mt.Len), p.sub)
 }
 
 // openInput opens a sequence file, "-" meaning stdin.

@@ -26,6 +26,23 @@ type QueryBatch struct {
 	raw     []byte
 	recs    []rawRecord
 	codeLen int
+	names   []byte // the records' names, which SegInfo.Name points into (from a reader's buffers)
+
+	// Batches of whole records are formatted on the worker that matched them, into Out; the
+	// pieces of a long record, which need what came before them, by the sink.
+	whole          bool
+	Out            []byte
+	records, bases int64 // records read whole in this batch, and their bases
+
+	// A chunk of input (see chunks.go), parsed on a worker.
+	chunk   formats.Chunk
+	cr      *formats.ChunkReader
+	file    int  // the chunk's file, in the source's paths
+	ok      bool // ParseChunk accepted the chunk
+	lines   int  // newlines in the chunk
+	scratch []byte
+	mums    []kernels.Match
+	sub     []byte
 }
 
 // rawRecord is one sequence in QueryBatch.raw and where its strands go in Codes (rev < 0: the
@@ -52,7 +69,7 @@ func (b *QueryBatch) Encode(e *kernels.QueryEncoder) {
 
 // SegInfo tells the printer where a segment belongs.
 type SegInfo struct {
-	Name    string
+	Name    []byte // into the batch's names or chunk
 	Reverse bool
 	First   bool // first segment of its sequence: print the header
 	Last    bool // last segment of its sequence
@@ -79,6 +96,11 @@ type QuerySource struct {
 	Records int64
 	Stdin   io.Reader // read for the path "-"; nil: os.Stdin
 	enc     *kernels.QueryEncoder
+}
+
+// resume makes s read on from rd, which reads file (an index in paths) after nrec of its records.
+func (s *QuerySource) resume(file int, rd *formats.Reader, nrec int) {
+	s.file, s.rd, s.nrec = file, rd, nrec
 }
 
 // NewQuerySource returns a source over paths ("-" is stdin). batchSize is the number of query
@@ -137,7 +159,7 @@ func (s *QuerySource) nextRecord() (*formats.Record, error) {
 
 // addRecord appends the segments of one record to b, and its sequence to b's raw sequences to
 // be encoded by Encode, or, with encodeNow, its codes straight to b.Codes.
-func (s *QuerySource) addRecord(b *QueryBatch, name string, seq []byte, cut int, encodeNow bool) {
+func (s *QuerySource) addRecord(b *QueryBatch, name []byte, seq []byte, cut int, encodeNow bool) {
 	n := len(seq)
 	r := rawRecord{raw: len(b.raw), n: n, fwd: -1, rev: -1}
 	if !encodeNow {
@@ -179,8 +201,10 @@ func (s *QuerySource) Next() (*QueryBatch, error) {
 		s.chunks = s.chunks[1:]
 		return b, nil
 	}
-	b := &QueryBatch{}
+	b := &QueryBatch{whole: true}
 	bases := 0
+	records, read := s.Records, s.Bases
+	defer func() { b.records, b.bases = s.Records-records, s.Bases-read }()
 	for bases < s.batchSize {
 		rec, err := s.nextRecord()
 		if errors.Is(err, io.EOF) {
@@ -195,9 +219,12 @@ func (s *QuerySource) Next() (*QueryBatch, error) {
 				s.keepPending()
 				break
 			}
-			return s.splitLong(rec), nil
+			b = s.splitLong(rec)
+			return b, nil
 		}
-		s.addRecord(b, string(rec.Name), rec.Seq, max(min(len(rec.Seq), s.pieceSize()), 1), false)
+		n := len(b.names)
+		b.names = append(b.names, rec.Name...)
+		s.addRecord(b, b.names[n:len(b.names):len(b.names)], rec.Seq, max(min(len(rec.Seq), s.pieceSize()), 1), false)
 		bases += max(len(rec.Seq), 1)
 	}
 	if len(b.Segs) == 0 {
@@ -224,7 +251,7 @@ func (s *QuerySource) pieceSize() int { return max(s.batchSize/piecesPerBatch, 1
 func (s *QuerySource) splitLong(rec *formats.Record) *QueryBatch {
 	whole := &QueryBatch{}
 	// Encoded once, here, straight from the record: the chunks share the codes.
-	s.addRecord(whole, string(rec.Name), rec.Seq, s.pieceSize(), true)
+	s.addRecord(whole, append([]byte(nil), rec.Name...), rec.Seq, s.pieceSize(), true)
 	for i := 0; i < len(whole.Segs); i += piecesPerBatch {
 		j := min(i+piecesPerBatch, len(whole.Segs))
 		s.chunks = append(s.chunks, &QueryBatch{

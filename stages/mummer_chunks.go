@@ -1,0 +1,229 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/sapipe/sapipe/formats"
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/stream"
+)
+
+// chunkSource cuts the query files into chunks of whole records (formats.ChunkReader) for
+// sapipe mummer: its goroutine only reads, and the workers parse (formats.ParseChunk), encode,
+// match and format. A chunk that ParseChunk refuses stops the pipeline once everything before it
+// is written; run then returns where a formats.Reader is to read on.
+type chunkSource struct {
+	paths []string
+	stdin io.Reader
+	size  int          // bytes a chunk aims at
+	long  int          // a record longer than this is cut into pieces across batches: Reader's
+	qs    *QuerySource // for addRecord
+
+	// The reading side.
+	file    int
+	cr      *formats.ChunkReader
+	stopped bool // an Odd chunk has been handed out: nothing more to read here
+	pool    sync.Pool
+
+	mu      sync.Mutex
+	pending []*QueryBatch // handed out and not yet written, in order
+	drained chan struct{} // closed when pending empties, while the source waits for that
+
+	// The writing side.
+	sinkFile               int // file of the batch written last
+	fileRecords, fileLines int // records and newlines of sinkFile written
+	refused                *QueryBatch
+	cause                  error
+	causeOnce              sync.Once
+}
+
+// resumePoint is where the record-at-a-time reading takes over.
+type resumePoint struct {
+	file int
+	rd   *formats.Reader
+	nrec int // records of the file before rd's
+}
+
+var errRefused = errors.New("chunk left to the record reader")
+
+func newChunkSource(paths []string, stdin io.Reader, opts MummerOptions, enc *kernels.QueryEncoder) *chunkSource {
+	qs := &QuerySource{strands: opts.Strands, batchSize: max(opts.BatchSize, 1), enc: enc}
+	size := opts.ChunkSize
+	if size <= 0 {
+		size = 2 * qs.batchSize // about a batch's bases of FASTQ
+	}
+	return &chunkSource{paths: paths, stdin: stdin, size: size, long: qs.batchSize, qs: qs, sinkFile: -1}
+}
+
+// close closes the file being read, unless a Reader has taken it over.
+func (c *chunkSource) close() {
+	if c.cr != nil {
+		c.cr.Close()
+		c.cr = nil
+	}
+}
+
+// run matches the chunks until the end of the files or the first chunk that only a Reader may
+// read, with match on the workers and write in order on the sink.
+func (c *chunkSource) run(ctx context.Context, opts stream.Options, match, write func(*QueryBatch) error) (*resumePoint, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fail := func(err error) error {
+		c.causeOnce.Do(func() { c.cause = err })
+		cancel() // the source may be waiting on ctx
+		return err
+	}
+	err := stream.OrderedMap(ctx, opts,
+		func() (*QueryBatch, error) { return c.next(ctx) },
+		func(_ context.Context, b *QueryBatch) (*QueryBatch, error) {
+			if !c.parse(b) || len(b.Segs) == 0 {
+				return b, nil
+			}
+			if err := match(b); err != nil {
+				return nil, fail(err)
+			}
+			return b, nil
+		},
+		func(b *QueryBatch) error {
+			if !b.ok {
+				c.refused = b
+				return fail(errRefused)
+			}
+			if err := write(b); err != nil {
+				return fail(err)
+			}
+			c.written(b)
+			return nil
+		})
+	if c.cause != nil && c.cause != errRefused {
+		return nil, c.cause
+	}
+	if c.refused == nil {
+		return nil, err
+	}
+	// Everything before the refused chunk is written; it and the chunks read after it (all of
+	// its file: see next) go to a Reader with the numbers of what came before.
+	b := c.refused
+	var data [][]byte
+	for _, p := range c.pending {
+		data = append(data, p.chunk.Data)
+	}
+	nrec, nl := 0, 0
+	if c.sinkFile == b.file {
+		nrec, nl = c.fileRecords, c.fileLines
+	}
+	rd := b.cr.Resume(data, nrec, nl)
+	c.cr = nil
+	return &resumePoint{file: b.file, rd: rd, nrec: nrec}, nil
+}
+
+// next returns the next chunk as a batch, or io.EOF after the last file.
+func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
+	if c.stopped {
+		<-ctx.Done() // the sink refuses the Odd chunk and stops the pipeline
+		return nil, ctx.Err()
+	}
+	for {
+		if c.cr == nil {
+			if c.file == len(c.paths) {
+				return nil, io.EOF
+			}
+			cr, err := formats.OpenChunks(c.paths[c.file], c.stdin, c.size)
+			if err != nil {
+				return nil, err
+			}
+			c.cr = cr
+		}
+		b, _ := c.pool.Get().(*QueryBatch)
+		if b == nil {
+			b = &QueryBatch{whole: true}
+		}
+		ch, err := c.cr.Next(b.chunk.Data)
+		if errors.Is(err, io.EOF) {
+			c.pool.Put(b)
+			// A file's chunks are all written before the next file is opened: a chunk refused
+			// sends the rest of its file, read already or not, to a Reader, and the next file may
+			// be a stream that cannot be read twice.
+			if err := c.waitDrained(ctx); err != nil {
+				return nil, err
+			}
+			c.cr.Close()
+			c.cr = nil
+			c.file++
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		b.chunk, b.cr, b.file = ch, c.cr, c.file
+		c.mu.Lock()
+		c.pending = append(c.pending, b)
+		c.mu.Unlock()
+		c.stopped = ch.Odd
+		return b, nil
+	}
+}
+
+// waitDrained waits until every batch handed out has been written.
+func (c *chunkSource) waitDrained(ctx context.Context) error {
+	c.mu.Lock()
+	if len(c.pending) == 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	c.drained = ch
+	c.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// written records that b, the first pending batch, is written, and recycles it.
+func (c *chunkSource) written(b *QueryBatch) {
+	c.mu.Lock()
+	c.pending = c.pending[1:]
+	if len(c.pending) == 0 && c.drained != nil {
+		close(c.drained)
+		c.drained = nil
+	}
+	c.mu.Unlock()
+	if b.file != c.sinkFile {
+		c.sinkFile, c.fileRecords, c.fileLines = b.file, 0, 0
+	}
+	c.fileRecords += int(b.records)
+	c.fileLines += b.lines
+	b.cr = nil
+	c.pool.Put(b)
+}
+
+// parse parses b's chunk into segments with their codes, and reports whether ParseChunk accepted
+// it (and no record is long).
+func (c *chunkSource) parse(b *QueryBatch) bool {
+	b.Codes, b.Segs, b.Info, b.codeLen = b.Codes[:0], b.Segs[:0], b.Info[:0], 0
+	b.Res.Reset()
+	b.Out = b.Out[:0]
+	var bases int64
+	long := false
+	piece := c.qs.pieceSize()
+	n, ok := formats.ParseChunk(&b.chunk, &b.scratch, func(name, seq []byte) {
+		if len(seq) > c.long {
+			long = true
+			return
+		}
+		c.qs.addRecord(b, name, seq, max(min(len(seq), piece), 1), true)
+		bases += int64(len(seq))
+	})
+	b.ok = ok && !long
+	if b.ok {
+		b.records, b.bases, b.lines = int64(n), bases, bytes.Count(b.chunk.Data, []byte{'\n'})
+	}
+	return b.ok
+}

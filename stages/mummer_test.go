@@ -1,0 +1,140 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// queryInput writes n query records drawn from the reference text (some reverse-complemented,
+// some with changes) in one of the shapes sapipe reads: FASTA with one-line or wrapped sequences,
+// four-line FASTQ, and now and then something Reader alone reads (multi-line FASTQ, blank lines,
+// a long record) or a malformed record.
+func queryInput(rng *rand.Rand, ref string, n int, fastq, odd bool) string {
+	var b strings.Builder
+	for i := range n {
+		l := 1 + rng.IntN(120)
+		if odd && rng.IntN(15) == 0 {
+			l = 1 + rng.IntN(3000)
+		}
+		l = min(l, len(ref))
+		a := rng.IntN(len(ref) - l + 1)
+		s := []byte(ref[a : a+l])
+		if rng.IntN(3) == 0 {
+			s = []byte(revComp(string(s)))
+		}
+		for range rng.IntN(3) {
+			s[rng.IntN(l)] = "ACGTN"[rng.IntN(5)]
+		}
+		eol := "\n"
+		if odd && rng.IntN(10) == 0 {
+			eol = "\r\n"
+		}
+		if fastq {
+			fmt.Fprintf(&b, "@q%d d%s%s%s+%s%s%s", i, eol, s, eol, eol, strings.Repeat("I", l), eol)
+			if odd && rng.IntN(20) == 0 {
+				b.WriteString("\n")
+			}
+			if odd && rng.IntN(25) == 0 {
+				fmt.Fprintf(&b, "@m%d%s%s%s%s%s+%s%s%s", i, eol, s[:l/2], eol, s[l/2:], eol, eol, strings.Repeat("I", l), eol)
+			}
+			continue
+		}
+		fmt.Fprintf(&b, ">q%d d%s", i, eol)
+		w := []int{l, 60, 7}[rng.IntN(3)]
+		for j := 0; j < l; j += w {
+			fmt.Fprintf(&b, "%s%s", s[j:min(j+w, l)], eol)
+		}
+	}
+	out := b.String()
+	if odd && rng.IntN(2) == 0 && len(out) > 0 { // damage
+		i := rng.IntN(len(out))
+		switch {
+		case fastq && rng.IntN(3) > 0: // a header or quality line broken: an error from here on
+			if k := strings.Index(out[i:], "\n@"); k >= 0 {
+				out = out[:i+k+1] + "x" + out[i+k+2:]
+			} else {
+				out = out[:i]
+			}
+		default:
+			out = out[:i] + string("@+>\n"[rng.IntN(4)]) + out[i+1:]
+		}
+	}
+	return out
+}
+
+// TestMummerChunks: queries read in chunks of any size (down to one byte, so that chunk
+// boundaries fall everywhere) print what they print read a record at a time, and fail with the
+// same error, in every mode, over several files and stdin.
+func TestMummerChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 34))
+	dir := t.TempDir()
+	rounds, errs := 40, 0
+	if testing.Short() {
+		rounds = 10
+	}
+	for r := range rounds {
+		fa, recs := randomFasta(rng, 1+rng.IntN(3), 4000)
+		refPath := writeTemp(t, dir, "ref.fa", fa)
+		ref, err := LoadReference(refPath, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := MummerOptions{
+			Mode:    []kernels.Mode{kernels.MaxMatch, kernels.Mum, kernels.MumReference}[rng.IntN(3)],
+			MinLen:  10 + rng.IntN(10),
+			Strands: []Strands{{Forward: true}, {Reverse: true}, {Forward: true, Reverse: true}}[rng.IntN(3)],
+			Threads: 1 + rng.IntN(3), BatchSize: []int{64, 1000, 1 << 19}[rng.IntN(3)],
+		}
+		opts.ReversePositions = opts.Strands.Reverse && rng.IntN(2) == 0
+		opts.ShowString, opts.ShowLen, opts.FourColumn = rng.IntN(4) == 0, rng.IntN(2) == 0, rng.IntN(4) == 0
+		m, err := cpu.New(2).NewMatcher(ref, kernels.MatchOptions{Mode: opts.Mode, MinLen: opts.MinLen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := strings.Join(recs, "")
+		var paths []string
+		stdin := ""
+		for f := range 1 + rng.IntN(3) {
+			in := queryInput(rng, all, 1+rng.IntN(40), rng.IntN(2) == 0, rng.IntN(2) == 0)
+			if f == 1 && rng.IntN(2) == 0 {
+				stdin = in
+				paths = append(paths, "-")
+				continue
+			}
+			paths = append(paths, writeTemp(t, dir, fmt.Sprintf("q%d.fq", f), in))
+		}
+		run := func(o MummerOptions) (string, string) {
+			var out bytes.Buffer
+			err := Mummer(context.Background(), o, ref, m, paths, strings.NewReader(stdin), &out)
+			if err != nil {
+				return out.String(), err.Error()
+			}
+			return out.String(), ""
+		}
+		serial := opts
+		serial.recordsOnly = true
+		want, werr := run(serial)
+		if werr != "" {
+			errs++
+		}
+		for _, chunk := range []int{0, 1, 2, 3, 5, 8, 13, 31, 64, 100, 333, 1000, 5000} {
+			o := opts
+			o.ChunkSize = chunk
+			got, err := run(o)
+			if err != werr || (werr == "" && got != want) {
+				t.Fatalf("round %d, chunks of %d (%+v): error %q, want %q; output equal: %v", r, chunk, opts, err, werr, got == want)
+			}
+		}
+		m.Close()
+	}
+	if errs < rounds/8 {
+		t.Errorf("only %d of %d rounds tried errors", errs, rounds)
+	}
+}
