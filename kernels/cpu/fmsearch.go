@@ -15,8 +15,9 @@ import (
 // uses them keeps that many cache misses in flight instead of one (as walkLanes does).
 const searchLanes = 16
 
-// Searcher counts and locates patterns by backward search in the FM-index of a whole-text page.
-// It is safe for concurrent use.
+// Searcher counts and locates patterns in the index of a whole-text page: forward from the k-mer
+// table through the suffix array and the text where it can, by backward search in the FM-index
+// otherwise. It is safe for concurrent use.
 type Searcher struct {
 	p     *Page
 	kmers *KmerTable // nil: every search starts from all rows
@@ -33,10 +34,13 @@ type searchScratch struct {
 }
 
 // Interval is the outcome of one pattern's search: its occurrences start at SA[k]-Shift for the
-// rows k in [Lo, Hi). A search that narrows to one row before the pattern's start checks the rest
-// of the pattern against the text at that row instead of stepping on; Shift is then the number
-// of symbols so checked. A pattern that does not occur has Lo == Hi == Shift == 0. A device
-// search computes the same intervals, step for step, so that its hits are the CPU's.
+// rows k in [Lo, Hi). Shift > 0 only for a pattern that occurs once: a backward search that
+// narrows to one row before the pattern's start checks the rest of the pattern against the text
+// at that row instead of stepping on (Shift is the number of symbols so checked), and a forward
+// search from a K-mer of the pattern at offset Shift finds the one row of that K-mer whose text
+// is the pattern (fmsearch_forward.go). A pattern that does not occur has Lo == Hi == Shift == 0.
+// Searches may reach different intervals of the same hits: a device runs the backward search
+// alone, the CPU mostly the forward one; AppendHits makes the same hits of either.
 type Interval struct {
 	Lo, Hi, Shift int32
 }

@@ -103,6 +103,13 @@ func LoadKmerTable(k, sigma int, rows []int32, nrows int) (*KmerTable, error) {
 // a code that is not matchable.
 func (t *KmerTable) code(pat []byte) (int, bool) {
 	code := 0
+	if t.base == 4 && len(pat) >= 8 && len(pat) <= 16 {
+		// DNA, 8 to 16 symbols: the first eight and the last eight, which overlap.
+		hi, okh := dnaBits8(binary.BigEndian.Uint64(pat))
+		lo, okl := dnaBits8(binary.BigEndian.Uint64(pat[len(pat)-8:]))
+		rest := 2 * (len(pat) - 8)
+		return hi<<rest | lo&(1<<rest-1), okh && okl
+	}
 	if t.base == 4 {
 		// DNA: eight symbols at a time, two bits each.
 		for len(pat) >= 8 {
