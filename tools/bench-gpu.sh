@@ -115,7 +115,7 @@ do_run() {
 		row "sapipe gpu, same" 1 $g "$secs" "$(cmp -s "$w/gc.out" "$w/gg.out" && echo "same as cpu" || echo DIFFERS)"
 	done
 	# Pattern search (sapipe count): 10 M patterns of 20-150 bases drawn from E. coli, one a line.
-	$s index -o "$w/ecoli.sai" "$w/ecoli.fa"
+	$b/sapipe index -q -o "$w/ecoli.sai" "$w/ecoli.fa"
 	[ -f "$w/patterns.txt" ] || $b/benchpat -n 10000000 -min 20 -max 150 "$w/ecoli.fa" >"$w/patterns.txt"
 	local np=10000000 nc=$(($(wc -c <"$w/patterns.txt") - 10000000))
 	printf '%-46s %10s %12s %9s  %s\n' "count" "wall s" "patterns/s" "Mchar/s" ""
