@@ -64,22 +64,45 @@ func (b *PatternBatch) Encode() {
 		if s.strands.Forward {
 			n := len(b.Pats.Codes)
 			b.Pats.Codes = slices.Grow(b.Pats.Codes, len(seq))[:n+len(seq)]
-			out := b.Pats.Codes[n:]
-			for i, c := range seq {
-				out[i] = fwd[c]
-			}
+			encodeForward(b.Pats.Codes[n:], seq, fwd)
 			b.Pats.Ends = append(b.Pats.Ends, len(b.Pats.Codes))
 		}
 		if s.strands.Reverse {
 			n := len(b.Pats.Codes)
 			b.Pats.Codes = slices.Grow(b.Pats.Codes, len(seq))[:n+len(seq)]
-			out := b.Pats.Codes[n:]
-			last := len(seq) - 1
-			for i, c := range seq {
-				out[last-i] = rev[c]
-			}
+			encodeReverse(b.Pats.Codes[n:], seq, rev)
 			b.Pats.Ends = append(b.Pats.Ends, len(b.Pats.Codes))
 		}
+	}
+}
+
+// encodeForward sets out[i] to the code t[seq[i]], eight bytes a step without bounds checks.
+func encodeForward(out, seq []byte, t *[256]byte) {
+	out = out[:len(seq)]
+	i := 0
+	for ; i+8 <= len(seq); i += 8 {
+		s, o := seq[i:i+8:i+8], out[i:i+8:i+8]
+		o[0], o[1], o[2], o[3] = t[s[0]], t[s[1]], t[s[2]], t[s[3]]
+		o[4], o[5], o[6], o[7] = t[s[4]], t[s[5]], t[s[6]], t[s[7]]
+	}
+	for ; i < len(seq); i++ {
+		out[i] = t[seq[i]]
+	}
+}
+
+// encodeReverse sets out to the codes t of seq in reverse order: the reverse complement with
+// t the complemented codes.
+func encodeReverse(out, seq []byte, t *[256]byte) {
+	n := len(seq)
+	out = out[:n]
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		s, o := seq[i:i+8:i+8], out[n-i-8:n-i:n-i]
+		o[7], o[6], o[5], o[4] = t[s[0]], t[s[1]], t[s[2]], t[s[3]]
+		o[3], o[2], o[1], o[0] = t[s[4]], t[s[5]], t[s[6]], t[s[7]]
+	}
+	for ; i < n; i++ {
+		out[n-1-i] = t[seq[i]]
 	}
 }
 
