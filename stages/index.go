@@ -156,6 +156,16 @@ func (ix *Index) Matcher(opts kernels.MatchOptions) (kernels.Matcher, error) {
 	return cpu.NewMatcherFromPage(ix.Ref, opts, ix.Page)
 }
 
+// MatcherOn returns a matcher over the index on backend b: on the CPU (or b nil) from the
+// mapped arrays, built in no time; on a device (a GPU) from the reference text, as the device
+// builds its own index (tens of milliseconds on a GPU), with the same output.
+func (ix *Index) MatcherOn(b kernels.Backend, opts kernels.MatchOptions) (kernels.Matcher, error) {
+	if _, onCPU := b.(*cpu.Backend); b == nil || onCPU {
+		return ix.Matcher(opts)
+	}
+	return b.NewMatcher(ix.Ref, opts)
+}
+
 // Searcher returns a pattern searcher over the index, on the CPU.
 func (ix *Index) Searcher() (kernels.Searcher, error) {
 	return cpu.NewSearcher(ix.Page, ix.Kmers)

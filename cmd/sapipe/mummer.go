@@ -182,7 +182,7 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 		}
 		defer ix.Close()
 		ref = ix.Ref
-		if m, err = ix.Matcher(kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen}); err != nil {
+		if m, err = ix.MatcherOn(backend, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen}); err != nil {
 			return fmt.Errorf("%s: %w", cfg.ref, err)
 		}
 		defer m.Close()
