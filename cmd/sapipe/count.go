@@ -104,7 +104,7 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 	}
 	defer s.Close()
 	if _, onCPU := s.(*cpu.Searcher); !onCPU && !c.IsSet("batch-size") {
-		opts.BatchSize = 16 << 20 // a device call per batch: fewer, larger batches
+		opts.BatchSize = 4 << 20 // a device call per batch: fewer, larger batches (16 MiB left most cores idle)
 	}
 	logf("searching on %s", b.Name())
 	if !c.Bool("q") && e.stderrTerminal {
