@@ -19,14 +19,14 @@ const (
 // directModel holds a row of directNodes counters for each context, so that the decisions of one
 // byte touch one or two cache lines of each table.
 type directModel struct {
-	o0     [directNodes]counter
-	o2     [256][directNodes]counter   // (last two codes; tree node)
-	escape [256]counter                // the rank of an escaped byte among the rest: (tree node)
-	mix    [16][directNodes]mixWeights // (last code; tree node)
+	o0     [directNodes]mixCounter
+	o2     [256][directNodes]mixCounter // (last two codes; tree node)
+	escape [256]counter                 // the rank of an escaped byte among the rest: (tree node)
+	mix    [16][directNodes]mixWeights  // (last code; tree node)
 }
 
 // directLearn is the direct coder's mixer's learning rate.
-var directLearn = learnRate{shift: 14, skip: 16}
+var directLearn = learnRate{shift: 14, skip: 32}
 
 func newDirectModel() *directModel {
 	m := new(directModel)
@@ -41,7 +41,7 @@ func newDirectModel() *directModel {
 // directContexts are the rows of counters and weights that code one byte after the codes in
 // hist (4 bits each, the latest lowest).
 type directContexts struct {
-	o0, o2 *[directNodes]counter
+	o0, o2 *[directNodes]mixCounter
 	w      *[directNodes]mixWeights
 }
 

@@ -80,7 +80,23 @@ func (c *counter) update(bit int) {
 	n := c.n
 	// the target is 65535 for a 1, so that p stays within 16 bits (the step is below 1)
 	c.q = uint16(p+((int32(-bit)&65535-p)*rateTab[n&counterLimit])>>15) ^ 1<<15
-	c.n = min(n+1, counterLimit)
+	c.n = n + 1 - (n+1)>>7 // n+1 up to counterLimit = 127, without a branch
+}
+
+// mixCounter is a counter that feeds a mixer: it keeps its probability stretched as well, so that
+// a mix reads its inputs straight from the counters, one load each, rather than through a table
+// after the load (mixing is on the path from one decision to the next when decoding).
+type mixCounter struct {
+	counter
+	s int16 // stretchQ[q>>4]
+	_ int16
+}
+
+func (c *mixCounter) st() int32 { return int32(c.s) }
+
+func (c *mixCounter) update(bit int) {
+	c.counter.update(bit)
+	c.s = stretchQ[c.q>>4]
 }
 
 // A mixer combines the stretched probabilities of two or three counters, plus a bias input of
@@ -90,8 +106,8 @@ func (c *counter) update(bit int) {
 // inputs, weights and coder state in registers: the steps are written out in each of these
 // functions rather than called, since the compiler would not inline them.
 //
-// A mix that was nearly right (its error under skip/4096) leaves its weights alone: such steps
-// are tiny, and skipping them is most of the work saved on predictable data.
+// A mix that was nearly right (its error under skip/4096) may leave its weights alone: on the
+// direct coder's DNA, where most steps are such noise, that codes a little smaller.
 
 // mixWeights is one weight set: the inputs' weights in 0..2, the bias's weight in biasWeight.
 type mixWeights [4]int32
@@ -153,7 +169,7 @@ func (w *mixWeights) learn2(s0, s1 int32, bit, p int, lr learnRate) {
 
 // encodeMix3 codes bit with the mix of three counters under weights w and updates them all;
 // decodeMix3 is its twin.
-func (e *rangeEncoder) encodeMix3(bit int, c0, c1, c2 *counter, w *mixWeights, lr learnRate) {
+func (e *rangeEncoder) encodeMix3(bit int, c0, c1, c2 *mixCounter, w *mixWeights, lr learnRate) {
 	s0, s1, s2 := c0.st(), c1.st(), c2.st()
 	p := w.mix3(s0, s1, s2)
 
@@ -176,7 +192,7 @@ func (e *rangeEncoder) encodeMix3(bit int, c0, c1, c2 *counter, w *mixWeights, l
 	c2.update(bit)
 }
 
-func (d *rangeDecoder) decodeMix3(c0, c1, c2 *counter, w *mixWeights, lr learnRate) int {
+func (d *rangeDecoder) decodeMix3(c0, c1, c2 *mixCounter, w *mixWeights, lr learnRate) int {
 	s0, s1, s2 := c0.st(), c1.st(), c2.st()
 	p := w.mix3(s0, s1, s2)
 
@@ -184,9 +200,7 @@ func (d *rangeDecoder) decodeMix3(c0, c1, c2 *counter, w *mixWeights, lr learnRa
 	one := uint32((int64(d.code) - int64(bound)) >> 63)
 	d.code -= bound &^ one
 	d.rng = bound + (d.rng-2*bound)&^one
-	if d.rng < rangeTop {
-		d.renormalize()
-	}
+	d.renormalize()
 	bit := int(one & 1)
 
 	if err := int32(bit<<probBits - p); lr.learns(err) {
@@ -202,7 +216,7 @@ func (d *rangeDecoder) decodeMix3(c0, c1, c2 *counter, w *mixWeights, lr learnRa
 }
 
 // encodeMix2 and decodeMix2 are encodeMix3 and decodeMix3 for two counters.
-func (e *rangeEncoder) encodeMix2(bit int, c0, c1 *counter, w *mixWeights, lr learnRate) {
+func (e *rangeEncoder) encodeMix2(bit int, c0, c1 *mixCounter, w *mixWeights, lr learnRate) {
 	s0, s1 := c0.st(), c1.st()
 	p := w.mix2(s0, s1)
 
@@ -223,7 +237,7 @@ func (e *rangeEncoder) encodeMix2(bit int, c0, c1 *counter, w *mixWeights, lr le
 	c1.update(bit)
 }
 
-func (d *rangeDecoder) decodeMix2(c0, c1 *counter, w *mixWeights, lr learnRate) int {
+func (d *rangeDecoder) decodeMix2(c0, c1 *mixCounter, w *mixWeights, lr learnRate) int {
 	s0, s1 := c0.st(), c1.st()
 	p := w.mix2(s0, s1)
 
@@ -231,9 +245,7 @@ func (d *rangeDecoder) decodeMix2(c0, c1 *counter, w *mixWeights, lr learnRate) 
 	one := uint32((int64(d.code) - int64(bound)) >> 63)
 	d.code -= bound &^ one
 	d.rng = bound + (d.rng-2*bound)&^one
-	if d.rng < rangeTop {
-		d.renormalize()
-	}
+	d.renormalize()
 	bit := int(one & 1)
 
 	if err := int32(bit<<probBits - p); lr.learns(err) {
@@ -244,6 +256,30 @@ func (d *rangeDecoder) decodeMix2(c0, c1 *counter, w *mixWeights, lr learnRate) 
 	c0.update(bit)
 	c1.update(bit)
 	return bit
+}
+
+// decodeTree reads n bits, most significant first, each coded with counter t[node] alone where
+// node is 1 followed by the bits before it (as encodeCounter codes them), and returns 1<<n|bits.
+// It reads both children's probabilities while the bit is being decoded, so that the next bit
+// need not wait for a load from an address that depends on this one.
+func (d *rangeDecoder) decodeTree(t *[128]counter, n int) int {
+	node := 1
+	p := t[1].p12()
+	for i := 0; i < n; i++ {
+		p0, p1 := t[node<<1&127].p12(), t[(node<<1|1)&127].p12()
+
+		bound := (d.rng >> probBits) * uint32(p)
+		one := uint32((int64(d.code) - int64(bound)) >> 63)
+		d.code -= bound &^ one
+		d.rng = bound + (d.rng-2*bound)&^one
+		d.renormalize()
+		bit := int(one & 1)
+
+		t[node&127].update(bit)
+		node = node<<1 | bit
+		p = p0 ^ (p0^p1)&-bit // p1 after a 1, without a branch
+	}
+	return node
 }
 
 // encodeCounter and decodeCounter code a bit with one counter alone, and update it.
@@ -263,9 +299,7 @@ func (d *rangeDecoder) decodeCounter(c *counter) int {
 	one := uint32((int64(d.code) - int64(bound)) >> 63)
 	d.code -= bound &^ one
 	d.rng = bound + (d.rng-2*bound)&^one
-	if d.rng < rangeTop {
-		d.renormalize()
-	}
+	d.renormalize()
 	bit := int(one & 1)
 	c.update(bit)
 	return bit

@@ -18,6 +18,15 @@ func TestStretchSquash(t *testing.T) {
 	}
 }
 
+// TestFreshMixCounter checks that a zero mixCounter, as a fresh table holds, is consistent: its
+// cached stretch is that of its probability, 1/2.
+func TestFreshMixCounter(t *testing.T) {
+	var c mixCounter
+	if c.st() != int32(stretchQ[c.q>>4]) || c.p12() != probOne/2 {
+		t.Fatalf("fresh counter: stretch %d, probability %d/4096", c.st(), c.p12())
+	}
+}
+
 // TestCounterLearns feeds a counter bits of probability 0.9 and checks its estimate.
 func TestCounterLearns(t *testing.T) {
 	rng := rand.New(rand.NewSource(16))
@@ -67,5 +76,34 @@ func TestMixerPrefersTheGoodInput(t *testing.T) {
 	}
 	if good < 8*bad {
 		t.Fatalf("mixer right %d times, wrong %d", good, bad)
+	}
+}
+
+// TestMTFAgainstNaive moves random ranks to the front with take and rankOf and compares the list
+// with a plain slice doing the same.
+func TestMTFAgainstNaive(t *testing.T) {
+	rng := rand.New(rand.NewSource(18))
+	l := newMTF()
+	naive := make([]byte, 256)
+	for i := range naive {
+		naive[i] = byte(i)
+	}
+	for i := 0; i < 20000; i++ {
+		r := rng.Intn(256)
+		if i%3 == 0 {
+			r = rng.Intn(20)
+		}
+		c := naive[r]
+		naive = append(append([]byte{c}, naive[:r]...), naive[r+1:]...)
+		if i%2 == 0 {
+			if got := l.take(r); got != c {
+				t.Fatalf("step %d: take(%d) = %d, want %d", i, r, got, c)
+			}
+		} else if got := l.rankOf(c); got != r {
+			t.Fatalf("step %d: rankOf(%d) = %d, want %d", i, c, got, r)
+		}
+		if string(l[:]) != string(naive) {
+			t.Fatalf("step %d: list differs after moving rank %d", i, r)
+		}
 	}
 }

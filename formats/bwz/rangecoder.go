@@ -1,5 +1,10 @@
 package bwz
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // A binary arithmetic coder (a range coder over bits, carry propagated through a cached byte) with
 // 12-bit probabilities. The models in model.go supply, for every bit, the probability that it is
 // a 1; the better they guess, the fewer bytes come out.
@@ -79,14 +84,19 @@ func (e *rangeEncoder) finish() []byte {
 // them, so that damaged input decodes to garbage (which the caller's checks reject) but never
 // reads out of bounds; overrun tells the caller how far it went.
 type rangeDecoder struct {
-	in   []byte
+	in   []byte // the input followed by inPad zeros
+	n    int    // the input's length
 	pos  int
 	rng  uint32
 	code uint32
 }
 
-func newRangeDecoder(in []byte) *rangeDecoder {
-	d := &rangeDecoder{in: in, rng: 0xFFFFFFFF}
+const inPad = 8
+
+func newRangeDecoder(src []byte) *rangeDecoder {
+	in := make([]byte, len(src)+inPad)
+	copy(in, src)
+	d := &rangeDecoder{in: in, n: len(src), rng: 0xFFFFFFFF}
 	for i := 0; i < 5; i++ {
 		d.code = d.code<<8 | uint32(d.next())
 	}
@@ -96,31 +106,33 @@ func newRangeDecoder(in []byte) *rangeDecoder {
 func (d *rangeDecoder) next() byte {
 	p := d.pos
 	d.pos++
-	if p < len(d.in) {
+	if p < d.n {
 		return d.in[p]
 	}
 	return 0
 }
 
-// decode returns the next bit, coded with probability p1 of a 1.
-// Like encode, it is inlined and has no branch on the bit.
+// decode returns the next bit, coded with probability p1 of a 1, without a branch on the bit.
 func (d *rangeDecoder) decode(p1 int) int {
 	bound := (d.rng >> probBits) * uint32(p1)
 	diff := int64(d.code) - int64(bound)
 	one := uint32(diff >> 63) // all ones for a 1 (code < bound), 0 for a 0
 	d.code -= bound &^ one
 	d.rng = bound + (d.rng-2*bound)&^one
-	if d.rng < rangeTop {
-		d.renormalize()
-	}
+	d.renormalize()
 	return int(one & 1)
 }
 
+// renormalize shifts in as many bytes as bring the range back to rangeTop or more, without a
+// branch: whether a byte is due is as hard to guess as the bits are. After a decision the range is
+// at least rangeTop>>probBits, so that is 0, 1 or 2 bytes. Past the end of the input it reads the
+// padding's zeros (pos is clamped for the read, not for overrun's count).
 func (d *rangeDecoder) renormalize() {
-	for d.rng < rangeTop {
-		d.rng <<= 8
-		d.code = d.code<<8 | uint32(d.next())
-	}
+	k := uint(bits.LeadingZeros32(d.rng)>>3) & 3
+	w := binary.BigEndian.Uint32(d.in[min(d.pos, d.n+inPad-4):])
+	d.rng <<= 8 * k
+	d.code = d.code<<(8*k) | uint32(uint64(w)>>(32-8*k))
+	d.pos += int(k)
 }
 
 // decodeDirect reads n bits of probability 1/2, most significant first.
@@ -134,4 +146,4 @@ func (d *rangeDecoder) decodeDirect(n int) uint32 {
 
 // overrun reports whether the decoder has read past the end of its input by more than the
 // encoder's flush could explain; a stream that does so is damaged.
-func (d *rangeDecoder) overrun() bool { return d.pos > len(d.in)+4 }
+func (d *rangeDecoder) overrun() bool { return d.pos > d.n+4 }

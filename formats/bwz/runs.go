@@ -1,6 +1,7 @@
 package bwz
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -28,38 +29,32 @@ func corruptf(format string, args ...any) error {
 }
 
 // bucket5 sorts a run length into 1, 2, 3-4, 5-8, longer.
-func bucket5(n int) int {
-	switch {
-	case n <= 2:
-		return n - 1
-	case n <= 4:
-		return 2
-	case n <= 8:
-		return 3
-	}
-	return 4
-}
+// (by table, without branches, since lengths are hard to guess).
+func bucket5(n int) int { return int(bucket5Tab[min(uint(n), 9)]) }
 
-func cap3(r int) int { return int(min(uint(r), 3)) }
+var bucket5Tab = [10]uint8{0, 0, 1, 2, 2, 3, 3, 3, 3, 4}
+
+// cap3 caps a rank at 3, without a branch.
+func cap3(r int) int { return r - max(r-3, 0) }
 
 // runsLearn is the run coder's mixers' learning rate.
-var runsLearn = learnRate{shift: 10, skip: 128}
+var runsLearn = learnRate{shift: 10, skip: 1}
 
 // runModel is the state of the run coder for one segment. Each table holds, for each of its
 // contexts, the counters of all the steps of one decision side by side (a rank's up to 7 unary
 // steps, a length's 4), so that coding one rank or length touches one cache line per table.
 type runModel struct {
-	rankS   [256][8]counter       // (previous byte; step)
-	rankD   [4 * 4 * 5][8]counter // (previous two ranks, previous length; step)
-	rankSS  *[65536][8]counter    // (previous two bytes; step)
-	rankMix [4][8]mixWeights      // (previous rank; step)
-	rankMan [4][8][128]counter    // the bits under a rank's top bit: (previous rank, bucket, bits so far)
+	rankS   [256][8]mixCounter       // (previous byte; step)
+	rankD   [4 * 4 * 5][8]mixCounter // (previous two ranks, previous length; step)
+	rankSS  *[65536][8]mixCounter    // (previous two bytes; step)
+	rankMix [4][8]mixWeights         // (previous rank; step)
+	rankMan [4][8][128]counter       // the bits under a rank's top bit: (previous rank, bucket, bits so far)
 
-	lenA   [5 * 5 * 4][lenUnary]counter // (previous two lengths, rank; step)
-	lenC   [256][lenUnary]counter       // (byte; step)
-	lenMix [4][lenUnary]mixWeights      // (rank; step)
-	lenExp [4][32]counter               // exponent of long runs, in unary: (rank; step)
-	lenMan [32][32]counter              // mantissa of long runs: (exponent, bit)
+	lenA   [5 * 5 * 4][lenUnary]mixCounter // (previous two lengths, rank; step)
+	lenC   [256][lenUnary]mixCounter       // (byte; step)
+	lenMix [4][lenUnary]mixWeights         // (rank; step)
+	lenExp [4][32]counter                  // exponent of long runs, in unary: (rank; step)
+	lenMan [32][32]counter                 // mantissa of long runs: (exponent, bit)
 
 	// what came before
 	pr, ppr, pl, ppl int
@@ -69,7 +64,7 @@ type runModel struct {
 
 // runModels keeps the models of finished segments (a model is large, mostly rankSS), so that a
 // new segment clears one rather than allocating it.
-var runModels = sync.Pool{New: func() any { return &runModel{rankSS: new([65536][8]counter)} }}
+var runModels = sync.Pool{New: func() any { return &runModel{rankSS: new([65536][8]mixCounter)} }}
 
 // newRunModel returns a fresh model from runModels; the caller puts it back when done.
 func newRunModel() *runModel {
@@ -94,7 +89,7 @@ func newRunModel() *runModel {
 
 // rankContexts are the counters and weights that code the unary steps of one rank's bucket.
 type rankContexts struct {
-	s, d, ss *[8]counter
+	s, d, ss *[8]mixCounter
 	w        *[8]mixWeights
 }
 
@@ -110,7 +105,7 @@ func (m *runModel) rankContexts() rankContexts {
 
 // lenContexts are the counters and weights that code the unary steps of one run's length.
 type lenContexts struct {
-	a, c *[lenUnary]counter
+	a, c *[lenUnary]mixCounter
 	w    *[lenUnary]mixWeights
 }
 
@@ -148,10 +143,18 @@ func newMTF() *mtfList {
 }
 
 // rankOf moves c to the front and returns where it was.
+// It looks at eight bytes at a time: a byte of x is zero where the list holds c, and the lowest
+// byte of x that is zero is the lowest whose high bit survives in (x-0x01..01)&^x&0x80..80.
 func (l *mtfList) rankOf(c byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	cc := uint64(c) * ones
 	r := 0
-	for l[r&255] != c {
-		r++
+	for w := 0; w < 256; w += 8 {
+		x := binary.LittleEndian.Uint64(l[w:w+8]) ^ cc
+		if t := (x - ones) &^ x & highs; t != 0 {
+			r = w + bits.TrailingZeros64(t)>>3
+			break
+		}
 	}
 	l.shift(r)
 	l[0] = c
@@ -166,14 +169,28 @@ func (l *mtfList) take(r int) byte {
 	return c
 }
 
-// shift moves the bytes at ranks 0..r-1 one place down; small ranks, the common ones, without
-// a call to memmove.
+// shift moves the bytes at ranks 0..r-1 one place down. Ranks under 16, most of them, take no
+// branch: the first 16 bytes are shifted as two words and merged with the old ones under a mask.
+// Longer moves go eight bytes at a time from the top (each word is loaded before the one below
+// it is stored over its first byte).
 func (l *mtfList) shift(r int) {
-	if r > 16 {
-		copy(l[1:r+1], l[:r])
+	if r < 16 {
+		lo := binary.LittleEndian.Uint64(l[0:8])
+		hi := binary.LittleEndian.Uint64(l[8:16])
+		slo, shi := lo<<8, hi<<8|lo>>56
+		// keep bytes 0..r from the shifted words, the rest from the old ones
+		k := uint(r+1) * 8 // 8..128 bits
+		mlo := ^uint64(0) >> (64 - min(k, 64))
+		mhi := (uint64(1) << (max(k, 64) - 64)) - 1
+		binary.LittleEndian.PutUint64(l[0:8], slo&mlo|lo&^mlo)
+		binary.LittleEndian.PutUint64(l[8:16], shi&mhi|hi&^mhi)
 		return
 	}
-	for j := r & 255; j > 0; j-- {
+	j := r & 255
+	for ; j >= 8; j -= 8 {
+		binary.LittleEndian.PutUint64(l[j-7:j+1], binary.LittleEndian.Uint64(l[j-8:j]))
+	}
+	for ; j > 0; j-- {
 		l[j] = l[j-1]
 	}
 }
@@ -314,7 +331,7 @@ func decodeRuns(src []byte, dst []byte) error {
 		if err != nil {
 			return err
 		}
-		fill(dst[i:i+n], c)
+		fillRun(dst, i, n, c)
 		i += n
 		m.next(c, r, n)
 		if d.overrun() {
@@ -344,13 +361,7 @@ func (m *runModel) decodeRank(d *rangeDecoder) (int, error) {
 	} else {
 		nb = 6 + code(6)
 	}
-	node := 1
-	man := &m.rankMan[cap3(m.pr)][nb&7]
-	for t := nb - 1; t >= 0; t-- {
-		bit := d.decodeCounter(&man[node&127])
-		node = node<<1 | bit
-	}
-	return node, nil
+	return d.decodeTree(&m.rankMan[cap3(m.pr)][nb&7], nb), nil
 }
 
 func (m *runModel) decodeLen(d *rangeDecoder, c byte, r, left int) (int, error) {
@@ -388,18 +399,18 @@ func (m *runModel) decodeLen(d *rangeDecoder, c byte, r, left int) (int, error) 
 
 // fill sets every byte of b to c.
 func fill(b []byte, c byte) {
-	if len(b) == 1 {
-		b[0] = c
-		return
-	}
-	if len(b) <= 16 {
-		for i := range b {
-			b[i] = c
-		}
-		return
-	}
 	b[0] = c
 	for k := 1; k < len(b); k *= 2 {
 		copy(b[k:], b[:k])
 	}
+}
+
+// fillRun sets dst[i:i+n] to c. Runs of up to 8 bytes, most of them, are one 8-byte store when
+// dst has room after the run (the bytes after it are written again by the runs that follow).
+func fillRun(dst []byte, i, n int, c byte) {
+	if n <= 8 && i+8 <= len(dst) {
+		binary.LittleEndian.PutUint64(dst[i:i+8], uint64(c)*0x0101010101010101)
+		return
+	}
+	fill(dst[i:i+n], c)
 }
