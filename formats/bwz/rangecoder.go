@@ -29,7 +29,7 @@ func newRangeEncoder(out []byte) *rangeEncoder {
 }
 
 // encode codes bit (0 or 1) with p1, the probability of a 1 in 1/4096ths (1..4095).
-// It is small enough to be inlined into the coders' loops, and has no branch on the bit.
+// It has no branch on the bit; the coders write the same steps out in their own functions.
 func (e *rangeEncoder) encode(bit int, p1 int) {
 	bound := (e.rng >> probBits) * uint32(p1)
 	one := uint32(bit) - 1 // 0 for a 1, all ones for a 0

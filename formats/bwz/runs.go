@@ -11,13 +11,21 @@ import (
 // The run coder (method methodRuns): the transform is read as runs of equal bytes. Each run is a
 // byte and a length; the byte is coded as its rank in a move-to-front list (the run's byte is
 // never the previous run's, so ranks start at 1), the length as itself. Both are cut into binary
-// decisions (unary for the small values that dominate, then an exponent and mantissa), each coded
-// with a mix of adaptive counters chosen by what came just before: the previous ranks and run
-// lengths, the previous one and two bytes, and for lengths the byte itself. The BWT of text is mostly long
-// runs and small ranks, which this codes in well under a bit per byte.
+// decisions: a rank's bucket (bitlen-1) down a small tree, then the bits under its top bit; a
+// length in unary up to 4, then an exponent and mantissa. The tree's and the unary steps are each
+// coded with a mix of adaptive counters chosen by what came just before (for ranks: the previous
+// byte, the previous two bytes, and the previous two ranks with the previous length; for lengths:
+// the previous two lengths with the rank, and the byte itself), the other bits with one counter
+// each. The BWT of text is mostly long runs and small ranks, which this codes in about a bit per
+// byte or less.
+//
+// Version 1 of the format mixed a fourth context into ranks (the previous rank and length) and a
+// third into lengths (the byte and the previous length), coded the buckets in unary, and had its
+// mixers learn more slowly; version 2 codes the Linux tar's transform 0.2% smaller, with a third
+// fewer instructions when coding and a fifth fewer when decoding (counted by cachegrind).
 
 const (
-	rankBuckets = 8 // rank r goes to bucket bitlen(r)-1, 0..7, coded in unary; then its low bits
+	rankBuckets = 8 // rank r goes to bucket bitlen(r)-1, 0..7, coded down a tree; then its low bits
 	lenUnary    = 4 // lengths 1..4 are coded in unary, longer ones as exponent and mantissa
 )
 
