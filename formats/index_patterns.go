@@ -261,6 +261,25 @@ func (r *PatternReader) ReadLines(buf []byte, size int) ([]byte, error) {
 	}
 }
 
+// Chunks returns a ChunkReader of FASTA or FASTQ patterns (Format "fasta/fastq"), which reads
+// them in chunks of whole records of about size bytes, to be parsed by ParseChunk; Resume hands
+// the rest to Next. Files stay r's to close. Next, ReadLines and Chunks are not to be mixed.
+func (r *PatternReader) Chunks(size int) *ChunkReader {
+	if r.fx == nil {
+		return nil
+	}
+	in := r.fx.input // the decompressed stream, which Next has not read yet
+	in.file, in.dec = nil, nil
+	return &ChunkReader{input: in, size: max(size, 1), first: true}
+}
+
+// Resume makes Next read on from the start of chunks[0], the chunks that cr (from Chunks)
+// returned and that are not parsed, with nrec records and nl newlines before them (see
+// ChunkReader.Resume).
+func (r *PatternReader) Resume(cr *ChunkReader, chunks [][]byte, nrec, nl int) {
+	r.fx = cr.Resume(chunks, nrec, nl)
+}
+
 // Span is where something lies in a byte slice: b[From:To].
 type Span struct{ From, To int }
 

@@ -20,8 +20,10 @@ type SearchOptions struct {
 	Locate    bool    // print every occurrence, not only their number
 	Threads   int     // workers searching batches
 	BatchSize int     // pattern bases per batch
-	ChunkSize int     // bytes of one-pattern-a-line input per batch; 0: BatchSize
-	Progress  *Progress
+	ChunkSize int     // bytes of input a batch: one-pattern-a-line 0: BatchSize; FASTA/FASTQ 0: twice BatchSize
+
+	recordsOnly bool // tests: read FASTA and FASTQ a record at a time, as before chunks
+	Progress    *Progress
 }
 
 // PatternBatch is a unit of search work: a run of records as read, their encoded patterns (one
@@ -39,10 +41,22 @@ type PatternBatch struct {
 
 	src   *PatternSource
 	lines bool // Data is a run of whole lines of one-pattern-a-line input, not yet cut (Parse)
+
+	// A chunk of FASTA or FASTQ records (see formats.ChunkReader), parsed by Parse into Data.
+	chunk     formats.Chunk
+	isChunk   bool
+	refused   bool // ParseChunk refused the chunk: a Reader is to read from it on
+	file      int  // the chunk's file, in the source's paths
+	newlines  int  // in the chunk
+	chunkFrom *formats.ChunkReader
+	scratch   []byte
 }
 
 // Parse cuts a run of lines into records; a batch of records read one by one is left as it is.
 func (b *PatternBatch) Parse() {
+	if b.isChunk {
+		b.parseChunk()
+	}
 	if b.lines {
 		b.Seqs = formats.PatternLines(b.Seqs[:0], b.Data)
 		b.Names = append(b.Names[:0], b.Seqs...) // a line's name is its pattern
@@ -168,6 +182,8 @@ type PatternSource struct {
 	lines bool         // rd is of one-pattern-a-line input
 	pool  sync.Pool    // *PatternBatch, emptied, their buffers kept
 	codes [2][256]byte // code of each byte, forward and complemented (codeTables)
+	chunks
+	recordsOnly bool
 }
 
 // NewPatternSource returns a source of the patterns in paths ("-" is stdin), encoded against
@@ -192,12 +208,17 @@ func (s *PatternSource) Recycle(b *PatternBatch) {
 	b.Pats.Reset()
 	b.Data, b.Names, b.Seqs, b.Out = b.Data[:0], b.Names[:0], b.Seqs[:0], b.Out[:0]
 	b.Records, b.Bases, b.lines = 0, 0, false
+	b.isChunk, b.refused, b.chunkFrom = false, false, nil
 	b.Hits.Reset()
 	s.pool.Put(b)
 }
 
-// Next returns the next batch, or io.EOF.
-func (s *PatternSource) Next() (*PatternBatch, error) {
+// Next returns the next batch, or io.EOF. ctx ends a wait (see chunks).
+func (s *PatternSource) Next(ctx context.Context) (*PatternBatch, error) {
+	if s.stopped {
+		<-ctx.Done() // the sink refuses the Odd chunk and stops the pipeline
+		return nil, ctx.Err()
+	}
 	b, _ := s.pool.Get().(*PatternBatch)
 	if b == nil {
 		b = &PatternBatch{src: s}
@@ -213,6 +234,36 @@ func (s *PatternSource) Next() (*PatternBatch, error) {
 				return nil, err
 			}
 			s.rd, s.lines = rd, rd.Format() == "lines"
+			if !s.lines && !s.recordsOnly {
+				size := s.ChunkSize
+				if size <= 0 {
+					size = 2 * s.batchSize // about a batch's bases of FASTQ
+				}
+				s.cr = rd.Chunks(size)
+			}
+		}
+		if s.cr != nil {
+			if len(b.Seqs) > 0 {
+				break
+			}
+			ch, err := s.cr.Next(b.chunk.Data)
+			if errors.Is(err, io.EOF) {
+				// See chunks: the file's chunks are all written before the next file is opened.
+				if err := s.waitDrained(ctx); err != nil {
+					return nil, err
+				}
+				s.cr = nil
+				s.Close()
+				s.file++
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			b.chunk, b.isChunk, b.chunkFrom, b.file = ch, true, s.cr, s.file
+			s.handOut(b)
+			s.stopped = ch.Odd
+			return b, nil
 		}
 		if s.lines {
 			if len(b.Seqs) > 0 {
@@ -260,43 +311,68 @@ func (s *PatternSource) Next() (*PatternBatch, error) {
 // Search searches every pattern of the files in paths with s, over the reference of ix, and
 // writes the count or locate table (see formats.HitWriter) to w in input order. Reading the input
 // is the only step on one goroutine; cutting it into patterns, encoding, searching and formatting
-// run on the workers, and the sink writes each batch's text in order.
+// run on the workers, and the sink writes each batch's text in order. FASTA and FASTQ are read in
+// chunks of whole records while formats.ParseChunk accepts them; from the first chunk it refuses,
+// the pipeline is stopped once everything before is written, and the rest of that file is read
+// a record at a time by formats.Reader, with the record and line numbers it would have had.
 func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Searcher, paths []string, stdin io.Reader, w io.Writer) error {
 	src := NewPatternSource(paths, &ix.Ref.Alpha, opts.Strands, ix.NucleotidesOnly, opts.BatchSize)
-	src.Stdin, src.ChunkSize = stdin, opts.ChunkSize
+	src.Stdin, src.ChunkSize, src.recordsOnly = stdin, opts.ChunkSize, opts.recordsOnly
 	defer src.Close()
 	bw := bufio.NewWriterSize(w, 1<<20)
 	ref := ix.Ref
 	start := time.Now()
 	var records, bases int64
 	threads := max(opts.Threads, 1)
-	err := stream.OrderedMap(ctx, stream.Options{Workers: threads, Window: 2*threads + 1},
-		func() (*PatternBatch, error) { return src.Next() },
-		func(_ context.Context, b *PatternBatch) (*PatternBatch, error) {
-			b.Parse()
-			if len(b.Seqs) == 0 {
-				b.Out = b.Out[:0]
+	for {
+		ctx, cancel := context.WithCancel(ctx)
+		var cause error
+		var once sync.Once
+		fail := func(err error) error {
+			once.Do(func() { cause = err })
+			cancel() // the source may be waiting on ctx
+			return err
+		}
+		err := stream.OrderedMap(ctx, stream.Options{Workers: threads, Window: 2*threads + 1},
+			func() (*PatternBatch, error) { return src.Next(ctx) },
+			func(_ context.Context, b *PatternBatch) (*PatternBatch, error) {
+				b.Parse()
+				if b.refused || len(b.Seqs) == 0 {
+					b.Out = b.Out[:0]
+					return b, nil
+				}
+				b.Encode()
+				if err := s.Search(&b.Pats, opts.Locate, &b.Hits); err != nil {
+					return nil, fail(err)
+				}
+				b.Format(ref, opts.Locate)
 				return b, nil
-			}
-			b.Encode()
-			if err := s.Search(&b.Pats, opts.Locate, &b.Hits); err != nil {
-				return nil, err
-			}
-			b.Format(ref, opts.Locate)
-			return b, nil
-		},
-		func(b *PatternBatch) error {
-			if _, err := bw.Write(b.Out); err != nil {
+			},
+			func(b *PatternBatch) error {
+				if b.refused {
+					src.refusedBatch = b
+					return fail(errRefused)
+				}
+				if _, err := bw.Write(b.Out); err != nil {
+					return fail(err)
+				}
+				records += b.Records
+				bases += b.Bases
+				opts.Progress.Update(records, bases, time.Since(start))
+				src.written(b)
+				return nil
+			})
+		cancel()
+		if cause != nil && cause != errRefused {
+			return cause
+		}
+		if src.refusedBatch == nil {
+			if err != nil {
 				return err
 			}
-			records += b.Records
-			bases += b.Bases
-			opts.Progress.Update(records, bases, time.Since(start))
-			src.Recycle(b)
-			return nil
-		})
-	if err != nil {
-		return err
+			break
+		}
+		src.resume()
 	}
 	opts.Progress.Done(records, bases, time.Since(start))
 	return bw.Flush()

@@ -1,0 +1,105 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"sync"
+
+	"github.com/sapipe/sapipe/formats"
+)
+
+// chunks is the part of PatternSource that reads FASTA and FASTQ patterns in chunks of whole
+// records (formats.ChunkReader), parsed on the workers. A chunk that formats.ParseChunk refuses
+// stops the pipeline once everything before it is written; resume then hands the rest of its
+// file to a formats.Reader. So that this works, a file's chunks are all written before the next
+// file is opened: the Reader needs the chunks read after the refused one, all of its file, and
+// the next file may be a stream that cannot be read twice.
+type chunks struct {
+	cr      *formats.ChunkReader // of the file being read, while it is read in chunks
+	stopped bool                 // an Odd chunk has been handed out: nothing more to read
+
+	mu      sync.Mutex
+	pending []*PatternBatch // chunks handed out and not yet written, in order
+	drained chan struct{}   // closed when pending empties, while the source waits for that
+
+	// The sink's side.
+	sinkFile, fileRecords, fileLines int // records and newlines of the chunks of sinkFile written
+	refusedBatch                     *PatternBatch
+}
+
+// handOut records a chunk handed to the pipeline.
+func (c *chunks) handOut(b *PatternBatch) {
+	c.mu.Lock()
+	c.pending = append(c.pending, b)
+	c.mu.Unlock()
+}
+
+// waitDrained waits until every chunk handed out has been written.
+func (c *chunks) waitDrained(ctx context.Context) error {
+	c.mu.Lock()
+	if len(c.pending) == 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	c.drained = ch
+	c.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// written records that b is written and recycles it.
+func (s *PatternSource) written(b *PatternBatch) {
+	if b.isChunk {
+		s.mu.Lock()
+		s.pending = s.pending[1:]
+		if len(s.pending) == 0 && s.drained != nil {
+			close(s.drained)
+			s.drained = nil
+		}
+		s.mu.Unlock()
+		if b.file != s.sinkFile {
+			s.sinkFile, s.fileRecords, s.fileLines = b.file, 0, 0
+		}
+		s.fileRecords += int(b.Records)
+		s.fileLines += b.newlines
+	} else {
+		s.sinkFile = -1
+	}
+	s.Recycle(b)
+}
+
+// resume makes the source read the refused chunk's file on from it with a Reader, once the
+// pipeline has stopped.
+func (s *PatternSource) resume() {
+	b := s.refusedBatch
+	var data [][]byte
+	for _, p := range s.pending {
+		data = append(data, p.chunk.Data)
+	}
+	nrec, nl := 0, 0
+	if s.sinkFile == b.file {
+		nrec, nl = s.fileRecords, s.fileLines
+	}
+	s.rd.Resume(b.chunkFrom, data, nrec, nl)
+	s.cr, s.stopped, s.pending, s.drained, s.refusedBatch = nil, false, nil, nil, nil
+}
+
+// parseChunk parses the batch's chunk into Data, Names and Seqs.
+func (b *PatternBatch) parseChunk() {
+	b.Data, b.Names, b.Seqs = b.Data[:0], b.Names[:0], b.Seqs[:0]
+	_, ok := formats.ParseChunk(&b.chunk, &b.scratch, func(name, seq []byte) {
+		n := len(b.Data)
+		b.Data = append(b.Data, name...)
+		b.Names = append(b.Names, formats.Span{From: n, To: len(b.Data)})
+		n = len(b.Data)
+		b.Data = append(b.Data, seq...)
+		b.Seqs = append(b.Seqs, formats.Span{From: n, To: len(b.Data)})
+	})
+	b.refused = !ok
+	b.newlines = bytes.Count(b.chunk.Data, []byte{'\n'})
+}
