@@ -51,6 +51,12 @@ const (
 	fwdStages = 5
 	// fwdHead is how many codes next to the k-mer the first check compares.
 	fwdHead = 8
+	// fwdSpan bounds the text of a row asked for before the whole pattern is compared with it.
+	fwdSpan = 4 * 64
+	// prefetchMax bounds the cache lines one step of the pipeline asks for: the K-mers, two
+	// suffix array lines, two lines of each row's first check, and the text of each row that
+	// passes it.
+	prefetchMax = fwdKmers + 2 + 2*fwdMaxRows + (fwdSpan/64+1)*fwdMaxRows
 )
 
 // fwdSlot is one pattern in the forward pipeline.
@@ -126,10 +132,13 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 					continue
 				}
 				rows |= 1 << uint(r-sl.lo)
-				for a := q; a < q+l; a += 64 {
+				// The first lines only: a long pattern's compare goes on through the text
+				// in order, which the processor prefetches itself.
+				end := min(q+l, q+fwdSpan)
+				for a := q; a < end; a += 64 {
 					pf.add(unsafe.Pointer(&w[a]))
 				}
-				pf.add(unsafe.Pointer(&w[q+l-1]))
+				pf.add(unsafe.Pointer(&w[end-1]))
 			}
 			sl.rows = rows
 			if rows == 0 {

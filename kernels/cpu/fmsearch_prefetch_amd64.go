@@ -7,15 +7,13 @@ import "unsafe"
 // it, so the next accesses of many patterns are in flight while a search works on others.
 type prefetcher struct {
 	n int
-	a [256]uintptr
+	a [prefetchMax]uintptr
 }
 
-// add asks for the cache line of p (soon). p need not point into valid memory: a prefetch never
-// faults.
+// add asks for the cache line of p at the next flush. p need not point into valid memory: a
+// prefetch never faults. At most prefetchMax adds come between flushes; add is small enough to
+// be inlined, which a check for a full buffer would stop.
 func (q *prefetcher) add(p unsafe.Pointer) {
-	if q.n == len(q.a) {
-		q.flush()
-	}
 	q.a[q.n] = uintptr(p)
 	q.n++
 }

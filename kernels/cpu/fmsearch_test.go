@@ -165,11 +165,13 @@ func dnaPatterns(rng *rand.Rand, text []byte, k, count int) *kernels.Patterns {
 	var ps kernels.Patterns
 	for range count {
 		var l int
-		switch rng.IntN(4) {
+		switch rng.IntN(5) {
 		case 0:
 			l = rng.IntN(k + 3)
 		case 1:
 			l = max(0, k-2+rng.IntN(12))
+		case 2:
+			l = rng.IntN(600) // longer than the text asked for ahead (fwdSpan)
 		default:
 			l = rng.IntN(160)
 		}
