@@ -241,6 +241,9 @@ func unwrapPathError(err error) error {
 
 // openOutput returns where results go. A named file is written under a temporary name beside it
 // and renamed into place by commit, so a failed run never leaves a partial file at the final path.
+// It is not synced to disk before the rename: that protects against a crash of the machine, not
+// of the run, and would make every run wait for the disk, as MUMmer and the other tools of a
+// pipeline do not. Only compress and decompress sync, because they then remove their inputs.
 func openOutput(path string, stdout io.Writer) (w io.Writer, commit func() error, abort func(), err error) {
 	if path == "" || path == "-" {
 		return stdout, func() error { return nil }, func() {}, nil
@@ -255,10 +258,6 @@ func openOutput(path string, stdout io.Writer) (w io.Writer, commit func() error
 	}
 	abort = func() { f.Close(); os.Remove(f.Name()) }
 	commit = func() error {
-		if err := f.Sync(); err != nil {
-			abort()
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
 		if err := f.Close(); err != nil {
 			os.Remove(f.Name())
 			return fmt.Errorf("writing %s: %w", path, err)
