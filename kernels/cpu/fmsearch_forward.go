@@ -94,6 +94,10 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 	codes, ends := b.Codes, b.Ends
 	table, sa, w := kt.Rows, p.sa, p.w
 	k := kt.K
+	// DNA K-mers of 8 to 16 codes: from two overlapping 8-byte loads (see KmerTable.code).
+	dna := kt.base == 4 && k >= 8 && k <= 16
+	dnaShift := uint(2*k-16) & 63
+	dnaMask := 1<<dnaShift - 1
 	for t := 0; t < np+(fwdStages-1)*fwdDist; t++ {
 		// Stage 5: compare the whole pattern with the text of the rows that passed stage 4.
 		if sl := &ring[(t-4*fwdDist)&(fwdRing-1)]; t >= 4*fwdDist && sl.live {
@@ -219,32 +223,36 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 				} else {
 					rest = append(rest, int32(i))
 				}
-			} else if p.kmerCodes(sl, kt, codes[from:to], nk, pf) {
-				sl.live = true
+			} else {
+				pat, ok := codes[from:to], true
+				for q := range nk {
+					j := kmerOffset(q, len(pat), k)
+					var code int
+					if dna {
+						// kt.code's first case, here without a call.
+						hi, okh := dnaBits8(binary.BigEndian.Uint64(pat[j:]))
+						lo, okl := dnaBits8(binary.BigEndian.Uint64(pat[j+k-8:]))
+						code, ok = hi<<dnaShift|lo&dnaMask, ok && okh && okl
+					} else {
+						var okq bool
+						code, okq = kt.code(pat[j : j+k])
+						ok = ok && okq
+					}
+					if ok {
+						sl.codes[q] = int32(code)
+						pf.add(unsafe.Pointer(&table[2*code]))
+					}
+				}
+				sl.live = ok
 				sl.idx, sl.from, sl.to = int32(i), int32(from), int32(to)
-			} else { // a code that never matches
-				iv[i] = Interval{}
+				if !ok { // a code that never matches
+					iv[i] = Interval{}
+				}
 			}
 		}
 		pf.flush()
 	}
 	return rest
-}
-
-// kmerCodes sets sl's K-mer codes from pat and asks for their table entries; false if pat holds
-// a code that never matches at one of them.
-func (p *Page) kmerCodes(sl *fwdSlot, kt *KmerTable, pat []byte, nk int, pf *prefetcher) bool {
-	k := kt.K
-	for q := range nk {
-		j := kmerOffset(q, len(pat), k)
-		code, ok := kt.code(pat[j : j+k])
-		if !ok {
-			return false
-		}
-		sl.codes[q] = int32(code)
-		pf.add(unsafe.Pointer(&kt.Rows[2*code]))
-	}
-	return true
 }
 
 // settle writes the outcome of the search of sl's pattern pat to iv, or leaves it to the

@@ -209,7 +209,7 @@ func TestSearchDNA(t *testing.T) {
 	for _, n := range sizes {
 		for name, text := range searchTextKinds(rng, n) {
 			p := NewPage(text, 6, 0, len(text), len(text))
-			for _, k := range []int{0, 1, 3, KmerLength(len(text), 6), 8} {
+			for _, k := range []int{0, 1, 3, KmerLength(len(text), 6), 8 + rng.IntN(3)} {
 				var kt *KmerTable
 				if k > 0 {
 					kt = BuildKmerTable(p, k)
