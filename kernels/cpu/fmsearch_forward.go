@@ -127,17 +127,30 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 				want = binary.LittleEndian.Uint64(pat[sl.head:])
 			}
 			rows := uint64(0)
-			for r := sl.lo; r < sl.hi; r++ {
-				q := int(sa[r]) - jj
-				if q < 0 || q+l > len(w) {
-					continue
+			if sl.head >= 0 {
+				// Without branches on the outcome, which is a guess's toss.
+				for r := sl.lo; r < sl.hi; r++ {
+					q := int(sa[r]) - jj
+					if q < 0 || q+l > len(w) {
+						continue
+					}
+					pass := uint64(0)
+					if binary.LittleEndian.Uint64(w[q+int(sl.head):]) == want {
+						pass = 1
+					}
+					rows |= pass << uint(r-sl.lo)
 				}
-				if sl.head >= 0 && binary.LittleEndian.Uint64(w[q+int(sl.head):]) != want {
-					continue
+			} else {
+				for r := sl.lo; r < sl.hi; r++ {
+					if q := int(sa[r]) - jj; q >= 0 && q+l <= len(w) {
+						rows |= 1 << uint(r-sl.lo)
+					}
 				}
-				rows |= 1 << uint(r-sl.lo)
-				// The first lines only: a long pattern's compare goes on through the text
-				// in order, which the processor prefetches itself.
+			}
+			for m := rows; m != 0; m &= m - 1 {
+				q := int(sa[sl.lo+int32(bits.TrailingZeros64(m))]) - jj
+				// The first lines only: a long pattern's compare goes on through the text in
+				// order, which the processor prefetches itself.
 				end := min(q+l, q+fwdSpan)
 				for a := q; a < end; a += 64 {
 					pf.add(unsafe.Pointer(&w[a]))
