@@ -324,6 +324,10 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 	start := time.Now()
 	var records, bases int64
 	threads := max(opts.Threads, 1)
+	fw := newFileWriter(w, min(threads, 4))
+	if fw != nil {
+		defer fw.close() // on errors; the result's is checked below
+	}
 	for {
 		ctx, cancel := context.WithCancel(ctx)
 		var cause error
@@ -353,13 +357,20 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 					src.refusedBatch = b
 					return fail(errRefused)
 				}
+				records += b.Records
+				bases += b.Bases
+				src.written(b)
+				opts.Progress.Update(records, bases, time.Since(start))
+				if fw != nil {
+					if err := fw.write(b.Out, func() { src.Recycle(b) }); err != nil {
+						return fail(err)
+					}
+					return nil
+				}
 				if _, err := bw.Write(b.Out); err != nil {
 					return fail(err)
 				}
-				records += b.Records
-				bases += b.Bases
-				opts.Progress.Update(records, bases, time.Since(start))
-				src.written(b)
+				src.Recycle(b)
 				return nil
 			})
 		cancel()
@@ -375,5 +386,8 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 		src.resume()
 	}
 	opts.Progress.Done(records, bases, time.Since(start))
+	if fw != nil {
+		return fw.close()
+	}
 	return bw.Flush()
 }

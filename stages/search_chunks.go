@@ -52,7 +52,7 @@ func (c *chunks) waitDrained(ctx context.Context) error {
 	}
 }
 
-// written records that b is written and recycles it.
+// written records that b is written (or handed to be written).
 func (s *PatternSource) written(b *PatternBatch) {
 	if b.isChunk {
 		s.mu.Lock()
@@ -70,7 +70,6 @@ func (s *PatternSource) written(b *PatternBatch) {
 	} else {
 		s.sinkFile = -1
 	}
-	s.Recycle(b)
 }
 
 // resume makes the source read the refused chunk's file on from it with a Reader, once the

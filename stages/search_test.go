@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -181,5 +183,55 @@ func TestSearchFastxChunks(t *testing.T) {
 	}
 	if errs < rounds/8 {
 		t.Errorf("only %d of %d rounds tried errors", errs, rounds)
+	}
+}
+
+// TestSearchIntoFile: the table written into a regular file at offsets by several goroutines is
+// the table written in order, after what the file held, with the file's offset left after it;
+// and a file opened for appending gets the same.
+func TestSearchIntoFile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	dir := t.TempDir()
+	fa, recs := randomFasta(rng, 2, 3000)
+	ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", fa), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ix.Searcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(recs, "")
+	var in strings.Builder
+	for range 3000 {
+		l := 1 + rng.IntN(8)
+		a := rng.IntN(len(all) - l + 1)
+		fmt.Fprintf(&in, "%s\n", all[a:a+l])
+	}
+	opts := SearchOptions{Strands: Strands{Forward: true, Reverse: true}, Locate: true, Threads: 3, BatchSize: 100}
+	var want bytes.Buffer
+	if err := Search(context.Background(), opts, ix, s, []string{"-"}, strings.NewReader(in.String()), &want); err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range []int{os.O_RDWR | os.O_CREATE | os.O_TRUNC, os.O_WRONLY | os.O_CREATE | os.O_APPEND} {
+		path := filepath.Join(dir, "out.tsv")
+		os.Remove(path)
+		f, err := os.OpenFile(path, flags, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("head\n")
+		if err := Search(context.Background(), opts, ix, s, []string{"-"}, strings.NewReader(in.String()), f); err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("tail\n")
+		f.Close()
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != "head\n"+want.String()+"tail\n" {
+			t.Errorf("flags %#x: %d bytes, want %d", flags, len(got), len("head\n"+want.String()+"tail\n"))
+		}
 	}
 }
