@@ -173,10 +173,9 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 			for r := sl.lo; r < sl.hi; r++ {
 				a := int(sa[r]) + off
 				if a >= 0 && a+fwdHead <= len(w) {
+					// Both ends, when in one line too: a branch would be mispredicted.
 					pf.add(unsafe.Pointer(&w[a]))
-					if (a^(a+fwdHead-1))&^63 != 0 {
-						pf.add(unsafe.Pointer(&w[a+fwdHead-1]))
-					}
+					pf.add(unsafe.Pointer(&w[a+fwdHead-1]))
 				}
 			}
 		}
