@@ -55,7 +55,8 @@
 //
 //	0 stored   the bytes as they are
 //	1 runs     runs of equal bytes: a move-to-front rank and a length per run, each binarised and
-//	           coded with adaptive binary models mixed in the logistic domain (runs.go)
+//	           coded with adaptive binary models mixed in the logistic domain (runs.go); the
+//	           segment's data starts with one byte, the rank mixers' learning shift (10..12)
 //	2 direct   every byte through a code for the 15 most frequent bytes plus an escape, modelled
 //	           by the codes of the 0 and 2 previous bytes (direct.go)
 //	3 Huffman  bzip2's scheme: move-to-front, zero runs as RUNA/RUNB digits, up to 6 Huffman

@@ -45,8 +45,51 @@ var bucket5Tab = [10]uint8{0, 0, 1, 2, 2, 3, 3, 3, 3, 4}
 // cap3 caps a rank at 3, without a branch.
 func cap3(r int) int { return r - max(r-3, 0) }
 
-// runsLearn is the run coder's mixers' learning rate.
-var runsLearn = learnRate{shift: 10, skip: 1}
+// lenLearn is the learning rate of the mixers of run lengths. That of ranks' mixers is chosen for
+// each segment (rankShift) and written at its start.
+var lenLearn = learnRate{shift: 10, skip: 1}
+
+// Rank mixers learn fast on transforms of text, where the ranks are small and what predicts them
+// changes from one stretch of contexts to the next, and slowly on noisy data such as binaries,
+// where most ranks are large: on the E. coli suffix array's transform shift 12 codes 0.26%
+// smaller than 10, on the Linux tar's 0.15% larger. The encoder tells them apart by the share of
+// large ranks (16 or more) in samples of the segment.
+const (
+	minRankShift = 10
+	maxRankShift = 12
+)
+
+// rankShift returns the rank mixers' learning shift for src: 10 if under a third of the runs in
+// samples of it (four slices of 64 KiB) have ranks of 16 or more, 12 if over two thirds do,
+// else 11.
+func rankShift(src []byte) uint {
+	const part = 64 << 10
+	mtf := newMTF()
+	runs, large := 0, 0
+	for k := 0; k < 4; k++ {
+		lo := len(src) * k / 4
+		t := src[lo:min(lo+part, len(src))]
+		for i := 0; i < len(t); {
+			c := t[i]
+			j := i + 1
+			for j < len(t) && t[j] == c {
+				j++
+			}
+			i = j
+			runs++
+			if mtf.rankOf(c) >= 16 {
+				large++
+			}
+		}
+	}
+	switch {
+	case 3*large < runs:
+		return minRankShift
+	case 3*large > 2*runs:
+		return maxRankShift
+	}
+	return minRankShift + 1
+}
 
 // runModel is the state of the run coder for one segment. Each table holds, for each of its
 // contexts, the counters of all the steps of one decision side by side (a rank's up to 7 unary
@@ -68,6 +111,8 @@ type runModel struct {
 	pr, ppr, pl, ppl int
 	prevSym, prev2   byte
 	touched          uint16 // see touchNext
+
+	rankLearn learnRate // the rank mixers' learning rate
 }
 
 // runModels keeps the models of finished segments (a model is large, mostly rankSS), so that a
@@ -205,12 +250,14 @@ func (l *mtfList) shift(r int) {
 
 // encodeRuns appends the run coding of src to out.
 func encodeRuns(src []byte, out []byte) []byte {
-	e := newRangeEncoder(out)
+	shift := rankShift(src)
+	e := newRangeEncoder(append(out, byte(shift)))
 	if len(src) == 0 {
 		return e.finish()
 	}
 	m := newRunModel()
 	defer runModels.Put(m)
+	m.rankLearn = learnRate{shift: shift, skip: 1}
 	mtf := newMTF()
 	first := true
 	for i := 0; i < len(src); {
@@ -250,7 +297,7 @@ func (m *runModel) encodeRank(e *rangeEncoder, r int) {
 	nb := bits.Len(uint(r)) - 1
 	x := m.rankContexts()
 	code := func(j, bit int) {
-		e.encodeMix3(bit, &x.s[j], &x.d[j], &x.ss[j], &x.w[j], runsLearn)
+		e.encodeMix3(bit, &x.s[j], &x.d[j], &x.ss[j], &x.w[j], m.rankLearn)
 	}
 	if nb < 2 {
 		code(0, 0)
@@ -287,7 +334,7 @@ func (m *runModel) encodeLen(e *rangeEncoder, n int, c byte, r int) {
 		if n == k+1 {
 			bit = 1
 		}
-		e.encodeMix2(bit, &x.a[k], &x.c[k], &x.w[k], runsLearn)
+		e.encodeMix2(bit, &x.a[k], &x.c[k], &x.w[k], lenLearn)
 		if bit == 1 {
 			return
 		}
@@ -317,9 +364,14 @@ func decodeRuns(src []byte, dst []byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	d := newRangeDecoder(src)
+	if len(src) == 0 || src[0] < minRankShift || src[0] > maxRankShift {
+		return corruptf("no valid learning rate at the start of a run-coded segment")
+	}
+	shift := uint(src[0])
+	d := newRangeDecoder(src[1:])
 	m := newRunModel()
 	defer runModels.Put(m)
+	m.rankLearn = learnRate{shift: shift, skip: 1}
 	mtf := newMTF()
 	var c byte
 	r := 0
@@ -355,7 +407,7 @@ func decodeRuns(src []byte, dst []byte) error {
 func (m *runModel) decodeRank(d *rangeDecoder) (int, error) {
 	x := m.rankContexts()
 	code := func(j int) int {
-		return d.decodeMix3(&x.s[j], &x.d[j], &x.ss[j], &x.w[j], runsLearn)
+		return d.decodeMix3(&x.s[j], &x.d[j], &x.ss[j], &x.w[j], m.rankLearn)
 	}
 	var nb int
 	if code(0) == 0 {
@@ -375,7 +427,7 @@ func (m *runModel) decodeRank(d *rangeDecoder) (int, error) {
 func (m *runModel) decodeLen(d *rangeDecoder, c byte, r, left int) (int, error) {
 	x := m.lenContexts(c, r)
 	for k := 0; k < lenUnary; k++ {
-		bit := d.decodeMix2(&x.a[k], &x.c[k], &x.w[k], runsLearn)
+		bit := d.decodeMix2(&x.a[k], &x.c[k], &x.w[k], lenLearn)
 		if bit == 1 {
 			if k+1 > left {
 				return 0, corruptf("run of %d bytes overruns the segment (%d left)", k+1, left)
