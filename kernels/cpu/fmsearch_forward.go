@@ -53,10 +53,10 @@ const (
 	fwdHead = 8
 	// fwdSpan bounds the text of a row asked for before the whole pattern is compared with it.
 	fwdSpan = 4 * 64
-	// prefetchMax bounds the cache lines one step of the pipeline asks for: the K-mers, two
-	// suffix array lines, two lines of each row's first check, and the text of each row that
-	// passes it.
-	prefetchMax = fwdKmers + 2 + 2*fwdMaxRows + (fwdSpan/64+1)*fwdMaxRows
+	// prefetchMax bounds the cache lines one step of the pipeline asks for: a later pattern's
+	// ends, the K-mers, two suffix array lines, two lines of each row's first check, and the
+	// text of each row that passes it.
+	prefetchMax = 2 + fwdKmers + 2 + 2*fwdMaxRows + (fwdSpan/64+1)*fwdMaxRows
 )
 
 // fwdSlot is one pattern in the forward pipeline.
@@ -229,6 +229,17 @@ func (p *Page) searchForward(b *kernels.Patterns, kt *KmerTable, order []int32, 
 				from = ends[i-1]
 			}
 			to := ends[i]
+			// A batch of patterns is larger than the cache: ask for the ends of a later one.
+			if ta := t + fwdDist; ta < np {
+				ia := ta
+				if order != nil {
+					ia = int(order[ta])
+				}
+				if e := ends[ia]; e > 0 {
+					pf.add(unsafe.Pointer(&codes[e-1]))
+					pf.add(unsafe.Pointer(&codes[max(e-k-fwdHead, 0)]))
+				}
+			}
 			if l := to - from; l < k {
 				if l == 0 {
 					iv[i] = Interval{}
