@@ -200,7 +200,9 @@ func (d *rangeDecoder) decodeMix3(c0, c1, c2 *mixCounter, w *mixWeights, lr lear
 	one := uint32((int64(d.code) - int64(bound)) >> 63)
 	d.code -= bound &^ one
 	d.rng = bound + (d.rng-2*bound)&^one
-	d.renormalize()
+	if d.rng < rangeTop {
+		d.renormalize()
+	}
 	bit := int(one & 1)
 
 	if err := int32(bit<<probBits - p); lr.learns(err) {
@@ -245,7 +247,9 @@ func (d *rangeDecoder) decodeMix2(c0, c1 *mixCounter, w *mixWeights, lr learnRat
 	one := uint32((int64(d.code) - int64(bound)) >> 63)
 	d.code -= bound &^ one
 	d.rng = bound + (d.rng-2*bound)&^one
-	d.renormalize()
+	if d.rng < rangeTop {
+		d.renormalize()
+	}
 	bit := int(one & 1)
 
 	if err := int32(bit<<probBits - p); lr.learns(err) {
@@ -272,7 +276,11 @@ func (d *rangeDecoder) decodeTree(t *[128]counter, n int) int {
 		one := uint32((int64(d.code) - int64(bound)) >> 63)
 		d.code -= bound &^ one
 		d.rng = bound + (d.rng-2*bound)&^one
+		if d.rng < rangeTop {
+			if d.rng < rangeTop {
 		d.renormalize()
+	}
+		}
 		bit := int(one & 1)
 
 		t[node&127].update(bit)
@@ -299,7 +307,9 @@ func (d *rangeDecoder) decodeCounter(c *counter) int {
 	one := uint32((int64(d.code) - int64(bound)) >> 63)
 	d.code -= bound &^ one
 	d.rng = bound + (d.rng-2*bound)&^one
-	d.renormalize()
+	if d.rng < rangeTop {
+		d.renormalize()
+	}
 	bit := int(one & 1)
 	c.update(bit)
 	return bit
