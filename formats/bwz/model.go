@@ -277,9 +277,7 @@ func (d *rangeDecoder) decodeTree(t *[128]counter, n int) int {
 		d.code -= bound &^ one
 		d.rng = bound + (d.rng-2*bound)&^one
 		if d.rng < rangeTop {
-			if d.rng < rangeTop {
-				d.renormalize()
-			}
+			d.renormalize()
 		}
 		bit := int(one & 1)
 
