@@ -1,6 +1,7 @@
 package bwz
 
 import (
+	"errors"
 	"math/rand"
 	"testing"
 )
@@ -105,5 +106,51 @@ func TestMTFAgainstNaive(t *testing.T) {
 		if string(l[:]) != string(naive) {
 			t.Fatalf("step %d: list differs after moving rank %d", i, r)
 		}
+	}
+}
+
+// TestBucketsAgainstNaive checks the branch-free length buckets and rank caps against their
+// definitions.
+func TestBucketsAgainstNaive(t *testing.T) {
+	for n := 1; n <= 1000; n++ {
+		want := 4
+		switch {
+		case n <= 2:
+			want = n - 1
+		case n <= 4:
+			want = 2
+		case n <= 8:
+			want = 3
+		}
+		if got := bucket5(n); got != want {
+			t.Fatalf("bucket5(%d) = %d, want %d", n, got, want)
+		}
+		if got := cap3(n); got != min(n, 3) {
+			t.Fatalf("cap3(%d) = %d", n, got)
+		}
+	}
+}
+
+// TestRunsLearningRate checks the rank mixers' learning rate chosen for text-like and noisy
+// segments, and that a decoder refuses a segment whose rate byte is out of range.
+func TestRunsLearningRate(t *testing.T) {
+	rng := rand.New(rand.NewSource(19))
+	noisy := make([]byte, 200000)
+	rng.Read(noisy)
+	if s := rankShift(benchTransform(200000)); s > minRankShift+1 {
+		t.Errorf("text-like transform: shift %d", s)
+	}
+	if s := rankShift(noisy); s != maxRankShift {
+		t.Errorf("random bytes: shift %d, want %d", s, maxRankShift)
+	}
+	coded := encodeRuns(noisy, nil)
+	for _, b := range []byte{minRankShift - 1, maxRankShift + 1, 0, 255} {
+		bad := append([]byte{b}, coded[1:]...)
+		if err := decodeRuns(bad, make([]byte, len(noisy))); !errors.Is(err, errCorrupt) {
+			t.Errorf("rate byte %d: error %v", b, err)
+		}
+	}
+	if err := decodeRuns(nil, make([]byte, 10)); !errors.Is(err, errCorrupt) {
+		t.Errorf("empty segment: error %v", err)
 	}
 }
