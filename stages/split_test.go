@@ -24,11 +24,12 @@ type memShards struct {
 }
 
 type memShard struct {
-	s *memShards
-	i int
+	s   *memShards
+	i   int
+	buf *bytes.Buffer // its own, so that writing never reads s.bufs while create appends to it
 }
 
-func (m memShard) Write(p []byte) (int, error) { return m.s.bufs[m.i].Write(p) }
+func (m memShard) Write(p []byte) (int, error) { return m.buf.Write(p) }
 func (m memShard) Close() error {
 	m.s.mu.Lock()
 	defer m.s.mu.Unlock()
@@ -45,9 +46,10 @@ func (s *memShards) create(i int) (io.WriteCloser, error) {
 	if i != len(s.bufs) {
 		return nil, fmt.Errorf("shard %d opened after %d", i, len(s.bufs))
 	}
-	s.bufs = append(s.bufs, new(bytes.Buffer))
+	buf := new(bytes.Buffer)
+	s.bufs = append(s.bufs, buf)
 	s.closed = append(s.closed, false)
-	return memShard{s, i}, nil
+	return memShard{s, i, buf}, nil
 }
 
 type splitRec struct {
