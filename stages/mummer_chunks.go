@@ -29,16 +29,12 @@ type chunkSource struct {
 	stopped bool // an Odd chunk has been handed out: nothing more to read here
 	pool    sync.Pool
 
-	mu      sync.Mutex
-	pending []*QueryBatch // handed out and not yet written, in order
-	drained chan struct{} // closed when pending empties, while the source waits for that
+	chunkLedger
 
 	// The writing side.
-	sinkFile               int // file of the batch written last
-	fileRecords, fileLines int // records and newlines of sinkFile written
-	refused                *QueryBatch
-	cause                  error
-	causeOnce              sync.Once
+	refused   *QueryBatch
+	cause     error
+	causeOnce sync.Once
 }
 
 // resumePoint is where the record-at-a-time reading takes over.
@@ -56,7 +52,7 @@ func newChunkSource(paths []string, stdin io.Reader, opts MummerOptions, enc *ke
 	if size <= 0 {
 		size = 2 * qs.batchSize // about a batch's bases of FASTQ
 	}
-	return &chunkSource{paths: paths, stdin: stdin, size: size, long: qs.batchSize, qs: qs, sinkFile: -1}
+	return &chunkSource{paths: paths, stdin: stdin, size: size, long: qs.batchSize, qs: qs, chunkLedger: chunkLedger{sinkFile: -1}}
 }
 
 // close closes the file being read, unless a Reader has taken it over.
@@ -108,14 +104,7 @@ func (c *chunkSource) run(ctx context.Context, opts stream.Options, match, write
 	// Everything before the refused chunk is written; it and the chunks read after it (all of
 	// its file: see next) go to a Reader with the numbers of what came before.
 	b := c.refused
-	var data [][]byte
-	for _, p := range c.pending {
-		data = append(data, p.chunk.Data)
-	}
-	nrec, nl := 0, 0
-	if c.sinkFile == b.file {
-		nrec, nl = c.fileRecords, c.fileLines
-	}
+	data, nrec, nl := c.resumeFrom(b.file)
 	rd := b.cr.Resume(data, nrec, nl)
 	c.cr = nil
 	return &resumePoint{file: b.file, rd: rd, nrec: nrec}, nil
@@ -160,46 +149,15 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 			return nil, err
 		}
 		b.chunk, b.cr, b.file = ch, c.cr, c.file
-		c.mu.Lock()
-		c.pending = append(c.pending, b)
-		c.mu.Unlock()
+		c.handOut(b.chunk.Data)
 		c.stopped = ch.Odd
 		return b, nil
 	}
 }
 
-// waitDrained waits until every batch handed out has been written.
-func (c *chunkSource) waitDrained(ctx context.Context) error {
-	c.mu.Lock()
-	if len(c.pending) == 0 {
-		c.mu.Unlock()
-		return nil
-	}
-	ch := make(chan struct{})
-	c.drained = ch
-	c.mu.Unlock()
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // written records that b, the first pending batch, is written, and recycles it.
 func (c *chunkSource) written(b *QueryBatch) {
-	c.mu.Lock()
-	c.pending = c.pending[1:]
-	if len(c.pending) == 0 && c.drained != nil {
-		close(c.drained)
-		c.drained = nil
-	}
-	c.mu.Unlock()
-	if b.file != c.sinkFile {
-		c.sinkFile, c.fileRecords, c.fileLines = b.file, 0, 0
-	}
-	c.fileRecords += int(b.records)
-	c.fileLines += b.lines
+	c.chunkLedger.written(b.file, int(b.records), b.lines)
 	b.cr = nil
 	c.pool.Put(b)
 }

@@ -12,6 +12,35 @@ import (
 	"github.com/sapipe/sapipe/kernels/cpu"
 )
 
+// queryFiles writes one to three inputs of queryInput's records cut from ref, named
+// prefix0.fq, prefix1.fq, ... in dir, the second of them given as stdin ("-") half the time.
+func queryFiles(t *testing.T, rng *rand.Rand, dir, ref, prefix string) (paths []string, stdin string) {
+	for f := range 1 + rng.IntN(3) {
+		in := queryInput(rng, ref, 1+rng.IntN(40), rng.IntN(2) == 0, rng.IntN(2) == 0)
+		if f == 1 && rng.IntN(2) == 0 {
+			stdin, paths = in, append(paths, "-")
+			continue
+		}
+		paths = append(paths, writeTemp(t, dir, fmt.Sprintf("%s%d.fq", prefix, f), in))
+	}
+	return paths, stdin
+}
+
+// compareChunkSizes runs a command record by record, then in chunks of many sizes (0: the
+// default), and fails unless every run gives the same output and error; it reports whether the
+// record-by-record run ended in an error.
+func compareChunkSizes(t *testing.T, what string, run func(recordsOnly bool, chunk int) (out, err string)) bool {
+	t.Helper()
+	want, werr := run(true, 0)
+	for _, chunk := range []int{0, 1, 2, 3, 5, 8, 13, 31, 64, 100, 333, 1000, 5000} {
+		got, err := run(false, chunk)
+		if err != werr || (werr == "" && got != want) {
+			t.Fatalf("%s, chunks of %d: error %q, want %q; output equal: %v", what, chunk, err, werr, got == want)
+		}
+	}
+	return werr != ""
+}
+
 // queryInput writes n query records drawn from the reference text (some reverse-complemented,
 // some with changes) in one of the shapes sapipe reads: FASTA with one-line or wrapped sequences,
 // four-line FASTQ, and now and then something Reader alone reads (multi-line FASTQ, blank lines,
@@ -98,39 +127,18 @@ func TestMummerChunks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all := strings.Join(recs, "")
-		var paths []string
-		stdin := ""
-		for f := range 1 + rng.IntN(3) {
-			in := queryInput(rng, all, 1+rng.IntN(40), rng.IntN(2) == 0, rng.IntN(2) == 0)
-			if f == 1 && rng.IntN(2) == 0 {
-				stdin = in
-				paths = append(paths, "-")
-				continue
-			}
-			paths = append(paths, writeTemp(t, dir, fmt.Sprintf("q%d.fq", f), in))
-		}
-		run := func(o MummerOptions) (string, string) {
+		paths, stdin := queryFiles(t, rng, dir, strings.Join(recs, ""), "q")
+		if compareChunkSizes(t, fmt.Sprintf("round %d (%+v)", r, opts), func(recordsOnly bool, chunk int) (string, string) {
+			o := opts
+			o.recordsOnly, o.ChunkSize = recordsOnly, chunk
 			var out bytes.Buffer
 			err := Mummer(context.Background(), o, ref, m, paths, strings.NewReader(stdin), &out)
 			if err != nil {
 				return out.String(), err.Error()
 			}
 			return out.String(), ""
-		}
-		serial := opts
-		serial.recordsOnly = true
-		want, werr := run(serial)
-		if werr != "" {
+		}) {
 			errs++
-		}
-		for _, chunk := range []int{0, 1, 2, 3, 5, 8, 13, 31, 64, 100, 333, 1000, 5000} {
-			o := opts
-			o.ChunkSize = chunk
-			got, err := run(o)
-			if err != werr || (werr == "" && got != want) {
-				t.Fatalf("round %d, chunks of %d (%+v): error %q, want %q; output equal: %v", r, chunk, opts, err, werr, got == want)
-			}
 		}
 		m.Close()
 	}

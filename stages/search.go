@@ -261,7 +261,7 @@ func (s *PatternSource) Next(ctx context.Context) (*PatternBatch, error) {
 				return nil, err
 			}
 			b.chunk, b.isChunk, b.chunkFrom, b.file = ch, true, s.cr, s.file
-			s.handOut(b)
+			s.handOut(b.chunk.Data)
 			s.stopped = ch.Odd
 			return b, nil
 		}

@@ -2,8 +2,6 @@ package stages
 
 import (
 	"bytes"
-	"context"
-	"sync"
 
 	"github.com/sapipe/sapipe/formats"
 )
@@ -18,55 +16,14 @@ type chunks struct {
 	cr      *formats.ChunkReader // of the file being read, while it is read in chunks
 	stopped bool                 // an Odd chunk has been handed out: nothing more to read
 
-	mu      sync.Mutex
-	pending []*PatternBatch // chunks handed out and not yet written, in order
-	drained chan struct{}   // closed when pending empties, while the source waits for that
-
-	// The sink's side.
-	sinkFile, fileRecords, fileLines int // records and newlines of the chunks of sinkFile written
-	refusedBatch                     *PatternBatch
-}
-
-// handOut records a chunk handed to the pipeline.
-func (c *chunks) handOut(b *PatternBatch) {
-	c.mu.Lock()
-	c.pending = append(c.pending, b)
-	c.mu.Unlock()
-}
-
-// waitDrained waits until every chunk handed out has been written.
-func (c *chunks) waitDrained(ctx context.Context) error {
-	c.mu.Lock()
-	if len(c.pending) == 0 {
-		c.mu.Unlock()
-		return nil
-	}
-	ch := make(chan struct{})
-	c.drained = ch
-	c.mu.Unlock()
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	chunkLedger
+	refusedBatch *PatternBatch // the sink's side
 }
 
 // written records that b is written (or handed to be written).
 func (s *PatternSource) written(b *PatternBatch) {
 	if b.isChunk {
-		s.mu.Lock()
-		s.pending = s.pending[1:]
-		if len(s.pending) == 0 && s.drained != nil {
-			close(s.drained)
-			s.drained = nil
-		}
-		s.mu.Unlock()
-		if b.file != s.sinkFile {
-			s.sinkFile, s.fileRecords, s.fileLines = b.file, 0, 0
-		}
-		s.fileRecords += int(b.Records)
-		s.fileLines += b.newlines
+		s.chunkLedger.written(b.file, int(b.Records), b.newlines)
 	} else {
 		s.sinkFile = -1
 	}
@@ -76,14 +33,7 @@ func (s *PatternSource) written(b *PatternBatch) {
 // pipeline has stopped.
 func (s *PatternSource) resume() {
 	b := s.refusedBatch
-	var data [][]byte
-	for _, p := range s.pending {
-		data = append(data, p.chunk.Data)
-	}
-	nrec, nl := 0, 0
-	if s.sinkFile == b.file {
-		nrec, nl = s.fileRecords, s.fileLines
-	}
+	data, nrec, nl := s.resumeFrom(b.file)
 	s.rd.Resume(b.chunkFrom, data, nrec, nl)
 	s.cr, s.stopped, s.pending, s.drained, s.refusedBatch = nil, false, nil, nil, nil
 }

@@ -146,39 +146,19 @@ func TestSearchFastxChunks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all := strings.Join(recs, "")
-		var paths []string
-		stdin := ""
-		for f := range 1 + rng.IntN(3) {
-			in := queryInput(rng, all, 1+rng.IntN(40), rng.IntN(2) == 0, rng.IntN(2) == 0)
-			if f == 1 && rng.IntN(2) == 0 {
-				stdin, paths = in, append(paths, "-")
-				continue
-			}
-			paths = append(paths, writeTemp(t, dir, fmt.Sprintf("p%d.fq", f), in))
-		}
+		paths, stdin := queryFiles(t, rng, dir, strings.Join(recs, ""), "p")
 		opts := SearchOptions{Strands: []Strands{{Forward: true}, {Reverse: true}, {Forward: true, Reverse: true}}[rng.IntN(3)],
 			Locate: rng.IntN(2) == 0, Threads: 1 + rng.IntN(3), BatchSize: 1 + rng.IntN(3000)}
-		run := func(o SearchOptions) (string, string) {
+		if compareChunkSizes(t, fmt.Sprintf("round %d", r), func(recordsOnly bool, chunk int) (string, string) {
+			o := opts
+			o.recordsOnly, o.ChunkSize = recordsOnly, chunk
 			var out bytes.Buffer
 			if err := Search(context.Background(), o, ix, s, paths, strings.NewReader(stdin), &out); err != nil {
 				return out.String(), err.Error()
 			}
 			return out.String(), ""
-		}
-		serial := opts
-		serial.recordsOnly = true
-		want, werr := run(serial)
-		if werr != "" {
+		}) {
 			errs++
-		}
-		for _, chunk := range []int{0, 1, 2, 3, 5, 8, 13, 31, 64, 100, 333, 1000, 5000} {
-			o := opts
-			o.ChunkSize = chunk
-			got, err := run(o)
-			if err != werr || (werr == "" && got != want) {
-				t.Fatalf("round %d, chunks of %d: error %q, want %q; output equal: %v", r, chunk, err, werr, got == want)
-			}
 		}
 	}
 	if errs < rounds/8 {
