@@ -330,6 +330,12 @@ func BenchmarkSearch(b *testing.B) {
 		a := rng.IntN(n - l)
 		ps.Add(text[a : a+l])
 	}
+	benchSearch(b, s, &ps)
+}
+
+// benchSearch runs the sub-benchmarks count and locate of searching ps with s, in MB/s of
+// pattern characters, patterns/s and ns/pattern.
+func benchSearch(b *testing.B, s *Searcher, ps *kernels.Patterns) {
 	for _, locate := range []bool{false, true} {
 		name := "count"
 		if locate {
@@ -340,9 +346,13 @@ func BenchmarkSearch(b *testing.B) {
 			b.SetBytes(int64(len(ps.Codes)))
 			for b.Loop() {
 				h.Reset()
-				s.Search(&ps, locate, &h)
+				if err := s.Search(ps, locate, &h); err != nil {
+					b.Fatal(err)
+				}
 			}
-			b.ReportMetric(float64(ps.Len())*float64(b.N)/b.Elapsed().Seconds(), "patterns/s")
+			np := float64(ps.Len()) * float64(b.N)
+			b.ReportMetric(np/b.Elapsed().Seconds(), "patterns/s")
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/np, "ns/pattern")
 		})
 	}
 }
@@ -363,24 +373,7 @@ func BenchmarkSearchEcoli(b *testing.B) {
 	if e.err != nil {
 		b.Skip(e.err)
 	}
-	for _, locate := range []bool{false, true} {
-		name := "count"
-		if locate {
-			name = "locate"
-		}
-		b.Run(name, func(b *testing.B) {
-			var h kernels.Hits
-			b.SetBytes(int64(len(e.pats.Codes)))
-			for b.Loop() {
-				h.Reset()
-				if err := e.s.Search(&e.pats, locate, &h); err != nil {
-					b.Fatal(err)
-				}
-			}
-			np := float64(e.pats.Len()) * float64(b.N)
-			b.ReportMetric(b.Elapsed().Seconds()*1e9/np, "ns/pattern")
-		})
-	}
+	benchSearch(b, e.s, &e.pats)
 }
 
 // loadEcoliSearch builds ecoliSearch once.
