@@ -35,13 +35,7 @@ func threadsFlag(usage string) cli.Flag {
 // openBackend opens the backend that spec (the --device value) names; a command calls it once.
 // With auto and no usable GPU it says on stderr, in one line, why the CPU is used, unless quiet.
 func openBackend(e *env, spec string, threads int, quiet bool) (kernels.Backend, error) {
-	if threads < 1 {
-		return nil, usageError{fmt.Sprintf("-t %d: want a positive number of threads", threads)}
-	}
-	b, note, err := device.Open(spec, device.Options{Threads: threads})
-	if errors.Is(err, device.ErrNoGPU) {
-		return nil, fmt.Errorf("--device %s: %w", spec, err)
-	}
+	b, note, err := openBackendNote(spec, threads)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +43,22 @@ func openBackend(e *env, spec string, threads int, quiet bool) (kernels.Backend,
 		fmt.Fprintf(e.stderr, "sapipe: %s\n", oneLine(note))
 	}
 	return b, nil
+}
+
+// openBackendNote is openBackend without printing: it returns the note instead, for a caller that
+// opens the backend on another goroutine and prints the note once it has it.
+func openBackendNote(spec string, threads int) (kernels.Backend, string, error) {
+	if threads < 1 {
+		return nil, "", usageError{fmt.Sprintf("-t %d: want a positive number of threads", threads)}
+	}
+	b, note, err := device.Open(spec, device.Options{Threads: threads})
+	if errors.Is(err, device.ErrNoGPU) {
+		return nil, "", fmt.Errorf("--device %s: %w", spec, err)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return b, note, nil
 }
 
 // checkDeviceSpec checks the form of a --device value without opening anything, for commands

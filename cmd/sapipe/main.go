@@ -12,7 +12,9 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
+	"time"
 
+	"github.com/sapipe/sapipe/kernels/cuda"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -29,8 +31,10 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
+	t0 := time.Now()
 	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	cuda.Trace("command run; exiting", t0)
 	if code != 0 || os.Getenv("SAPIPE_CPUPROFILE") == "" {
 		os.Exit(code)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cuda"
 	"github.com/sapipe/sapipe/stages"
 )
 
@@ -154,6 +155,12 @@ func flagMessage(err error) string {
 	return s
 }
 
+type openedBackend struct {
+	b    kernels.Backend
+	note string
+	err  error
+}
+
 func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	for _, q := range cfg.queries {
 		if q == "-" {
@@ -167,20 +174,52 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	if cfg.verbose {
 		logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "sapipe mummer: "+format+"\n", args...) }
 	}
-	backend, err := openBackend(e, cfg.device, cfg.opts.Threads, cfg.quiet)
-	if err != nil {
-		return err
-	}
-	defer backend.Close()
+	// The device is opened (for a GPU: the driver initialised, a context made and the kernels
+	// loaded, a few hundred milliseconds) while the reference is read; an error opening it is
+	// reported before one reading the reference, as if they had been done in turn.
 	t0 := time.Now()
+	opened := make(chan openedBackend, 1)
+	go func() {
+		b, note, err := openBackendNote(cfg.device, cfg.opts.Threads)
+		cuda.Trace("backend opened", t0)
+		opened <- openedBackend{b, note, err}
+	}()
+	var backend kernels.Backend
+	waitBackend := func(refErr error) error {
+		o := <-opened
+		opened = nil
+		if o.err != nil {
+			return o.err
+		}
+		backend = o.b
+		if o.note != "" && !cfg.quiet {
+			fmt.Fprintf(e.stderr, "sapipe: %s\n", oneLine(o.note))
+		}
+		return refErr
+	}
+	defer func() {
+		if opened != nil {
+			// Returned before waiting (a panic): close the backend when it is open.
+			go func() {
+				if o := <-opened; o.b != nil {
+					o.b.Close()
+				}
+			}()
+		}
+		if backend != nil {
+			backend.Close()
+		}
+	}()
 	var ref *kernels.Reference
 	var m kernels.Matcher
 	if cfg.index {
 		ix, err := openIndex(e, cfg.ref, cfg.opts.NucleotidesOnly, true, cfg.opts.Threads, nil, logf)
-		if err != nil {
+		if err == nil {
+			defer ix.Close()
+		}
+		if err := waitBackend(err); err != nil {
 			return err
 		}
-		defer ix.Close()
 		ref = ix.Ref
 		if m, err = ix.MatcherOn(backend, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen}); err != nil {
 			return fmt.Errorf("%s: %w", cfg.ref, err)
@@ -189,7 +228,8 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 		logf("ready to match in %v", time.Since(t0).Round(time.Microsecond))
 	} else {
 		ref, err = stages.LoadReference(cfg.ref, cfg.opts.NucleotidesOnly, e.stdin)
-		if err != nil {
+		cuda.Trace("reference read", t0)
+		if err := waitBackend(err); err != nil {
 			return err
 		}
 		logf("read reference %s: %d records, %d bases in %v", cfg.ref, len(ref.Names), len(ref.Text), time.Since(t0).Round(time.Millisecond))
@@ -206,6 +246,7 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 			return fmt.Errorf("%s: %w", cfg.ref, err)
 		}
 		defer m.Close()
+		cuda.Trace("reference indexed", t1)
 		logf("indexed the reference on %s in %v", backend.Name(), time.Since(t1).Round(time.Millisecond))
 		// The index's build temporaries are garbage now: collect them before the queries' buffers
 		// need memory, so that the peak is the larger of the two phases, not their sum.
@@ -224,9 +265,11 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 		abort()
 		return err
 	}
+	cuda.Trace("queries matched", t2)
 	if err := commit(); err != nil {
 		return err
 	}
+	cuda.Trace("output committed", t2)
 	logf("matched queries in %v", time.Since(t2).Round(time.Millisecond))
 	return nil
 }

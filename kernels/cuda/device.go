@@ -22,6 +22,7 @@ type device struct {
 
 	jobs chan func()
 	quit chan struct{}
+	done chan struct{} // closed when the device goroutine has torn the device down
 
 	// Launch arguments live here, in memory the garbage collector never moves, while
 	// cuLaunchKernel copies them: args holds the values, argp points at each.
@@ -111,6 +112,7 @@ func openDevice(ordinal int) (*device, error) {
 		fns:  make(map[string]uintptr),
 		jobs: make(chan func()),
 		quit: make(chan struct{}),
+		done: make(chan struct{}),
 		args: new([maxArgs]uint64),
 		argp: new([maxArgs]uintptr),
 	}
@@ -140,6 +142,7 @@ func (d *device) loop(started chan<- error) {
 			f()
 		case <-d.quit:
 			d.teardown()
+			close(d.done)
 			return
 		}
 	}

@@ -182,13 +182,24 @@ func loadDriver(names []string) (*driver, error) {
 
 // traceOn is set by SAPIPE_GPU_TRACE=1: the set-up steps of the driver and the device print
 // their times on stderr, to see where a short run's start-up goes.
-var traceOn = os.Getenv("SAPIPE_GPU_TRACE") == "1"
+// Each line gives the step's duration and when it ended, counted from the start of the process
+// (of this package's initialisation, which is within a millisecond or two of it).
+var (
+	traceOn    = os.Getenv("SAPIPE_GPU_TRACE") == "1"
+	traceStart = time.Now()
+)
 
 func trace(step string, since time.Time) {
 	if traceOn {
-		fmt.Fprintf(os.Stderr, "sapipe gpu trace: %s %.1f ms\n", step, float64(time.Since(since).Microseconds())/1000)
+		now := time.Now()
+		fmt.Fprintf(os.Stderr, "sapipe gpu trace: %s %.1f ms (at %.1f ms)\n", step,
+			float64(now.Sub(since).Microseconds())/1000, float64(now.Sub(traceStart).Microseconds())/1000)
 	}
 }
+
+// Trace prints step and how long it took since since, with SAPIPE_GPU_TRACE=1, for commands to
+// place their own steps (reading the reference, the queries, the output) among the GPU's.
+func Trace(step string, since time.Time) { trace(step, since) }
 
 // Error is a failed driver call: the call's name and its CUresult.
 type Error struct {
