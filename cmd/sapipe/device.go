@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,23 +36,39 @@ func threadsFlag(usage string) cli.Flag {
 // openBackend opens the backend that spec (the --device value) names; a command calls it once.
 // With auto and no usable GPU it says on stderr, in one line, why the CPU is used, unless quiet.
 func openBackend(e *env, spec string, threads int, quiet bool) (kernels.Backend, error) {
-	b, note, err := openBackendNote(spec, threads)
+	b, note, err := openBackendNote(e, spec, threads, quiet)
 	if err != nil {
 		return nil, err
 	}
 	if note != "" && !quiet {
-		fmt.Fprintf(e.stderr, "sapipe: %s\n", oneLine(note))
+		printNote(e, note)
 	}
 	return b, nil
 }
 
-// openBackendNote is openBackend without printing: it returns the note instead, for a caller that
-// opens the backend on another goroutine and prints the note once it has it.
-func openBackendNote(spec string, threads int) (kernels.Backend, string, error) {
+// noteMu serialises the notes of backends, which may come from their goroutines.
+var noteMu sync.Mutex
+
+// printNote writes one note line on stderr.
+func printNote(e *env, note string) {
+	noteMu.Lock()
+	fmt.Fprintf(e.stderr, "sapipe: %s\n", oneLine(note))
+	noteMu.Unlock()
+}
+
+// openBackendNote is openBackend without printing the note of the choice of device: it returns it
+// instead, for a caller that opens the backend on another goroutine and prints the note once it
+// has it. The backend's later notes (work handed to the CPU, SAPIPE_GPU_PROFILE's summary) are
+// printed as they come, unless quiet.
+func openBackendNote(e *env, spec string, threads int, quiet bool) (kernels.Backend, string, error) {
 	if threads < 1 {
 		return nil, "", usageError{fmt.Sprintf("-t %d: want a positive number of threads", threads)}
 	}
-	b, note, err := device.Open(spec, device.Options{Threads: threads})
+	opts := device.Options{Threads: threads}
+	if !quiet {
+		opts.Note = func(msg string) { printNote(e, msg) }
+	}
+	b, note, err := device.Open(spec, opts)
 	if errors.Is(err, device.ErrNoGPU) {
 		return nil, "", fmt.Errorf("--device %s: %w", spec, err)
 	}

@@ -180,7 +180,7 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	t0 := time.Now()
 	opened := make(chan openedBackend, 1)
 	go func() {
-		b, note, err := openBackendNote(cfg.device, cfg.opts.Threads)
+		b, note, err := openBackendNote(e, cfg.device, cfg.opts.Threads, cfg.quiet)
 		cuda.Trace("backend opened", t0)
 		opened <- openedBackend{b, note, err}
 	}()
@@ -193,7 +193,7 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 		}
 		backend = o.b
 		if o.note != "" && !cfg.quiet {
-			fmt.Fprintf(e.stderr, "sapipe: %s\n", oneLine(o.note))
+			printNote(e, o.note)
 		}
 		return refErr
 	}
@@ -284,7 +284,8 @@ func unwrapPathError(err error) error {
 
 // openOutput returns where results go. A named file is written under a temporary name beside it
 // and renamed into place by commit, so a failed run never leaves a partial file at the final path.
-// It is not synced to disk before the rename: that protects against a crash of the machine, not
+// An earlier file at path is replaced (removed just before the rename, so for a moment there is
+// none). It is not synced to disk before the rename: that protects against a crash of the machine, not
 // of the run, and would make every run wait for the disk, as MUMmer and the other tools of a
 // pipeline do not. Only compress and decompress sync, because they then remove their inputs.
 func openOutput(path string, stdout io.Writer) (w io.Writer, commit func() error, abort func(), err error) {
@@ -308,6 +309,12 @@ func openOutput(path string, stdout io.Writer) (w io.Writer, commit func() error
 		if err := os.Chmod(f.Name(), 0o644); err != nil {
 			os.Remove(f.Name())
 			return err
+		}
+		// A file already at path is removed first: replacing it by the rename itself would make
+		// ext4 (auto_da_alloc) write the new file's data to disk before the rename returns, tens of
+		// milliseconds for a large output, a sync the run does not need.
+		if fi, err := os.Lstat(path); err == nil && !fi.IsDir() {
+			os.Remove(path)
 		}
 		if err := os.Rename(f.Name(), path); err != nil {
 			os.Remove(f.Name())
