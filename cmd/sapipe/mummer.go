@@ -9,11 +9,13 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
 	"github.com/sapipe/sapipe/kernels/cuda"
 	"github.com/sapipe/sapipe/stages"
 )
@@ -155,10 +157,65 @@ func flagMessage(err error) string {
 	return s
 }
 
-type openedBackend struct {
+// backendFuture is a backend being opened on another goroutine.
+type backendFuture struct {
+	done chan struct{} // closed when b, note and err are set
 	b    kernels.Backend
 	note string
 	err  error
+}
+
+func openBackendAsync(e *env, spec string, threads int, quiet bool, t0 time.Time) *backendFuture {
+	f := &backendFuture{done: make(chan struct{})}
+	go func() {
+		f.b, f.note, f.err = openBackendNote(e, spec, threads, quiet)
+		cuda.Trace("backend opened", t0)
+		close(f.done)
+	}()
+	return f
+}
+
+// opened reports whether the backend is open (or failed to open) already.
+func (f *backendFuture) opened() bool {
+	select {
+	case <-f.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// pendingMatcher is a Matcher whose index is being built on another goroutine: Match waits for
+// it, and fails with the build's error.
+type pendingMatcher struct {
+	ready chan struct{}
+	m     kernels.Matcher
+	err   error
+}
+
+func newPendingMatcher(build func() (kernels.Matcher, error)) *pendingMatcher {
+	p := &pendingMatcher{ready: make(chan struct{})}
+	go func() {
+		p.m, p.err = build()
+		close(p.ready)
+	}()
+	return p
+}
+
+func (p *pendingMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
+	<-p.ready
+	if p.err != nil {
+		return p.err
+	}
+	return p.m.Match(b, res)
+}
+
+func (p *pendingMatcher) Close() error {
+	<-p.ready
+	if p.m != nil {
+		return p.m.Close()
+	}
+	return nil
 }
 
 func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
@@ -172,86 +229,126 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	}
 	logf := func(string, ...any) {}
 	if cfg.verbose {
-		logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "sapipe mummer: "+format+"\n", args...) }
+		logf = func(format string, args ...any) {
+			noteMu.Lock()
+			fmt.Fprintf(e.stderr, "sapipe mummer: "+format+"\n", args...)
+			noteMu.Unlock()
+		}
 	}
 	// The device is opened (for a GPU: the driver initialised, a context made and the kernels
-	// loaded, a few hundred milliseconds) while the reference is read; an error opening it is
+	// loaded, a few hundred milliseconds) while the reference is read. An error opening it is
 	// reported before one reading the reference, as if they had been done in turn.
 	t0 := time.Now()
-	opened := make(chan openedBackend, 1)
-	go func() {
-		b, note, err := openBackendNote(e, cfg.device, cfg.opts.Threads, cfg.quiet)
-		cuda.Trace("backend opened", t0)
-		opened <- openedBackend{b, note, err}
-	}()
-	var backend kernels.Backend
-	waitBackend := func(refErr error) error {
-		o := <-opened
-		opened = nil
-		if o.err != nil {
-			return o.err
+	fb := openBackendAsync(e, cfg.device, cfg.opts.Threads, cfg.quiet, t0)
+	var noteOnce sync.Once
+	waitBackend := func() error {
+		<-fb.done
+		if fb.err != nil {
+			return fb.err
 		}
-		backend = o.b
-		if o.note != "" && !cfg.quiet {
-			printNote(e, o.note)
-		}
-		return refErr
+		noteOnce.Do(func() {
+			if fb.note != "" && !cfg.quiet {
+				printNote(e, fb.note)
+			}
+		})
+		return nil
 	}
 	defer func() {
-		if opened != nil {
-			// Returned before waiting (a panic): close the backend when it is open.
-			go func() {
-				if o := <-opened; o.b != nil {
-					o.b.Close()
-				}
-			}()
+		closeBackend := func() {
+			if <-fb.done; fb.b != nil {
+				fb.b.Close()
+			}
 		}
-		if backend != nil {
-			backend.Close()
+		if fb.opened() {
+			closeBackend()
+		} else {
+			go closeBackend() // returned early: it closes when open
 		}
 	}()
 	var ref *kernels.Reference
-	var m kernels.Matcher
+	var build func() (kernels.Matcher, error)
 	if cfg.index {
 		ix, err := openIndex(e, cfg.ref, cfg.opts.NucleotidesOnly, true, cfg.opts.Threads, nil, logf)
-		if err == nil {
-			defer ix.Close()
-		}
-		if err := waitBackend(err); err != nil {
+		if err != nil {
+			if berr := waitBackend(); berr != nil {
+				return berr
+			}
 			return err
 		}
+		defer ix.Close()
 		ref = ix.Ref
-		if m, err = ix.MatcherOn(backend, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen}); err != nil {
-			return fmt.Errorf("%s: %w", cfg.ref, err)
+		build = func() (kernels.Matcher, error) {
+			m, err := ix.MatcherOn(fb.b, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen})
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", cfg.ref, err)
+			}
+			logf("ready to match in %v", time.Since(t0).Round(time.Microsecond))
+			return m, nil
 		}
-		defer m.Close()
-		logf("ready to match in %v", time.Since(t0).Round(time.Microsecond))
 	} else {
 		ref, err = stages.LoadReference(cfg.ref, cfg.opts.NucleotidesOnly, e.stdin)
 		cuda.Trace("reference read", t0)
-		if err := waitBackend(err); err != nil {
+		if err != nil {
+			if berr := waitBackend(); berr != nil {
+				return berr
+			}
 			return err
 		}
 		logf("read reference %s: %d records, %d bases in %v", cfg.ref, len(ref.Names), len(ref.Text), time.Since(t0).Round(time.Millisecond))
-		// The reader's buffers are garbage now; collect them so that the index reuses their
-		// memory. From here on most of what is allocated stays live (the index, then the
-		// streaming's few buffers): a heap allowed to grow to twice the live data (Go's default)
-		// would hold far more than MUMmer does for the same job; a quarter more is enough, as the
-		// streaming makes little garbage.
-		runtime.GC()
-		debug.SetGCPercent(25)
-		t1 := time.Now()
-		m, err = backend.NewMatcher(ref, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, PageSize: cfg.opts.PageSize})
-		if err != nil {
-			return fmt.Errorf("%s: %w", cfg.ref, err)
+		build = func() (kernels.Matcher, error) {
+			t1 := time.Now()
+			m, err := fb.b.NewMatcher(ref, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, PageSize: cfg.opts.PageSize})
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", cfg.ref, err)
+			}
+			cuda.Trace("reference indexed", t1)
+			logf("indexed the reference on %s in %v", fb.b.Name(), time.Since(t1).Round(time.Millisecond))
+			return m, nil
 		}
-		defer m.Close()
-		cuda.Trace("reference indexed", t1)
-		logf("indexed the reference on %s in %v", backend.Name(), time.Since(t1).Round(time.Millisecond))
+	}
+	var m kernels.Matcher
+	var pending *pendingMatcher
+	onCPU := cfg.device == "cpu"
+	if !onCPU && fb.opened() {
+		_, onCPU = fb.b.(*cpu.Backend)
+	}
+	if onCPU {
+		// On the CPU the index is built on every core, then the queries are matched. The
+		// reader's buffers are garbage now; collect them so that the index reuses their memory.
+		// From here on most of what is allocated stays live (the index, then the streaming's few
+		// buffers): a heap allowed to grow to twice the live data (Go's default) would hold far
+		// more than MUMmer does for the same job; a quarter more is enough, as the streaming
+		// makes little garbage.
+		if err := waitBackend(); err != nil {
+			return err
+		}
+		if !cfg.index {
+			runtime.GC()
+			debug.SetGCPercent(25)
+		}
+		if m, err = build(); err != nil {
+			return err
+		}
 		// The index's build temporaries are garbage now: collect them before the queries' buffers
 		// need memory, so that the peak is the larger of the two phases, not their sum.
-		runtime.GC()
+		if !cfg.index {
+			runtime.GC()
+		}
+	} else {
+		// A GPU (or a device not yet open) builds its index while the first batches of queries
+		// are read, parsed and encoded; their matching waits for it.
+		if !cfg.index {
+			debug.SetGCPercent(25)
+		}
+		pending = newPendingMatcher(func() (kernels.Matcher, error) {
+			if err := waitBackend(); err != nil {
+				return nil, err
+			}
+			return build()
+		})
+		m = pending
 	}
+	defer m.Close()
 
 	if !cfg.quiet && e.stderrTerminal {
 		cfg.opts.Progress = &stages.Progress{W: e.stderr, Label: "sapipe mummer"}
@@ -263,7 +360,21 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	t2 := time.Now()
 	if err := stages.Mummer(ctx, cfg.opts, ref, m, cfg.queries, e.stdin, out); err != nil {
 		abort()
+		if pending != nil {
+			// The device's or the index's error, as it would have been reported before the
+			// queries were read.
+			if <-pending.ready; pending.err != nil {
+				return pending.err
+			}
+		}
 		return err
+	}
+	if pending != nil {
+		// No query reached the matcher (none at all, say): its build may still have failed.
+		if <-pending.ready; pending.err != nil {
+			abort()
+			return pending.err
+		}
 	}
 	cuda.Trace("queries matched", t2)
 	if err := commit(); err != nil {
