@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sapipe/sapipe/kernels"
 )
@@ -23,7 +25,18 @@ type Searcher struct {
 	kmers *KmerTable // nil: every search starts from all rows
 	seps  bool       // whether the text holds separators (CodeNone)
 	pool  sync.Pool  // *searchScratch
+
+	// The keyed search's arrays (fmsearch_keyed.go), built by the first batch large enough to
+	// pay for them (keyedMin patterns), on threads goroutines (all cores unless the backend says).
+	keysOnce sync.Once
+	keys     atomic.Pointer[keyedIndex]
+	threads  int
+	keyedMin int // keyedMinBatch; tests lower it
 }
+
+// keyedMinBatch is the fewest patterns in a batch that has the keyed search's arrays built: tens
+// of milliseconds of work on a bacterial genome, which only a large input repays.
+const keyedMinBatch = 4096
 
 type searchScratch struct {
 	iv    []Interval
@@ -54,14 +67,18 @@ func NewSearcher(p *Page, kmers *KmerTable) (*Searcher, error) {
 	if kmers != nil && kmers.base != p.occ.sigma-kernels.FirstCode {
 		return nil, errors.New("the k-mer table is of another alphabet")
 	}
-	s := &Searcher{p: p, kmers: kmers, seps: bytes.IndexByte(p.w, kernels.CodeNone) >= 0}
+	s := &Searcher{p: p, kmers: kmers, seps: bytes.IndexByte(p.w, kernels.CodeNone) >= 0, threads: runtime.GOMAXPROCS(0), keyedMin: keyedMinBatch}
 	s.pool.New = func() any { return new(searchScratch) }
 	return s, nil
 }
 
-// NewPatternSearcher returns s: the CPU runs its searches itself. A GPU backend's method of the
-// same name runs them on the device, with the same results.
-func (*Backend) NewPatternSearcher(s *Searcher) (kernels.Searcher, error) { return s, nil }
+// NewPatternSearcher returns s, which builds what it builds on b's threads: the CPU runs its
+// searches itself. A GPU backend's method of the same name runs them on the device, with the same
+// results.
+func (b *Backend) NewPatternSearcher(s *Searcher) (kernels.Searcher, error) {
+	s.threads = b.Threads
+	return s, nil
+}
 
 // Close releases nothing; the index belongs to its page.
 func (*Searcher) Close() error { return nil }
@@ -86,13 +103,27 @@ func (s *Searcher) Intervals(b *kernels.Patterns, iv []Interval) {
 }
 
 // search writes the outcome of each pattern of b to iv: by forward search from the k-mer table
-// where it can (fmsearch_forward.go), by backward search for the others.
+// where it can, keyed (fmsearch_keyed.go) in a large batch, else as in fmsearch_forward.go, and
+// by backward search for the others.
 func (s *Searcher) search(b *kernels.Patterns, iv []Interval, sc *searchScratch) {
 	if s.kmers == nil {
 		s.p.searchLanes(b, nil, nil, iv, &sc.sink)
 		return
 	}
-	sc.rest = s.p.searchForward(b, s.kmers, nil, false, s.seps, iv, sc.rest[:0], &sc.pf)
+	rk := s.keys.Load()
+	if rk == nil && b.Len() >= s.keyedMin {
+		s.keysOnce.Do(func() { s.keys.Store(buildKeyedIndex(s.p, s.kmers, s.seps, s.threads)) })
+		rk = s.keys.Load()
+	}
+	if rk != nil {
+		sc.rest = s.p.searchKeyed(b, s.kmers, rk, s.seps, iv, sc.rest[:0], &sc.pf)
+		if len(sc.rest) > 0 {
+			sc.again = append(sc.again[:0], sc.rest...)
+			sc.rest = s.p.searchForward(b, s.kmers, sc.again, false, s.seps, iv, sc.rest[:0], &sc.pf)
+		}
+	} else {
+		sc.rest = s.p.searchForward(b, s.kmers, nil, false, s.seps, iv, sc.rest[:0], &sc.pf)
+	}
 	if len(sc.rest) > 0 {
 		// Patterns that occur several times at another K-mer than their first: once more from
 		// the first alone.

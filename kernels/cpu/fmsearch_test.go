@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -114,12 +115,11 @@ func TestSearchNaive(t *testing.T) {
 				t.Fatalf("round %d: %d-mer table differs from the naive one", r, k)
 			}
 		}
-		s, err := NewSearcher(p, kt)
-		if err != nil {
-			t.Fatal(err)
-		}
 		ps := searchPatterns(rng, text, sigma, 1+rng.IntN(100), 1+rng.IntN(40))
-		checkSearch(t, s, text, ps, fmt.Sprintf("round %d (n %d, sigma %d, k-mer table %v)", r, n, sigma, kt != nil))
+		for _, keyed := range []bool{false, true} {
+			s := testSearcher(t, p, kt, keyed)
+			checkSearch(t, s, text, ps, fmt.Sprintf("round %d (n %d, sigma %d, k-mer table %v, keyed %v)", r, n, sigma, kt != nil, keyed))
+		}
 	}
 }
 
@@ -214,16 +214,14 @@ func TestSearchDNA(t *testing.T) {
 				if k > 0 {
 					kt = BuildKmerTable(p, k)
 				}
-				s, err := NewSearcher(p, kt)
-				if err != nil {
-					t.Fatal(err)
-				}
 				count := 300 + rng.IntN(300)
 				if name == "all-A" || name == "periodic" { // thousands of hits each
 					count = 2000000 / len(text)
 				}
 				ps := dnaPatterns(rng, text, max(k, 1), count)
-				what := fmt.Sprintf("%s text of %d, %d-mer table", name, len(text), k)
+				keyed := rng.IntN(2) == 0
+				s := testSearcher(t, p, kt, keyed)
+				what := fmt.Sprintf("%s text of %d, %d-mer table, keyed %v", name, len(text), k, keyed)
 				checkSearch(t, s, text, ps, what)
 				iv := make([]Interval, ps.Len())
 				s.Intervals(ps, iv)
@@ -240,6 +238,20 @@ func TestSearchDNA(t *testing.T) {
 			}
 		}
 	}
+}
+
+// testSearcher returns a searcher over p with the k-mer table kt that, if keyed, runs the keyed
+// search on every batch (see fmsearch_keyed.go), however small.
+func testSearcher(t *testing.T, p *Page, kt *KmerTable, keyed bool) *Searcher {
+	t.Helper()
+	s, err := NewSearcher(p, kt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keyed {
+		s.keyedMin = 0
+	}
+	return s
 }
 
 // naiveKmerTable returns the rows of each k-mer of codes 2..sigma-1 by sorting the suffixes.
@@ -441,6 +453,76 @@ func TestKmerCode(t *testing.T) {
 		}
 		if got, ok := kt.code(pat); ok != wantOK || ok && got != want {
 			t.Fatalf("code(%v) in base %d = %d, %v; want %d, %v", pat, base, got, ok, want, wantOK)
+		}
+	}
+}
+
+// BenchmarkKeyedIndexEcoli builds the keyed search's arrays of E. coli (fmsearch_keyed.go), which
+// the first large batch of a run pays for.
+func BenchmarkKeyedIndexEcoli(b *testing.B) {
+	e := loadEcoliSearch()
+	if e.err != nil {
+		b.Skip(e.err)
+	}
+	b.SetBytes(int64(e.s.p.n))
+	for b.Loop() {
+		buildKeyedIndex(e.s.p, e.s.kmers, e.s.seps, runtime.GOMAXPROCS(0))
+	}
+}
+
+// TestKeyedIndex: the keyed search's rows hold each row's suffix array entry and a key that is
+// the digits of the symbols after its first K (exact when they are all matchable), in order
+// within each K-mer's rows; the packed text and separator bits are the text's.
+func TestKeyedIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 12))
+	for r := range 40 {
+		sigma := []int{4, 6, 6, 7, 9}[rng.IntN(5)]
+		n := 1 + rng.IntN([]int{30, 500, 5000}[rng.IntN(3)])
+		text := searchText(rng, n, sigma)
+		p := NewPage(text, sigma, 0, n, n)
+		k := 1 + rng.IntN(4)
+		kt := BuildKmerTable(p, k)
+		seps := bytes.IndexByte(text, kernels.CodeNone) >= 0
+		x := buildKeyedIndex(p, kt, seps, 1+rng.IntN(3))
+		base := sigma - kernels.FirstCode
+		for row, v := range x.rows {
+			if int32(uint32(v)) != p.sa[row] {
+				t.Fatalf("round %d: row %d holds position %d, want %d", r, row, uint32(v), p.sa[row])
+			}
+			q := int(p.sa[row]) + k
+			if q+x.keyLen > n || bytes.ContainsFunc(text[q:q+x.keyLen], func(c rune) bool { return c < kernels.FirstCode }) {
+				continue
+			}
+			want := uint64(0)
+			for _, c := range text[q : q+x.keyLen] {
+				want = want*uint64(base) + uint64(c-kernels.FirstCode)
+			}
+			if v>>32 != want {
+				t.Fatalf("round %d: row %d has key %#x, want %#x", r, row, v>>32, want)
+			}
+		}
+		for j := range len(kt.Rows) / 2 {
+			for row := kt.Rows[2*j] + 1; row < kt.Rows[2*j+1]; row++ {
+				if x.rows[row]>>32 < x.rows[row-1]>>32 {
+					t.Fatalf("round %d: k-mer %d: row %d's key is below the row before's", r, j, row)
+				}
+			}
+		}
+		if base != 4 {
+			if x.packed != nil {
+				t.Fatalf("round %d: a packed text of %d symbols", r, base)
+			}
+			continue
+		}
+		for i, c := range text {
+			d := x.packed[i/4] >> (6 - 2*(i%4)) & 3
+			sep := x.seps != nil && x.sepIn(i, 1)
+			if c == kernels.CodeNone && !sep || c != kernels.CodeNone && (sep || d != c-kernels.FirstCode) {
+				t.Fatalf("round %d: text[%d] = %d packed as %d, separator %v", r, i, c, d, sep)
+			}
+		}
+		if seps != (x.seps != nil) {
+			t.Fatalf("round %d: separator bits %v for a text with separators %v", r, x.seps != nil, seps)
 		}
 	}
 }

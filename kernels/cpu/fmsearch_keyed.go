@@ -1,0 +1,391 @@
+package cpu
+
+import (
+	"bytes"
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// The keyed search is the forward search from a pattern's first K-mer with two more arrays built
+// from the index: beside each suffix-array row the row's key, the symbols that follow its first K
+// as a 32-bit number (keyedIndex.rows), and for DNA the text packed two bits a base. A K-mer's
+// rows are adjacent and sorted, and so are their keys, so the rows whose next symbols are the
+// pattern's are a run of them, found in the cache line or two that holds the K-mer's rows, with
+// their text positions, instead of by reading the text of every row. In E. coli a 10-mer has
+// about ten rows and a 26-mer almost always one: a pattern then costs three dependent memory
+// accesses (k-mer table, rows, packed text, a line or two), where the search of
+// fmsearch_forward.go makes one more for the suffix array and reads the text of every row of the
+// K-mer it chose, a byte a base.
+//
+// Keys only narrow the rows; the text of the rows left is compared with the whole pattern, so a
+// key need not be exact, only in order. A row whose symbols run into a separator or the end of
+// the text within its key takes digit 0 from there on (the least key of the suffixes that share
+// what it has before), which keeps the keys of a K-mer's rows in order.
+
+// keyedIndex is what the keyed search reads beyond the k-mer table.
+type keyedIndex struct {
+	k      int      // the k-mer table's K: a key starts K symbols into its row's suffix
+	keyLen int      // symbols a key holds (16 for DNA)
+	base   int      // matchable symbols
+	rows   []uint64 // row r: its key << 32 | SA[r]
+	// DNA only (base 4): the text two bits a base, the first base of a byte in its top bits,
+	// separators as 0 (then marked in seps), with 16 bytes of padding; nil otherwise.
+	packed []byte
+	seps   []uint64 // bit i: text[i] is a separator; nil when the text has none or packed is nil
+}
+
+// keyLength returns how many digits of base base fit in 32 bits (16 for DNA), or 0 when that is
+// no use.
+func keyLength(base int) int {
+	if base < 2 {
+		return 0
+	}
+	m, v := 0, uint64(1)
+	for v*uint64(base) <= 1<<32 {
+		v *= uint64(base)
+		m++
+	}
+	return m
+}
+
+// buildKeyedIndex builds the keyed search's arrays for p and its k-mer table kt, on up to threads
+// goroutines; nil when the keys would be of no use.
+func buildKeyedIndex(p *Page, kt *KmerTable, seps bool, threads int) *keyedIndex {
+	m := keyLength(kt.base)
+	if m == 0 {
+		return nil
+	}
+	x := &keyedIndex{k: kt.K, keyLen: m, base: kt.base, rows: make([]uint64, len(p.sa))}
+	w, sa, k := p.w, p.sa, kt.K
+	if x.base == 4 {
+		x.packed = make([]byte, (len(w)+3)/4+16)
+		if seps {
+			x.seps = make([]uint64, (len(w)+63)/64+1)
+		}
+		// Whole bytes of packed and words of seps to each goroutine.
+		storeParallel((len(w)+255)/256, threads, func(_, lo, hi int) error {
+			for i := lo * 256; i < min(hi*256, len(w)); i++ {
+				c := w[i] - kernels.FirstCode
+				if c >= 4 {
+					c = 0
+					if x.seps != nil {
+						x.seps[i/64] |= 1 << (i % 64)
+					}
+				}
+				x.packed[i/4] |= c << (6 - 2*(i%4))
+			}
+			return nil
+		})
+	}
+	storeParallel(len(sa), threads, func(_, lo, hi int) error {
+		for r := lo; r < hi; r++ {
+			q := int(sa[r]) + k
+			var key uint32
+			if x.packed != nil && q+16 <= len(w) && (x.seps == nil || !x.sepIn(q, 16)) {
+				key = uint32(x.textBits(q) >> 32)
+			} else {
+				key = slowKey(w, q, m, x.base)
+			}
+			x.rows[r] = uint64(key)<<32 | uint64(uint32(sa[r]))
+		}
+		return nil
+	})
+	return x
+}
+
+// slowKey returns the key of the symbols of w from q on (see keyedIndex), a symbol at a time.
+func slowKey(w []byte, q, m, base int) uint32 {
+	key, pad := uint64(0), false
+	for i := range m {
+		d := 0
+		if x := q + i; !pad && x < len(w) && int(w[x]) >= kernels.FirstCode && int(w[x]) < kernels.FirstCode+base {
+			d = int(w[x]) - kernels.FirstCode
+		} else {
+			pad = true
+		}
+		key = key*uint64(base) + uint64(d)
+	}
+	return uint32(key)
+}
+
+// textBits returns the 32 bases of the packed text from q on, the first in the top bits.
+func (x *keyedIndex) textBits(q int) uint64 {
+	b, s := q>>2, uint(q&3)*2
+	return binary.BigEndian.Uint64(x.packed[b:])<<s | uint64(x.packed[b+8])>>(8-s)
+}
+
+// sepIn reports whether text[q:q+l] holds a separator (x.seps not nil).
+func (x *keyedIndex) sepIn(q, l int) bool {
+	for l > 0 {
+		n := min(l, 64-q%64)
+		if x.seps[q/64]>>(q%64)&(1<<n-1) != 0 {
+			return true
+		}
+		q += n
+		l -= n
+	}
+	return false
+}
+
+// pack returns the codes of pat (len(pat) <= 32, each FirstCode..FirstCode+3) two bits each, the
+// first in the top bits of the 2*len(pat) low bits, and false if pat holds another code.
+func pack(pat []byte) (uint64, bool) {
+	var v uint64
+	ok := true
+	for len(pat) >= 8 {
+		h, okh := dnaBits8(binary.BigEndian.Uint64(pat))
+		v, ok = v<<16|uint64(h), ok && okh
+		pat = pat[8:]
+	}
+	for _, c := range pat {
+		d := uint64(c) - kernels.FirstCode
+		v, ok = v<<2|d&3, ok && d < 4
+	}
+	return v, ok
+}
+
+// equalPacked reports whether the text from q on (q+len(pat) <= its length) is pat.
+func (x *keyedIndex) equalPacked(q int, pat []byte) bool {
+	l := len(pat)
+	if l < 32 {
+		v, ok := pack(pat)
+		if !ok || x.textBits(q)>>(64-2*l) != v {
+			return false
+		}
+		l = 0
+	}
+	for i := 0; i < l; i += 32 {
+		j := min(i, l-32) // the last 32 overlap the others, which spares a mask
+		v, ok := pack(pat[j : j+32])
+		if !ok || x.textBits(q+j) != v {
+			return false
+		}
+	}
+	return x.seps == nil || !x.sepIn(q, len(pat))
+}
+
+// patternKeys returns the range [lo, hi) of the keys of the rows whose suffix from offset K on
+// starts with pat (the pattern's symbols after its first K), and false when pat holds a symbol
+// that never matches.
+func (x *keyedIndex) patternKeys(pat []byte) (lo, hi uint64, ok bool) {
+	m, base := x.keyLen, uint64(x.base)
+	if base == 4 && len(pat) >= 16 {
+		a, oka := dnaBits8(binary.BigEndian.Uint64(pat))
+		b, okb := dnaBits8(binary.BigEndian.Uint64(pat[8:]))
+		lo = uint64(a<<16 | b)
+		return lo, lo + 1, oka && okb
+	}
+	var key uint64
+	p := min(len(pat), m)
+	for _, c := range pat[:p] {
+		d := uint64(c) - kernels.FirstCode
+		if d >= base {
+			return 0, 0, false
+		}
+		key = key*base + d
+	}
+	span := uint64(1)
+	for range m - p {
+		key *= base
+		span *= base
+	}
+	return key, key + span, true
+}
+
+// keyScan is the most rows whose keys narrow scans; it binary searches more.
+const keyScan = 64
+
+// narrow returns the rows [a, b) within [lo, hi) whose keys lie in [klo, khi).
+func (x *keyedIndex) narrow(lo, hi int32, klo, khi uint64) (int32, int32) {
+	rows := x.rows
+	if hi-lo <= keyScan {
+		// The keys are in order: count those below each bound, without branches.
+		a, b := lo, lo
+		for _, v := range rows[lo:hi] {
+			key := v >> 32
+			if key < klo {
+				a++
+			}
+			if key < khi {
+				b++
+			}
+		}
+		return a, b
+	}
+	return x.lowerKey(lo, hi, klo), x.lowerKey(lo, hi, khi)
+}
+
+// lowerKey returns the first row of [lo, hi) whose key is at least key, or hi.
+func (x *keyedIndex) lowerKey(lo, hi int32, key uint64) int32 {
+	for lo < hi {
+		mid := int32(uint32(lo+hi) >> 1)
+		if x.rows[mid]>>32 < key {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// keySlot is one pattern in the keyed pipeline.
+type keySlot struct {
+	live     bool
+	idx      int32  // the pattern's index
+	from, to int32  // its codes in Patterns.Codes
+	code     int32  // its first K-mer
+	lo, hi   int32  // rows: of the K-mer, then of the keys
+	klo, khi uint64 // the keys of the pattern's next symbols
+}
+
+// keyStages is the depth of the keyed pipeline: codes, k-mer table, rows, text.
+const keyStages = 4
+
+// searchKeyed settles every pattern of b that the keyed search can (see above), writing its
+// outcome to iv, and appends the indices of the others (shorter than K, or with more than
+// fwdMaxRows rows left after the keys) to rest, which it returns.
+func (p *Page) searchKeyed(b *kernels.Patterns, kt *KmerTable, x *keyedIndex, seps bool, iv []Interval, rest []int32, pf *prefetcher) []int32 {
+	var ring [fwdRing]keySlot
+	np := b.Len()
+	codes, ends := b.Codes, b.Ends
+	table, rows, w, packed := kt.Rows, x.rows, p.w, x.packed
+	k := kt.K
+	dna := kt.base == 4 && k >= 8 && k <= 16
+	dnaShift := uint(2*k-16) & 63
+	dnaMask := 1<<dnaShift - 1
+	for t := 0; t < np+(keyStages-1)*fwdDist; t++ {
+		// Stage 4: compare the pattern with the text of the rows left (asked for by stage 3).
+		// Those rows hold the pattern's interval: the rows whose text is the pattern are a run.
+		if sl := &ring[(t-3*fwdDist)&(fwdRing-1)]; t >= 3*fwdDist && sl.live {
+			pat := codes[sl.from:sl.to]
+			first, last := int32(-1), int32(-2)
+			for r := sl.lo; r < sl.hi; r++ {
+				q := int(uint32(rows[r]))
+				if q+len(pat) > len(w) {
+					continue
+				}
+				var eq bool
+				if packed != nil {
+					eq = x.equalPacked(q, pat)
+				} else {
+					eq = bytes.Equal(w[q:q+len(pat)], pat) && !(seps && bytes.IndexByte(pat, kernels.CodeNone) >= 0)
+				}
+				if eq {
+					if first < 0 {
+						first = r
+					}
+					last = r
+				}
+			}
+			if first < 0 {
+				iv[sl.idx] = Interval{}
+			} else {
+				iv[sl.idx] = Interval{Lo: first, Hi: last + 1}
+			}
+		}
+		// Stage 3: the K-mer's rows (asked for by stage 2): keep those whose keys are the
+		// pattern's and ask for their text.
+		if sl := &ring[(t-2*fwdDist)&(fwdRing-1)]; t >= 2*fwdDist && sl.live {
+			a, b := x.narrow(sl.lo, sl.hi, sl.klo, sl.khi)
+			l := int(sl.to - sl.from)
+			switch {
+			case a >= b:
+				iv[sl.idx] = Interval{}
+				sl.live = false
+			case b-a > fwdMaxRows:
+				rest = append(rest, sl.idx)
+				sl.live = false
+			case packed != nil:
+				sl.lo, sl.hi = a, b
+				for r := a; r < b; r++ {
+					q := int(uint32(rows[r]))
+					if q+l <= len(w) {
+						pf.add(unsafe.Pointer(&packed[q/4]))
+						pf.add(unsafe.Pointer(&packed[(q+l)/4]))
+					}
+				}
+			default:
+				sl.lo, sl.hi = a, b
+				for r := a; r < b; r++ {
+					q := int(uint32(rows[r]))
+					if q+l > len(w) {
+						continue
+					}
+					end := min(q+l, q+fwdSpan)
+					for a := q; a < end; a += 64 {
+						pf.add(unsafe.Pointer(&w[a]))
+					}
+					pf.add(unsafe.Pointer(&w[end-1]))
+				}
+			}
+		}
+		// Stage 2: the K-mer's rows in the table (asked for by stage 1): ask for their keys.
+		if sl := &ring[(t-fwdDist)&(fwdRing-1)]; t >= fwdDist && sl.live {
+			lo, hi := table[2*sl.code], table[2*sl.code+1]
+			switch {
+			case lo >= hi:
+				iv[sl.idx] = Interval{}
+				sl.live = false
+			case int(sl.to-sl.from) == k:
+				iv[sl.idx] = Interval{Lo: lo, Hi: hi}
+				sl.live = false
+			default:
+				sl.lo, sl.hi = lo, hi
+				if hi-lo <= keyScan {
+					for r := lo; r < hi; r += 8 {
+						pf.add(unsafe.Pointer(&rows[r]))
+					}
+				} else {
+					pf.add(unsafe.Pointer(&rows[lo+(hi-lo)/2]))
+				}
+				pf.add(unsafe.Pointer(&rows[hi-1]))
+			}
+		}
+		// Stage 1: the next pattern's K-mer code and keys; ask for its table entry.
+		if sl := &ring[t&(fwdRing-1)]; t < np {
+			sl.live = false
+			from := 0
+			if t > 0 {
+				from = ends[t-1]
+			}
+			to := ends[t]
+			// A batch of patterns is larger than the cache: ask for the end of a later one.
+			if ta := t + fwdDist; ta < np {
+				if e := ends[ta]; e > 0 {
+					pf.add(unsafe.Pointer(&codes[e-1]))
+				}
+			}
+			if l := to - from; l < k {
+				if l == 0 {
+					iv[t] = Interval{}
+				} else {
+					rest = append(rest, int32(t))
+				}
+			} else {
+				pat := codes[from:to]
+				var code int
+				ok := true
+				if dna {
+					hi, okh := dnaBits8(binary.BigEndian.Uint64(pat))
+					lo, okl := dnaBits8(binary.BigEndian.Uint64(pat[k-8:]))
+					code, ok = hi<<dnaShift|lo&dnaMask, okh && okl
+				} else {
+					code, ok = kt.code(pat[:k])
+				}
+				klo, khi, okk := x.patternKeys(pat[k:])
+				if ok && okk {
+					sl.live = true
+					sl.idx, sl.from, sl.to = int32(t), int32(from), int32(to)
+					sl.code, sl.klo, sl.khi = int32(code), klo, khi
+					pf.add(unsafe.Pointer(&table[2*code]))
+				} else {
+					iv[t] = Interval{}
+				}
+			}
+		}
+		pf.flush()
+	}
+	return rest
+}
