@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -148,6 +149,14 @@ func (l *lazy) Read(p []byte) (int, error) {
 
 type zstdCloser struct{ d *zstd.Decoder }
 
+// zstdBlocksInFlight is the decoder's concurrency: how many blocks of a stream are read, have
+// their sequences decoded and are executed at once, in a pipeline. Going from 2 to 8 made 10 M
+// reads as FASTQ.zst (3.3 GB) decode and match in 2.9-3.0 s instead of 4.7 s on the lent 16-core
+// machine, faster than the zstd command decoding them to /dev/null (3.0 s).
+func zstdBlocksInFlight() int {
+	return min(max(runtime.GOMAXPROCS(0), 2), 8)
+}
+
 func (z zstdCloser) Close() error { z.d.Close(); return nil }
 
 // input is what Reader and RawReader share: a named stream whose compression is told from its
@@ -187,7 +196,7 @@ func (in *input) open(name string, rd io.Reader, peek int) error {
 			return z, err
 		}}
 	case "zstd":
-		z, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(2))
+		z, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(zstdBlocksInFlight()))
 		if err != nil {
 			return fmt.Errorf("%s: zstd: %s", name, oneLine(err.Error()))
 		}

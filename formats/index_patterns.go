@@ -78,7 +78,7 @@ func NewPatternReader(name string, rd io.Reader) (*PatternReader, error) {
 		r.close = append(r.close, z)
 		src = z
 	case "zstd":
-		z, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(2))
+		z, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(zstdBlocksInFlight()))
 		if err != nil {
 			return nil, fmt.Errorf("%s: zstd: %s", name, oneLine(err.Error()))
 		}
