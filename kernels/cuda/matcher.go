@@ -32,7 +32,7 @@ import (
 type matchConfig struct {
 	Budget       int64 // device bytes for the reference (its text and page indexes); 0: from the free memory
 	PageSize     int   // reference page length; 0: MatchOptions.PageSize, shrunk to fit the budget
-	Workers      int   // launches in flight (default 6, 3 on cards under 32 GiB)
+	Workers      int   // launches in flight (default 3)
 	MaxPositions int   // query positions gathered into one launch (default 1<<23)
 	PieceLen     int   // most query positions one thread walks (default 1024, less for few pieces)
 	ChunkRows    int   // candidate rows examined per pass of -maxmatch's last stage (default 1<<22)
@@ -140,16 +140,6 @@ func pageBytesPerBase(sigma int) float64 {
 func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, cfg matchConfig) (*gpuMatcher, error) {
 	if err := opts.Validate(ref); err != nil {
 		return nil, err
-	}
-	if cfg.Workers <= 0 {
-		// Each launch in flight overlaps its host work (packing, sorting and unpacking) and
-		// transfers with the others' kernels. On the lent H200, 10 M reads matched in 2.6 s with
-		// 3 and 2.0-2.1 s with 6 or 8 (the walk kernel then bounds it); each holds about 1 GiB of
-		// device memory at the default launch size.
-		cfg.Workers = 3
-		if b.dev.info.TotalMem >= 32<<30 {
-			cfg.Workers = 6
-		}
 	}
 	cfg.defaults()
 	if os.Getenv("SAPIPE_GPU_PROFILE") == "1" {
