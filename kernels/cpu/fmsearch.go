@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -26,17 +27,25 @@ type Searcher struct {
 	seps  bool       // whether the text holds separators (CodeNone)
 	pool  sync.Pool  // *searchScratch
 
-	// The keyed search's arrays (fmsearch_keyed.go), built by the first batch large enough to
-	// pay for them (keyedMin patterns), on threads goroutines (all cores unless the backend says).
-	keysOnce sync.Once
-	keys     atomic.Pointer[keyedIndex]
-	threads  int
-	keyedMin int // keyedMinBatch; tests lower it
+	// The keyed search's rows (fmsearch_keyed.go), built once keyedAfter patterns have been
+	// searched without them, on threads goroutines (all cores unless the backend says).
+	keysOnce   sync.Once
+	keys       atomic.Pointer[keyedIndex]
+	searched   atomic.Int64
+	keyedAfter int64
+	threads    int
 }
 
-// keyedMinBatch is the fewest patterns in a batch that has the keyed search's arrays built: tens
-// of milliseconds of work on a bacterial genome, which only a large input repays.
-const keyedMinBatch = 4096
+// The keyed search's rows take 8 bytes a base and about as many nanoseconds a base to build, and
+// save some 80 ns a pattern (E. coli): they are built for a text of at most maxKeyedText bases
+// once a run has searched a pattern for every keyedPer bases of it, and at least keyedMin
+// patterns, so that they are built only for a run that has already paid for most of them and
+// likely goes on.
+const (
+	maxKeyedText = 1 << 27
+	keyedPer     = 32
+	keyedMin     = 4096
+)
 
 type searchScratch struct {
 	iv    []Interval
@@ -67,7 +76,11 @@ func NewSearcher(p *Page, kmers *KmerTable) (*Searcher, error) {
 	if kmers != nil && kmers.base != p.occ.sigma-kernels.FirstCode {
 		return nil, errors.New("the k-mer table is of another alphabet")
 	}
-	s := &Searcher{p: p, kmers: kmers, seps: bytes.IndexByte(p.w, kernels.CodeNone) >= 0, threads: runtime.GOMAXPROCS(0), keyedMin: keyedMinBatch}
+	s := &Searcher{p: p, kmers: kmers, seps: bytes.IndexByte(p.w, kernels.CodeNone) >= 0, threads: runtime.GOMAXPROCS(0)}
+	s.keyedAfter = max(keyedMin, int64(p.n/keyedPer))
+	if p.n > maxKeyedText {
+		s.keyedAfter = math.MaxInt64
+	}
 	s.pool.New = func() any { return new(searchScratch) }
 	return s, nil
 }
@@ -103,16 +116,16 @@ func (s *Searcher) Intervals(b *kernels.Patterns, iv []Interval) {
 }
 
 // search writes the outcome of each pattern of b to iv: by forward search from the k-mer table
-// where it can, keyed (fmsearch_keyed.go) in a large batch, else as in fmsearch_forward.go, and
-// by backward search for the others.
+// where it can, keyed (fmsearch_keyed.go) once a run has searched enough patterns, else as in
+// fmsearch_forward.go, and by backward search for the others.
 func (s *Searcher) search(b *kernels.Patterns, iv []Interval, sc *searchScratch) {
 	if s.kmers == nil {
 		s.p.searchLanes(b, nil, nil, iv, &sc.sink)
 		return
 	}
 	rk := s.keys.Load()
-	if rk == nil && b.Len() >= s.keyedMin {
-		s.keysOnce.Do(func() { s.keys.Store(buildKeyedIndex(s.p, s.kmers, s.seps, s.threads)) })
+	if rk == nil && s.searched.Add(int64(b.Len())) > s.keyedAfter {
+		s.keysOnce.Do(func() { s.keys.Store(buildKeyedIndex(s.p, s.kmers, s.threads)) })
 		rk = s.keys.Load()
 	}
 	if rk != nil {

@@ -8,32 +8,28 @@ import (
 	"github.com/sapipe/sapipe/kernels"
 )
 
-// The keyed search is the forward search from a pattern's first K-mer with two more arrays built
+// The keyed search is the forward search from a pattern's first K-mer with one more array built
 // from the index: beside each suffix-array row the row's key, the symbols that follow its first K
-// as a 32-bit number (keyedIndex.rows), and for DNA the text packed two bits a base. A K-mer's
-// rows are adjacent and sorted, and so are their keys, so the rows whose next symbols are the
-// pattern's are a run of them, found in the cache line or two that holds the K-mer's rows, with
-// their text positions, instead of by reading the text of every row. In E. coli a 10-mer has
-// about ten rows and a 26-mer almost always one: a pattern then costs three dependent memory
-// accesses (k-mer table, rows, packed text, a line or two), where the search of
-// fmsearch_forward.go makes one more for the suffix array and reads the text of every row of the
-// K-mer it chose, a byte a base.
+// as a 32-bit number (keyedIndex.rows). A K-mer's rows are adjacent and sorted, and so are their
+// keys, so the rows whose next symbols are the pattern's are a run of them, found in the cache
+// line or two that holds the K-mer's rows with their text positions, instead of by reading the
+// text of every row. In E. coli a 10-mer has about ten rows and a 26-mer almost always one: a
+// pattern then costs three dependent memory accesses (k-mer table, rows, text), where the search
+// of fmsearch_forward.go makes one more for the suffix array and reads the text of every row of
+// the K-mer it chose. (The text packed two bits a base was tried for the last step: fewer cache
+// lines, but packing each pattern cost more than they saved.)
 //
 // Keys only narrow the rows; the text of the rows left is compared with the whole pattern, so a
 // key need not be exact, only in order. A row whose symbols run into a separator or the end of
 // the text within its key takes digit 0 from there on (the least key of the suffixes that share
 // what it has before), which keeps the keys of a K-mer's rows in order.
 
-// keyedIndex is what the keyed search reads beyond the k-mer table.
+// keyedIndex is what the keyed search reads beyond the k-mer table and the text.
 type keyedIndex struct {
 	k      int      // the k-mer table's K: a key starts K symbols into its row's suffix
 	keyLen int      // symbols a key holds (16 for DNA)
 	base   int      // matchable symbols
 	rows   []uint64 // row r: its key << 32 | SA[r]
-	// DNA only (base 4): the text two bits a base, the first base of a byte in its top bits,
-	// separators as 0 (then marked in seps), with 16 bytes of padding; nil otherwise.
-	packed []byte
-	seps   []uint64 // bit i: text[i] is a separator; nil when the text has none or packed is nil
 }
 
 // keyLength returns how many digits of base base fit in 32 bits (16 for DNA), or 0 when that is
@@ -52,39 +48,27 @@ func keyLength(base int) int {
 
 // buildKeyedIndex builds the keyed search's arrays for p and its k-mer table kt, on up to threads
 // goroutines; nil when the keys would be of no use.
-func buildKeyedIndex(p *Page, kt *KmerTable, seps bool, threads int) *keyedIndex {
+// buildKeyedIndex builds the keyed search's rows for p and its k-mer table kt, on up to threads
+// goroutines; nil when keys would be of no use.
+func buildKeyedIndex(p *Page, kt *KmerTable, threads int) *keyedIndex {
 	m := keyLength(kt.base)
 	if m == 0 {
 		return nil
 	}
-	x := &keyedIndex{k: kt.K, keyLen: m, base: kt.base, rows: make([]uint64, len(p.sa))}
+	x := &keyedIndex{k: kt.K, keyLen: m, base: kt.base, rows: hugeSlice[uint64](len(p.sa))}
 	w, sa, k := p.w, p.sa, kt.K
-	if x.base == 4 {
-		x.packed = make([]byte, (len(w)+3)/4+16)
-		if seps {
-			x.seps = make([]uint64, (len(w)+63)/64+1)
-		}
-		// Whole bytes of packed and words of seps to each goroutine.
-		storeParallel((len(w)+255)/256, threads, func(_, lo, hi int) error {
-			for i := lo * 256; i < min(hi*256, len(w)); i++ {
-				c := w[i] - kernels.FirstCode
-				if c >= 4 {
-					c = 0
-					if x.seps != nil {
-						x.seps[i/64] |= 1 << (i % 64)
-					}
-				}
-				x.packed[i/4] |= c << (6 - 2*(i%4))
-			}
-			return nil
-		})
-	}
+	dna := x.base == 4 && m == 16
 	storeParallel(len(sa), threads, func(_, lo, hi int) error {
 		for r := lo; r < hi; r++ {
 			q := int(sa[r]) + k
 			var key uint32
-			if x.packed != nil && q+16 <= len(w) && (x.seps == nil || !x.sepIn(q, 16)) {
-				key = uint32(x.textBits(q) >> 32)
+			if dna && q+16 <= len(w) {
+				a, oka := dnaBits8(binary.BigEndian.Uint64(w[q:]))
+				b, okb := dnaBits8(binary.BigEndian.Uint64(w[q+8:]))
+				key = uint32(a<<16 | b)
+				if !oka || !okb { // a separator
+					key = slowKey(w, q, m, x.base)
+				}
 			} else {
 				key = slowKey(w, q, m, x.base)
 			}
@@ -108,62 +92,6 @@ func slowKey(w []byte, q, m, base int) uint32 {
 		key = key*uint64(base) + uint64(d)
 	}
 	return uint32(key)
-}
-
-// textBits returns the 32 bases of the packed text from q on, the first in the top bits.
-func (x *keyedIndex) textBits(q int) uint64 {
-	b, s := q>>2, uint(q&3)*2
-	return binary.BigEndian.Uint64(x.packed[b:])<<s | uint64(x.packed[b+8])>>(8-s)
-}
-
-// sepIn reports whether text[q:q+l] holds a separator (x.seps not nil).
-func (x *keyedIndex) sepIn(q, l int) bool {
-	for l > 0 {
-		n := min(l, 64-q%64)
-		if x.seps[q/64]>>(q%64)&(1<<n-1) != 0 {
-			return true
-		}
-		q += n
-		l -= n
-	}
-	return false
-}
-
-// pack returns the codes of pat (len(pat) <= 32, each FirstCode..FirstCode+3) two bits each, the
-// first in the top bits of the 2*len(pat) low bits, and false if pat holds another code.
-func pack(pat []byte) (uint64, bool) {
-	var v uint64
-	ok := true
-	for len(pat) >= 8 {
-		h, okh := dnaBits8(binary.BigEndian.Uint64(pat))
-		v, ok = v<<16|uint64(h), ok && okh
-		pat = pat[8:]
-	}
-	for _, c := range pat {
-		d := uint64(c) - kernels.FirstCode
-		v, ok = v<<2|d&3, ok && d < 4
-	}
-	return v, ok
-}
-
-// equalPacked reports whether the text from q on (q+len(pat) <= its length) is pat.
-func (x *keyedIndex) equalPacked(q int, pat []byte) bool {
-	l := len(pat)
-	if l < 32 {
-		v, ok := pack(pat)
-		if !ok || x.textBits(q)>>(64-2*l) != v {
-			return false
-		}
-		l = 0
-	}
-	for i := 0; i < l; i += 32 {
-		j := min(i, l-32) // the last 32 overlap the others, which spares a mask
-		v, ok := pack(pat[j : j+32])
-		if !ok || x.textBits(q+j) != v {
-			return false
-		}
-	}
-	return x.seps == nil || !x.sepIn(q, len(pat))
 }
 
 // patternKeys returns the range [lo, hi) of the keys of the rows whose suffix from offset K on
@@ -250,7 +178,7 @@ func (p *Page) searchKeyed(b *kernels.Patterns, kt *KmerTable, x *keyedIndex, se
 	var ring [fwdRing]keySlot
 	np := b.Len()
 	codes, ends := b.Codes, b.Ends
-	table, rows, w, packed := kt.Rows, x.rows, p.w, x.packed
+	table, rows, w := kt.Rows, x.rows, p.w
 	k := kt.K
 	dna := kt.base == 4 && k >= 8 && k <= 16
 	dnaShift := uint(2*k-16) & 63
@@ -266,12 +194,8 @@ func (p *Page) searchKeyed(b *kernels.Patterns, kt *KmerTable, x *keyedIndex, se
 				if q+len(pat) > len(w) {
 					continue
 				}
-				var eq bool
-				if packed != nil {
-					eq = x.equalPacked(q, pat)
-				} else {
-					eq = bytes.Equal(w[q:q+len(pat)], pat) && !(seps && bytes.IndexByte(pat, kernels.CodeNone) >= 0)
-				}
+				// The text holds separators (CodeNone), which never match.
+				eq := bytes.Equal(w[q:q+len(pat)], pat) && !(seps && bytes.IndexByte(pat, kernels.CodeNone) >= 0)
 				if eq {
 					if first < 0 {
 						first = r
@@ -297,15 +221,6 @@ func (p *Page) searchKeyed(b *kernels.Patterns, kt *KmerTable, x *keyedIndex, se
 			case b-a > fwdMaxRows:
 				rest = append(rest, sl.idx)
 				sl.live = false
-			case packed != nil:
-				sl.lo, sl.hi = a, b
-				for r := a; r < b; r++ {
-					q := int(uint32(rows[r]))
-					if q+l <= len(w) {
-						pf.add(unsafe.Pointer(&packed[q/4]))
-						pf.add(unsafe.Pointer(&packed[(q+l)/4]))
-					}
-				}
 			default:
 				sl.lo, sl.hi = a, b
 				for r := a; r < b; r++ {

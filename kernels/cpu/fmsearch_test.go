@@ -249,7 +249,7 @@ func testSearcher(t *testing.T, p *Page, kt *KmerTable, keyed bool) *Searcher {
 		t.Fatal(err)
 	}
 	if keyed {
-		s.keyedMin = 0
+		s.keyedAfter = -1
 	}
 	return s
 }
@@ -466,13 +466,13 @@ func BenchmarkKeyedIndexEcoli(b *testing.B) {
 	}
 	b.SetBytes(int64(e.s.p.n))
 	for b.Loop() {
-		buildKeyedIndex(e.s.p, e.s.kmers, e.s.seps, runtime.GOMAXPROCS(0))
+		buildKeyedIndex(e.s.p, e.s.kmers, runtime.GOMAXPROCS(0))
 	}
 }
 
 // TestKeyedIndex: the keyed search's rows hold each row's suffix array entry and a key that is
 // the digits of the symbols after its first K (exact when they are all matchable), in order
-// within each K-mer's rows; the packed text and separator bits are the text's.
+// within each K-mer's rows.
 func TestKeyedIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 12))
 	for r := range 40 {
@@ -482,8 +482,7 @@ func TestKeyedIndex(t *testing.T) {
 		p := NewPage(text, sigma, 0, n, n)
 		k := 1 + rng.IntN(4)
 		kt := BuildKmerTable(p, k)
-		seps := bytes.IndexByte(text, kernels.CodeNone) >= 0
-		x := buildKeyedIndex(p, kt, seps, 1+rng.IntN(3))
+		x := buildKeyedIndex(p, kt, 1+rng.IntN(3))
 		base := sigma - kernels.FirstCode
 		for row, v := range x.rows {
 			if int32(uint32(v)) != p.sa[row] {
@@ -507,22 +506,6 @@ func TestKeyedIndex(t *testing.T) {
 					t.Fatalf("round %d: k-mer %d: row %d's key is below the row before's", r, j, row)
 				}
 			}
-		}
-		if base != 4 {
-			if x.packed != nil {
-				t.Fatalf("round %d: a packed text of %d symbols", r, base)
-			}
-			continue
-		}
-		for i, c := range text {
-			d := x.packed[i/4] >> (6 - 2*(i%4)) & 3
-			sep := x.seps != nil && x.sepIn(i, 1)
-			if c == kernels.CodeNone && !sep || c != kernels.CodeNone && (sep || d != c-kernels.FirstCode) {
-				t.Fatalf("round %d: text[%d] = %d packed as %d, separator %v", r, i, c, d, sep)
-			}
-		}
-		if seps != (x.seps != nil) {
-			t.Fatalf("round %d: separator bits %v for a text with separators %v", r, x.seps != nil, seps)
 		}
 	}
 }
