@@ -10,32 +10,10 @@
 
 #include <stdint.h>
 
+#include "occ.cuh"
+
 #define FM_CODE_NONE 1
 #define FM_FIRST 2
-
-// fm_rank: the rows r < i whose BWT symbol is c (c >= FM_FIRST), as kernels/cpu.Occ.Rank counts
-// them: blocks of 128 rows, the counts before each block two to a 64-bit word, then bit planes.
-__device__ __forceinline__ uint32_t fm_rank(const uint64_t *occ, uint32_t stride, uint32_t counts,
-                                            uint32_t planes, uint32_t c, uint32_t i) {
-	const uint64_t *blk = occ + (uint64_t)(i >> 7) * stride;
-	uint32_t off = i & 127;
-	uint32_t k = c - FM_FIRST;
-	uint32_t r = (uint32_t)(__ldg(blk + (k >> 1)) >> (32 * (k & 1)));
-	if (off == 0) return r;
-	const uint64_t *pl = blk + counts;
-	uint64_t lo = ~0ull, hi = ~0ull;
-	for (uint32_t t = 0; t < planes; t++) {
-		uint64_t a = __ldg(pl + 2 * t), b = __ldg(pl + 2 * t + 1);
-		if (!((c >> t) & 1)) {
-			a = ~a;
-			b = ~b;
-		}
-		lo &= a;
-		hi &= b;
-	}
-	if (off < 64) return r + __popcll(lo & ((1ull << off) - 1));
-	return r + __popcll(lo) + __popcll(hi & ((1ull << (off - 64)) - 1));
-}
 
 // fm_search: pattern t is codes[ends[t-1] .. ends[t]) (ends[-1] = 0); its outcome goes to
 // out[3t .. 3t+2]. n is the text length (rows 0..n), sigma the codes in use, k the k-mer length
@@ -87,8 +65,8 @@ extern "C" __global__ void fm_search(const uint8_t *text, const int32_t *sa, con
 		uint32_t x = pat[i];
 		if (x < FM_FIRST || x >= sigma) return;
 		uint32_t c0 = __ldg(cstart + x);
-		uint32_t nlo = c0 + fm_rank(occ, stride, counts, planes, x, lo);
-		uint32_t nhi = c0 + fm_rank(occ, stride, counts, planes, x, hi);
+		uint32_t nlo = c0 + occ_rank(occ, stride, counts, planes, x, lo);
+		uint32_t nhi = c0 + occ_rank(occ, stride, counts, planes, x, hi);
 		if (nlo >= nhi) return;
 		if (i == 0) {
 			o[0] = (int32_t)nlo, o[1] = (int32_t)nhi;

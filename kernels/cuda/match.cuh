@@ -15,6 +15,8 @@
 // with scans and compactions in between. -mumreference and -mum (whose candidates are the same)
 // keep the best match of each position over the pages (mu_walk) and emit it after the last page.
 
+#include "occ.cuh"
+
 #define MT_CODE_NONE 1
 #define MT_FIRST 2
 #define MT_OCC_BLOCK 128
@@ -48,24 +50,7 @@ struct Piece {
 
 // pg_rank: rows k < i whose BWT symbol is c (c >= MT_FIRST).
 __device__ __forceinline__ u32 pg_rank(const PageDev &p, u32 c, u32 i) {
-	const u64 *blk = p.occ + (u64)(i / MT_OCC_BLOCK) * p.stride;
-	u32 off = i % MT_OCC_BLOCK;
-	u32 k = c - MT_FIRST;
-	u32 r = (u32)(__ldg(blk + (k >> 1)) >> (32 * (k & 1)));
-	if (off == 0) return r;
-	const u64 *pl = blk + p.counts;
-	u64 lo = ~0ull, hi = ~0ull;
-	for (u32 t = 0; t < p.planes; t++) {
-		u64 a = __ldg(pl + 2 * t), b = __ldg(pl + 2 * t + 1);
-		if (!((c >> t) & 1)) {
-			a = ~a;
-			b = ~b;
-		}
-		lo &= a;
-		hi &= b;
-	}
-	if (off < 64) return r + __popcll(lo & ((1ull << off) - 1));
-	return r + __popcll(lo) + __popcll(hi & ((1ull << (off - 64)) - 1));
+	return occ_rank(p.occ, p.stride, p.counts, p.planes, c, i);
 }
 
 // pg_symbol: the BWT symbol of row i.
