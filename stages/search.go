@@ -68,10 +68,18 @@ func (b *PatternBatch) Parse() {
 	}
 }
 
-// Encode encodes the batch's records into Pats, against the source's alphabet and strands.
+// Encode encodes the batch's records into Pats, against the source's alphabet and strands; for
+// a search of letters (see lettersSearcher) it copies their bytes instead.
 func (b *PatternBatch) Encode() {
 	s := b.src
 	b.Pats.Reset()
+	if s.letters {
+		for _, sp := range b.Seqs {
+			b.Pats.Codes = append(b.Pats.Codes, b.Data[sp.From:sp.To]...)
+			b.Pats.Ends = append(b.Pats.Ends, len(b.Pats.Codes))
+		}
+		return
+	}
 	fwd, rev := &s.codes[0], &s.codes[1]
 	for _, sp := range b.Seqs {
 		seq := b.Data[sp.From:sp.To]
@@ -155,6 +163,17 @@ func (b *PatternBatch) Format(ref *kernels.Reference, locate bool) {
 	b.Out = out
 }
 
+// lettersSearcher is a searcher that takes the patterns' bytes as read, without encoding them,
+// over an index of a, c, g and t (cpu.Searcher.SearchLetters): the forward strand only.
+type lettersSearcher interface {
+	SearchLetters(b *kernels.Patterns, locate bool, h *kernels.Hits) error
+}
+
+// isACGT reports whether the matchable bytes of a are a, c, g and t alone.
+func isACGT(a *kernels.Alphabet) bool {
+	return a.Size == kernels.FirstCode+4 && string(a.Byte[kernels.FirstCode:a.Size]) == "acgt"
+}
+
 // codeTables returns the code of each byte as kernels.EncodeQuery encodes it, on the forward
 // strand and complemented, so that a batch is encoded by one lookup a byte.
 func codeTables(alpha *kernels.Alphabet, nucleotidesOnly bool) (t [2][256]byte) {
@@ -182,6 +201,9 @@ type PatternSource struct {
 	lines bool         // rd is of one-pattern-a-line input
 	pool  sync.Pool    // *PatternBatch, emptied, their buffers kept
 	codes [2][256]byte // code of each byte, forward and complemented (codeTables)
+	// letters: Encode copies the patterns' bytes, for a lettersSearcher, instead of encoding
+	// them.
+	letters bool
 	chunks
 	recordsOnly bool
 }
@@ -318,6 +340,10 @@ func (s *PatternSource) Next(ctx context.Context) (*PatternBatch, error) {
 func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Searcher, paths []string, stdin io.Reader, w io.Writer) error {
 	src := NewPatternSource(paths, &ix.Ref.Alpha, opts.Strands, ix.NucleotidesOnly, opts.BatchSize)
 	src.Stdin, src.ChunkSize, src.recordsOnly = stdin, opts.ChunkSize, opts.recordsOnly
+	search := s.Search
+	if ls, ok := s.(lettersSearcher); ok && opts.Strands == (Strands{Forward: true}) && isACGT(&ix.Ref.Alpha) {
+		search, src.letters = ls.SearchLetters, true
+	}
 	defer src.Close()
 	bw := bufio.NewWriterSize(w, 1<<20)
 	ref := ix.Ref
@@ -346,7 +372,7 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 					return b, nil
 				}
 				b.Encode()
-				if err := s.Search(&b.Pats, opts.Locate, &b.Hits); err != nil {
+				if err := search(&b.Pats, opts.Locate, &b.Hits); err != nil {
 					return nil, fail(err)
 				}
 				b.Format(ref, opts.Locate)

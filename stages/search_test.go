@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
 )
 
@@ -212,6 +213,89 @@ func TestSearchIntoFile(t *testing.T) {
 		}
 		if string(got) != "head\n"+want.String()+"tail\n" {
 			t.Errorf("flags %#x: %d bytes, want %d", flags, len(got), len("head\n"+want.String()+"tail\n"))
+		}
+	}
+}
+
+// plainSearcher hides a searcher's SearchLetters, so that Search encodes the patterns.
+type plainSearcher struct{ kernels.Searcher }
+
+// TestSearchLetters: over references of a, c, g and t alone, count and locate of the forward
+// strand search the patterns' bytes without encoding them (cpu.Searcher.SearchLetters), and
+// print what the encoded search and a brute-force search print, for patterns in either case,
+// with other letters, white space and any byte in them, with and without -n.
+func TestSearchLetters(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 7))
+	dir := t.TempDir()
+	rounds := 12
+	if testing.Short() {
+		rounds = 4
+	}
+	for r := range rounds {
+		var fa strings.Builder
+		var recs, recNames []string
+		for i := range 1 + rng.IntN(3) {
+			s := make([]byte, 1+rng.IntN(4000))
+			for j := range s {
+				s[j] = "acgtACGT"[rng.IntN(8)]
+			}
+			if len(s) > 100 && rng.IntN(2) == 0 { // a repeat
+				l := 20 + rng.IntN(len(s)/2-20)
+				copy(s[len(s)-l:], s[:l])
+			}
+			recs = append(recs, string(s))
+			recNames = append(recNames, fmt.Sprintf("rec%d", i+1))
+			fmt.Fprintf(&fa, ">rec%d\n%s\n", i+1, s)
+		}
+		nuc := rng.IntN(2) == 0
+		ix, err := BuildIndex(cpu.New(2), writeTemp(t, dir, "ref.fa", fa.String()), nuc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !isACGT(&ix.Ref.Alpha) {
+			t.Fatalf("round %d: the alphabet of a reference of a, c, g, t is not a, c, g, t", r)
+		}
+		all := strings.Join(recs, "")
+		var seqs []string
+		var lines strings.Builder
+		for range 6000 {
+			l := 1 + rng.IntN(60)
+			a := rng.IntN(len(all) - min(l, len(all)) + 1)
+			p := []byte(all[a:min(a+l, len(all))])
+			for i := range p {
+				switch rng.IntN(60) {
+				case 0:
+					p[i] = "nNrY-*.\x01\xe1"[rng.IntN(9)]
+				case 1:
+					p[i] ^= 0x20 // the other case
+				}
+			}
+			seqs = append(seqs, strings.TrimSpace(string(p)))
+			fmt.Fprintf(&lines, "%s\n", p)
+		}
+		var names []string
+		var in strings.Builder
+		for _, p := range seqs {
+			if p != "" {
+				names = append(names, p)
+				in.WriteString(p + "\n")
+			}
+		}
+		locate := rng.IntN(2) == 0
+		want := naiveSearchTable(names, names, recNames, recs, Strands{Forward: true}, locate, nuc)
+		s, err := ix.Searcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ss := range []kernels.Searcher{s, plainSearcher{s}} {
+			opts := SearchOptions{Strands: Strands{Forward: true}, Locate: locate, Threads: 2, BatchSize: 1 + rng.IntN(20000)}
+			var got bytes.Buffer
+			if err := Search(context.Background(), opts, ix, ss, []string{"-"}, strings.NewReader(in.String()), &got); err != nil {
+				t.Fatalf("round %d: %v", r, err)
+			}
+			if got.String() != want {
+				t.Fatalf("round %d (%T, -n %v, locate %v): the table differs from the naive one", r, ss, nuc, locate)
+			}
 		}
 	}
 }

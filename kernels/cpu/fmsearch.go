@@ -51,8 +51,13 @@ type searchScratch struct {
 	iv    []Interval
 	rest  []int32 // the patterns the forward search leaves to the backward one
 	again []int32 // the patterns the first forward search leaves to a second
-	pf    prefetcher
-	sink  uint64 // what the cache-touching loads read; never used
+	// keyRest: the patterns the keyed search leaves; SearchLetters': letterRest, encoded into
+	// sub, their outcomes subIv.
+	keyRest, letterRest []int32
+	sub                 kernels.Patterns
+	subIv               []Interval
+	pf                  prefetcher
+	sink                uint64 // what the cache-touching loads read; never used
 }
 
 // Interval is the outcome of one pattern's search: its occurrences start at SA[k]-Shift for the
@@ -107,6 +112,75 @@ func (s *Searcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits) err
 	return s.AppendHits(iv, locate, h)
 }
 
+// SearchLetters is Search for patterns of letters: b.Codes holds the bytes of the patterns as
+// read, not their codes, and the index is of a text whose matchable symbols are a, c, g and t
+// alone (codes 2 to 5, as a DNA reference encodes them), where a pattern's a, c, g and t in either
+// case match and any other byte never does, as kernels.EncodeQuery encodes them. Patterns that
+// the keyed search settles are never encoded (the caller copies bytes instead of encoding them);
+// the others are encoded here.
+func (s *Searcher) SearchLetters(b *kernels.Patterns, locate bool, h *kernels.Hits) error {
+	if s.p.occ.sigma != kernels.FirstCode+4 {
+		return errors.New("a search of letters needs the index of a text of four symbols")
+	}
+	sc := s.pool.Get().(*searchScratch)
+	defer s.pool.Put(sc)
+	np := b.Len()
+	iv := slices.Grow(sc.iv[:0], np)[:np]
+	sc.iv = iv
+	var rk *keyedIndex
+	if s.kmers != nil {
+		rk = s.keyed(np)
+	}
+	if rk == nil {
+		encodeLetters(&sc.sub, b, nil)
+		if s.kmers == nil {
+			s.p.searchLanes(&sc.sub, nil, nil, iv, &sc.sink)
+		} else {
+			s.searchUnkeyed(&sc.sub, nil, iv, sc)
+		}
+		return s.AppendHits(iv, locate, h)
+	}
+	rest := s.p.searchKeyed(b, s.kmers, rk, true, s.seps, iv, sc.letterRest[:0], &sc.pf)
+	sc.letterRest = rest
+	if len(rest) > 0 {
+		encodeLetters(&sc.sub, b, rest)
+		sub := slices.Grow(sc.subIv[:0], len(rest))[:len(rest)]
+		sc.subIv = sub
+		s.searchUnkeyed(&sc.sub, nil, sub, sc)
+		for j, i := range rest {
+			iv[i] = sub[j]
+		}
+	}
+	return s.AppendHits(iv, locate, h)
+}
+
+// encodeLetters sets dst to the codes of the patterns of letters of b whose indices are in
+// order (all if order is nil): a, c, g, t in either case 2 to 5, anything else CodeNone.
+func encodeLetters(dst, b *kernels.Patterns, order []int32) {
+	dst.Reset()
+	add := func(i int) {
+		for _, c := range b.Pattern(i) {
+			d := letterDigit[c]
+			if d < 4 {
+				d += kernels.FirstCode
+			} else {
+				d = kernels.CodeNone
+			}
+			dst.Codes = append(dst.Codes, d)
+		}
+		dst.Ends = append(dst.Ends, len(dst.Codes))
+	}
+	if order == nil {
+		for i := range b.Len() {
+			add(i)
+		}
+		return
+	}
+	for _, i := range order {
+		add(int(i))
+	}
+}
+
 // Intervals writes the outcome of the search of each pattern of b to iv (len(iv) == b.Len()):
 // the CPU twin of a device's search.
 func (s *Searcher) Intervals(b *kernels.Patterns, iv []Interval) {
@@ -123,20 +197,33 @@ func (s *Searcher) search(b *kernels.Patterns, iv []Interval, sc *searchScratch)
 		s.p.searchLanes(b, nil, nil, iv, &sc.sink)
 		return
 	}
+	if rk := s.keyed(b.Len()); rk != nil {
+		sc.rest = s.p.searchKeyed(b, s.kmers, rk, false, s.seps, iv, sc.rest[:0], &sc.pf)
+		if len(sc.rest) > 0 {
+			sc.keyRest = append(sc.keyRest[:0], sc.rest...)
+			s.searchUnkeyed(b, sc.keyRest, iv, sc)
+		}
+		return
+	}
+	s.searchUnkeyed(b, nil, iv, sc)
+}
+
+// keyed returns the keyed search's rows, building them if the run has searched enough patterns
+// with this batch of np, or nil.
+func (s *Searcher) keyed(np int) *keyedIndex {
 	rk := s.keys.Load()
-	if rk == nil && s.searched.Add(int64(b.Len())) > s.keyedAfter {
+	if rk == nil && s.searched.Add(int64(np)) > s.keyedAfter {
 		s.keysOnce.Do(func() { s.keys.Store(buildKeyedIndex(s.p, s.kmers, s.threads)) })
 		rk = s.keys.Load()
 	}
-	if rk != nil {
-		sc.rest = s.p.searchKeyed(b, s.kmers, rk, s.seps, iv, sc.rest[:0], &sc.pf)
-		if len(sc.rest) > 0 {
-			sc.again = append(sc.again[:0], sc.rest...)
-			sc.rest = s.p.searchForward(b, s.kmers, sc.again, false, s.seps, iv, sc.rest[:0], &sc.pf)
-		}
-	} else {
-		sc.rest = s.p.searchForward(b, s.kmers, nil, false, s.seps, iv, sc.rest[:0], &sc.pf)
-	}
+	return rk
+}
+
+// searchUnkeyed writes the outcome of each pattern of b whose index is in order (all if order
+// is nil) to iv by forward search from the k-mer table where it can (fmsearch_forward.go), by
+// backward search for the others.
+func (s *Searcher) searchUnkeyed(b *kernels.Patterns, order []int32, iv []Interval, sc *searchScratch) {
+	sc.rest = s.p.searchForward(b, s.kmers, order, false, s.seps, iv, sc.rest[:0], &sc.pf)
 	if len(sc.rest) > 0 {
 		// Patterns that occur several times at another K-mer than their first: once more from
 		// the first alone.

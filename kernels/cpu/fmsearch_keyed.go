@@ -19,6 +19,12 @@ import (
 // the K-mer it chose. (The text packed two bits a base was tried for the last step: fewer cache
 // lines, but packing each pattern cost more than they saved.)
 //
+// SearchLetters runs the same search on patterns that are not encoded, their letters as read,
+// over a copy of a DNA text in letters (keyedIndex.letters): the K-mer and the key are computed
+// from the letters, eight at a time, and the comparison with the text is of eight letters at a
+// time, in either case (see letterBits8 and equalLetters), which spares the caller encoding
+// every byte of its input.
+//
 // Keys only narrow the rows; the text of the rows left is compared with the whole pattern, so a
 // key need not be exact, only in order. A row whose symbols run into a separator or the end of
 // the text within its key takes digit 0 from there on (the least key of the suffixes that share
@@ -30,6 +36,9 @@ type keyedIndex struct {
 	keyLen int      // symbols a key holds (16 for DNA)
 	base   int      // matchable symbols
 	rows   []uint64 // row r: its key << 32 | SA[r]
+	// For DNA (base 4): the text as the letters a, c, g, t, 0 for a separator, which
+	// SearchLetters compares patterns of letters with.
+	letters []byte
 }
 
 // keyLength returns how many digits of base base fit in 32 bits (16 for DNA), or 0 when that is
@@ -46,8 +55,9 @@ func keyLength(base int) int {
 	return m
 }
 
-// buildKeyedIndex builds the keyed search's arrays for p and its k-mer table kt, on up to threads
-// goroutines; nil when the keys would be of no use.
+// keyAhead is how many rows ahead buildKeyedIndex asks for a row's text.
+const keyAhead = 64
+
 // buildKeyedIndex builds the keyed search's rows for p and its k-mer table kt, on up to threads
 // goroutines; nil when keys would be of no use.
 func buildKeyedIndex(p *Page, kt *KmerTable, threads int) *keyedIndex {
@@ -58,8 +68,30 @@ func buildKeyedIndex(p *Page, kt *KmerTable, threads int) *keyedIndex {
 	x := &keyedIndex{k: kt.K, keyLen: m, base: kt.base, rows: hugeSlice[uint64](len(p.sa))}
 	w, sa, k := p.w, p.sa, kt.K
 	dna := x.base == 4 && m == 16
+	if x.base == 4 {
+		x.letters = make([]byte, len(w))
+		storeParallel(len(w), threads, func(_, lo, hi int) error {
+			for i, c := range w[lo:hi] {
+				if c -= kernels.FirstCode; c < 4 {
+					x.letters[lo+i] = "acgt"[c]
+				}
+			}
+			return nil
+		})
+	}
 	storeParallel(len(sa), threads, func(_, lo, hi int) error {
+		// The rows' texts are read at random: each eight rows ask for the texts of eight rows
+		// keyAhead further on, so that many reads are in flight at once (twice as fast).
+		var pf prefetcher
 		for r := lo; r < hi; r++ {
+			if r%8 == 0 {
+				for a := r + keyAhead; a < min(r+keyAhead+8, hi); a++ {
+					if q := int(sa[a]) + k; q < len(w) {
+						pf.add(unsafe.Pointer(&w[q]))
+					}
+				}
+				pf.flush()
+			}
 			q := int(sa[r]) + k
 			var key uint32
 			if dna && q+16 <= len(w) {
@@ -97,11 +129,19 @@ func slowKey(w []byte, q, m, base int) uint32 {
 // patternKeys returns the range [lo, hi) of the keys of the rows whose suffix from offset K on
 // starts with pat (the pattern's symbols after its first K), and false when pat holds a symbol
 // that never matches.
-func (x *keyedIndex) patternKeys(pat []byte) (lo, hi uint64, ok bool) {
+func (x *keyedIndex) patternKeys(pat []byte, letters bool) (lo, hi uint64, ok bool) {
 	m, base := x.keyLen, uint64(x.base)
 	if base == 4 && len(pat) >= 16 {
-		a, oka := dnaBits8(binary.BigEndian.Uint64(pat))
-		b, okb := dnaBits8(binary.BigEndian.Uint64(pat[8:]))
+		u, v := binary.BigEndian.Uint64(pat), binary.BigEndian.Uint64(pat[8:])
+		var a, b int
+		var oka, okb bool
+		if letters {
+			a, oka = letterBits8(u)
+			b, okb = letterBits8(v)
+		} else {
+			a, oka = dnaBits8(u)
+			b, okb = dnaBits8(v)
+		}
 		lo = uint64(a<<16 | b)
 		return lo, lo + 1, oka && okb
 	}
@@ -109,6 +149,9 @@ func (x *keyedIndex) patternKeys(pat []byte) (lo, hi uint64, ok bool) {
 	p := min(len(pat), m)
 	for _, c := range pat[:p] {
 		d := uint64(c) - kernels.FirstCode
+		if letters {
+			d = uint64(letterDigit[c])
+		}
 		if d >= base {
 			return 0, 0, false
 		}
@@ -174,11 +217,15 @@ const keyStages = 4
 // searchKeyed settles every pattern of b that the keyed search can (see above), writing its
 // outcome to iv, and appends the indices of the others (shorter than K, or with more than
 // fwdMaxRows rows left after the keys) to rest, which it returns.
-func (p *Page) searchKeyed(b *kernels.Patterns, kt *KmerTable, x *keyedIndex, seps bool, iv []Interval, rest []int32, pf *prefetcher) []int32 {
+// With letters, b holds letters rather than codes (see SearchLetters; x.letters is not nil).
+func (p *Page) searchKeyed(b *kernels.Patterns, kt *KmerTable, x *keyedIndex, letters, seps bool, iv []Interval, rest []int32, pf *prefetcher) []int32 {
 	var ring [fwdRing]keySlot
 	np := b.Len()
 	codes, ends := b.Codes, b.Ends
 	table, rows, w := kt.Rows, x.rows, p.w
+	if letters {
+		w = x.letters
+	}
 	k := kt.K
 	dna := kt.base == 4 && k >= 8 && k <= 16
 	dnaShift := uint(2*k-16) & 63
@@ -194,8 +241,13 @@ func (p *Page) searchKeyed(b *kernels.Patterns, kt *KmerTable, x *keyedIndex, se
 				if q+len(pat) > len(w) {
 					continue
 				}
-				// The text holds separators (CodeNone), which never match.
-				eq := bytes.Equal(w[q:q+len(pat)], pat) && !(seps && bytes.IndexByte(pat, kernels.CodeNone) >= 0)
+				var eq bool
+				if letters {
+					eq = equalLetters(w[q:q+len(pat)], pat)
+				} else {
+					// The text holds separators (CodeNone), which never match.
+					eq = bytes.Equal(w[q:q+len(pat)], pat) && !(seps && bytes.IndexByte(pat, kernels.CodeNone) >= 0)
+				}
 				if eq {
 					if first < 0 {
 						first = r
@@ -282,14 +334,21 @@ func (p *Page) searchKeyed(b *kernels.Patterns, kt *KmerTable, x *keyedIndex, se
 				pat := codes[from:to]
 				var code int
 				ok := true
-				if dna {
+				switch {
+				case dna && letters:
+					hi, okh := letterBits8(binary.BigEndian.Uint64(pat))
+					lo, okl := letterBits8(binary.BigEndian.Uint64(pat[k-8:]))
+					code, ok = hi<<dnaShift|lo&dnaMask, okh && okl
+				case dna:
 					hi, okh := dnaBits8(binary.BigEndian.Uint64(pat))
 					lo, okl := dnaBits8(binary.BigEndian.Uint64(pat[k-8:]))
 					code, ok = hi<<dnaShift|lo&dnaMask, okh && okl
-				} else {
+				case letters:
+					code, ok = letterCode(pat[:k])
+				default:
 					code, ok = kt.code(pat[:k])
 				}
-				klo, khi, okk := x.patternKeys(pat[k:])
+				klo, khi, okk := x.patternKeys(pat[k:], letters)
 				if ok && okk {
 					sl.live = true
 					sl.idx, sl.from, sl.to = int32(t), int32(from), int32(to)
@@ -303,4 +362,66 @@ func (p *Page) searchKeyed(b *kernels.Patterns, kt *KmerTable, x *keyedIndex, se
 		pf.flush()
 	}
 	return rest
+}
+
+// Patterns of letters (SearchLetters) are read without encoding them: a, c, g and t in either
+// case are the digits 0 to 3, anything else matches nothing. The letters text holds a, c, g, t
+// and 0 for a separator, so that a pattern's byte with the lower-case bit set is equal to the
+// text's byte exactly when it is the same base in either case.
+
+// letterDigit is the digit of each byte: 0 to 3 for a, c, g, t in either case, 255 otherwise.
+var letterDigit = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 255
+	}
+	for d, c := range []byte("acgt") {
+		t[c], t[c-'a'+'A'] = byte(d), byte(d)
+	}
+	return t
+}()
+
+// letterBits8 is dnaBits8 of the eight letters of v (the first most significant): their digits
+// two bits each, and false if one is not a, c, g or t in either case.
+func letterBits8(v uint64) (int, bool) {
+	const ones = 0x0101010101010101
+	x := v | 0x20*ones              // lower case; only a letter's upper case shares it
+	d := (x>>1 ^ x>>2) & (3 * ones) // a 0, c 1, g 2, t 3 (and something for any byte)
+	hi := d >> 1 & ones
+	z := x ^ ('a'*ones + 2*d + 2*hi + 11*(d&hi)) // zero where x is the letter of its digit
+	d = (d | d>>6) & 0x000f000f000f000f
+	d = (d | d>>12) & 0x000000ff000000ff
+	d = (d | d>>24) & 0xffff
+	return int(d), z == 0
+}
+
+// letterCode returns the k-mer code of the letters pat, and false if one is not a base.
+func letterCode(pat []byte) (int, bool) {
+	code, bad := 0, byte(0)
+	for _, c := range pat {
+		d := letterDigit[c]
+		bad |= d
+		code = code<<2 | int(d&3)
+	}
+	return code, bad < 4
+}
+
+// equalLetters reports whether the pattern of letters pat is the letters text (len(text) ==
+// len(pat)).
+func equalLetters(text, pat []byte) bool {
+	const lower = 0x2020202020202020
+	n := len(pat)
+	if n < 8 {
+		for i, c := range pat {
+			if c|0x20 != text[i] {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i < n-8; i += 8 {
+		if binary.LittleEndian.Uint64(pat[i:])|lower != binary.LittleEndian.Uint64(text[i:]) {
+			return false
+		}
+	}
+	return binary.LittleEndian.Uint64(pat[n-8:])|lower == binary.LittleEndian.Uint64(text[n-8:])
 }

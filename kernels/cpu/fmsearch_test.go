@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -234,6 +235,13 @@ func TestSearchDNA(t *testing.T) {
 				}
 				if !slices.Equal(hi.Count, hs.Count) || !slices.Equal(hi.Pos, hs.Pos) {
 					t.Fatalf("%s: Intervals' hits differ from Search's", what)
+				}
+				var hl kernels.Hits
+				if err := s.SearchLetters(asLetters(rng, ps), true, &hl); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(hl.Count, hs.Count) || !slices.Equal(hl.Pos, hs.Pos) || !slices.Equal(hl.PosEnds, hs.PosEnds) {
+					t.Fatalf("%s: SearchLetters' hits differ from Search's", what)
 				}
 			}
 		}
@@ -508,4 +516,106 @@ func TestKeyedIndex(t *testing.T) {
 			}
 		}
 	}
+}
+
+// asLetters returns the patterns of codes ps as letters: codes 2 to 5 as a, c, g, t in either
+// case, other codes as bytes that are none of those (an N, white space, anything).
+func asLetters(rng *rand.Rand, ps *kernels.Patterns) *kernels.Patterns {
+	out := &kernels.Patterns{Codes: make([]byte, len(ps.Codes)), Ends: slices.Clone(ps.Ends)}
+	for i, c := range ps.Codes {
+		if d := int(c) - kernels.FirstCode; d >= 0 && d < 4 {
+			out.Codes[i] = "acgtACGT"[d+4*rng.IntN(2)]
+			continue
+		}
+		for {
+			b := byte(rng.IntN(256))
+			if rng.IntN(2) == 0 {
+				b = "nN \r\x00\x01\x02\x05!AaA"[rng.IntN(12)]
+			}
+			if letterDigit[b] == 255 {
+				out.Codes[i] = b
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestLetters: the letter digits, k-mer codes and comparisons of patterns of letters agree with
+// the encoding of kernels.EncodeQuery for an alphabet of a, c, g and t, for every byte value.
+func TestLetters(t *testing.T) {
+	var a kernels.Alphabet
+	for i := range a.Code {
+		a.Code[i] = kernels.CodeNone
+	}
+	for d, c := range []byte("acgt") {
+		a.Code[c] = byte(kernels.FirstCode + d)
+	}
+	a.Size = kernels.FirstCode + 4
+	enc := kernels.NewQueryEncoder(&a, false)
+	code := func(c byte) byte {
+		var out [1]byte
+		enc.Fill(out[:], []byte{c}, false)
+		return out[0]
+	}
+	rng := rand.New(rand.NewPCG(8, 1))
+	for c := range 256 {
+		want := code(byte(c))
+		if d := letterDigit[c]; (d < 4) != (want >= kernels.FirstCode) || d < 4 && d+kernels.FirstCode != want {
+			t.Fatalf("byte %#x: digit %d, code %d", c, d, want)
+		}
+		for lane := range 8 {
+			v := []byte("AcGtaCgT")
+			v[lane] = byte(c)
+			got, ok := letterBits8(binary.BigEndian.Uint64(v))
+			codes := make([]byte, 8)
+			for i, x := range v {
+				codes[i] = code(x)
+			}
+			wantBits, wantOK := dnaBits8(binary.BigEndian.Uint64(codes))
+			if ok != wantOK || ok && got != wantBits {
+				t.Fatalf("byte %#x in lane %d: %#x %v, want %#x %v", c, lane, got, ok, wantBits, wantOK)
+			}
+			if kc, kok := letterCode(v[:3+lane%6]); kok != (bytes.IndexFunc(codes[:3+lane%6], func(r rune) bool { return r < kernels.FirstCode }) < 0) || kok && kc != naiveKmerCode(codes[:3+lane%6]) {
+				t.Fatalf("byte %#x in lane %d: k-mer code %d %v", c, lane, kc, kok)
+			}
+		}
+	}
+	for range 20000 {
+		n := rng.IntN(40)
+		text := make([]byte, n)
+		for i := range text {
+			text[i] = "acgt\x00"[rng.IntN(5)]
+		}
+		pat := make([]byte, n)
+		for i := range pat {
+			pat[i] = text[i]
+			switch rng.IntN(4) {
+			case 0:
+				pat[i] -= 'a' - 'A'
+			case 1:
+				if rng.IntN(8) == 0 {
+					pat[i] = byte(rng.IntN(256))
+				}
+			}
+		}
+		want := true
+		for i := range pat {
+			if code(pat[i]) < kernels.FirstCode || text[i] != "acgt"[code(pat[i])-kernels.FirstCode] {
+				want = false
+			}
+		}
+		if got := equalLetters(text, pat); got != want {
+			t.Fatalf("%q against %q: equal %v, want %v", pat, text, got, want)
+		}
+	}
+}
+
+// naiveKmerCode returns the code of a k-mer of codes 2 to 5 in base 4.
+func naiveKmerCode(codes []byte) int {
+	c := 0
+	for _, x := range codes {
+		c = 4*c + int(x-kernels.FirstCode)
+	}
+	return c
 }
