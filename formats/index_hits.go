@@ -40,6 +40,9 @@ func (h *HitWriter) Locate(name []byte, seq string, pos int, strand byte) error 
 // AppendCount appends to b the count line of a pattern that occurs n times, as Count writes it.
 func AppendCount(b, name []byte, n int) []byte {
 	b = append(b, name...)
+	if uint(n) < 10 { // most patterns of a genome
+		return append(b, '\t', byte('0'+n), '\n')
+	}
 	b = append(b, '\t')
 	b = strconv.AppendInt(b, int64(n), 10)
 	return append(b, '\n')

@@ -34,8 +34,10 @@ type PatternBatch struct {
 	Names []formats.Span // record i's name is Data[Names[i].From:Names[i].To]
 	Seqs  []formats.Span // record i's sequence is Data[Seqs[i].From:Seqs[i].To]
 	Pats  kernels.Patterns
-	Hits  kernels.Hits
-	Out   []byte // the batch's lines of the count or locate table
+	// starts: for a search of letters, where each pattern starts in Pats.Codes, which is Data.
+	starts []int
+	Hits   kernels.Hits
+	Out    []byte // the batch's lines of the count or locate table
 
 	Records, Bases int64 // in this batch, once parsed
 
@@ -69,17 +71,19 @@ func (b *PatternBatch) Parse() {
 }
 
 // Encode encodes the batch's records into Pats, against the source's alphabet and strands; for
-// a search of letters (see lettersSearcher) it copies their bytes instead.
+// a search of letters (see lettersSearcher) it leaves them where they are, in Data: Pats.Codes
+// is Data, and starts and Pats.Ends say where the patterns are.
 func (b *PatternBatch) Encode() {
 	s := b.src
-	b.Pats.Reset()
 	if s.letters {
+		b.Pats.Codes, b.Pats.Ends, b.starts = b.Data, b.Pats.Ends[:0], b.starts[:0]
 		for _, sp := range b.Seqs {
-			b.Pats.Codes = append(b.Pats.Codes, b.Data[sp.From:sp.To]...)
-			b.Pats.Ends = append(b.Pats.Ends, len(b.Pats.Codes))
+			b.starts = append(b.starts, sp.From)
+			b.Pats.Ends = append(b.Pats.Ends, sp.To)
 		}
 		return
 	}
+	b.Pats.Reset()
 	fwd, rev := &s.codes[0], &s.codes[1]
 	for _, sp := range b.Seqs {
 		seq := b.Data[sp.From:sp.To]
@@ -143,6 +147,10 @@ func (b *PatternBatch) Format(ref *kernels.Reference, locate bool) {
 		perRecord++
 	}
 	out := b.Out[:0]
+	if !locate {
+		// The names lie in Data without overlapping: room for them and for the counts at once.
+		out = slices.Grow(out, len(b.Data)+16*len(b.Names))
+	}
 	for r, sp := range b.Names {
 		name := b.Data[sp.From:sp.To]
 		if !locate {
@@ -166,7 +174,7 @@ func (b *PatternBatch) Format(ref *kernels.Reference, locate bool) {
 // lettersSearcher is a searcher that takes the patterns' bytes as read, without encoding them,
 // over an index of a, c, g and t (cpu.Searcher.SearchLetters): the forward strand only.
 type lettersSearcher interface {
-	SearchLetters(b *kernels.Patterns, locate bool, h *kernels.Hits) error
+	SearchLetters(b *kernels.Patterns, starts []int, locate bool, h *kernels.Hits) error
 }
 
 // isACGT reports whether the matchable bytes of a are a, c, g and t alone.
@@ -201,8 +209,8 @@ type PatternSource struct {
 	lines bool         // rd is of one-pattern-a-line input
 	pool  sync.Pool    // *PatternBatch, emptied, their buffers kept
 	codes [2][256]byte // code of each byte, forward and complemented (codeTables)
-	// letters: Encode copies the patterns' bytes, for a lettersSearcher, instead of encoding
-	// them.
+	// letters: Encode leaves the patterns' bytes as they are, for a lettersSearcher, instead of
+	// encoding them.
 	letters bool
 	chunks
 	recordsOnly bool
@@ -227,6 +235,9 @@ func (s *PatternSource) Close() error {
 
 // Recycle hands back a batch that is no longer used, so that a later one reuses its buffers.
 func (s *PatternSource) Recycle(b *PatternBatch) {
+	if s.letters {
+		b.Pats.Codes = nil // Data's, not to be appended to
+	}
 	b.Pats.Reset()
 	b.Data, b.Names, b.Seqs, b.Out = b.Data[:0], b.Names[:0], b.Seqs[:0], b.Out[:0]
 	b.Records, b.Bases, b.lines = 0, 0, false
@@ -340,9 +351,10 @@ func (s *PatternSource) Next(ctx context.Context) (*PatternBatch, error) {
 func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Searcher, paths []string, stdin io.Reader, w io.Writer) error {
 	src := NewPatternSource(paths, &ix.Ref.Alpha, opts.Strands, ix.NucleotidesOnly, opts.BatchSize)
 	src.Stdin, src.ChunkSize, src.recordsOnly = stdin, opts.ChunkSize, opts.recordsOnly
-	search := s.Search
+	search := func(b *PatternBatch) error { return s.Search(&b.Pats, opts.Locate, &b.Hits) }
 	if ls, ok := s.(lettersSearcher); ok && opts.Strands == (Strands{Forward: true}) && isACGT(&ix.Ref.Alpha) {
-		search, src.letters = ls.SearchLetters, true
+		src.letters = true
+		search = func(b *PatternBatch) error { return ls.SearchLetters(&b.Pats, b.starts, opts.Locate, &b.Hits) }
 	}
 	defer src.Close()
 	bw := bufio.NewWriterSize(w, 1<<20)
@@ -372,7 +384,7 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 					return b, nil
 				}
 				b.Encode()
-				if err := search(&b.Pats, opts.Locate, &b.Hits); err != nil {
+				if err := search(b); err != nil {
 					return nil, fail(err)
 				}
 				b.Format(ref, opts.Locate)

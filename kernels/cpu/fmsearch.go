@@ -112,15 +112,19 @@ func (s *Searcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits) err
 	return s.AppendHits(iv, locate, h)
 }
 
-// SearchLetters is Search for patterns of letters: b.Codes holds the bytes of the patterns as
-// read, not their codes, and the index is of a text whose matchable symbols are a, c, g and t
-// alone (codes 2 to 5, as a DNA reference encodes them), where a pattern's a, c, g and t in either
-// case match and any other byte never does, as kernels.EncodeQuery encodes them. Patterns that
-// the keyed search settles are never encoded (the caller copies bytes instead of encoding them);
-// the others are encoded here.
-func (s *Searcher) SearchLetters(b *kernels.Patterns, locate bool, h *kernels.Hits) error {
+// SearchLetters is Search for patterns of letters: pattern i is b.Codes[starts[i]:b.Ends[i]]
+// (b.Codes[b.Ends[i-1]:b.Ends[i]] if starts is nil), the bytes of the pattern as read, not its
+// codes, and the index is of a text whose matchable symbols are a, c, g and t alone (codes 2 to
+// 5, as a DNA reference encodes them), where a pattern's a, c, g and t in either case match and
+// any other byte never does, as kernels.EncodeQuery encodes them. So a caller can search the
+// patterns where it read them. The patterns that the keyed search does not settle are encoded
+// here.
+func (s *Searcher) SearchLetters(b *kernels.Patterns, starts []int, locate bool, h *kernels.Hits) error {
 	if s.p.occ.sigma != kernels.FirstCode+4 {
 		return errors.New("a search of letters needs the index of a text of four symbols")
+	}
+	if starts != nil && len(starts) != b.Len() {
+		return fmt.Errorf("%d pattern starts for %d patterns", len(starts), b.Len())
 	}
 	sc := s.pool.Get().(*searchScratch)
 	defer s.pool.Put(sc)
@@ -132,7 +136,7 @@ func (s *Searcher) SearchLetters(b *kernels.Patterns, locate bool, h *kernels.Hi
 		rk = s.keyed(np)
 	}
 	if rk == nil {
-		encodeLetters(&sc.sub, b, nil)
+		encodeLetters(&sc.sub, b, starts, nil)
 		if s.kmers == nil {
 			s.p.searchLanes(&sc.sub, nil, nil, iv, &sc.sink)
 		} else {
@@ -140,10 +144,10 @@ func (s *Searcher) SearchLetters(b *kernels.Patterns, locate bool, h *kernels.Hi
 		}
 		return s.AppendHits(iv, locate, h)
 	}
-	rest := s.p.searchKeyed(b, s.kmers, rk, true, s.seps, iv, sc.letterRest[:0], &sc.pf)
+	rest := s.p.searchKeyed(b, starts, s.kmers, rk, true, s.seps, iv, sc.letterRest[:0], &sc.pf)
 	sc.letterRest = rest
 	if len(rest) > 0 {
-		encodeLetters(&sc.sub, b, rest)
+		encodeLetters(&sc.sub, b, starts, rest)
 		sub := slices.Grow(sc.subIv[:0], len(rest))[:len(rest)]
 		sc.subIv = sub
 		s.searchUnkeyed(&sc.sub, nil, sub, sc)
@@ -154,12 +158,19 @@ func (s *Searcher) SearchLetters(b *kernels.Patterns, locate bool, h *kernels.Hi
 	return s.AppendHits(iv, locate, h)
 }
 
-// encodeLetters sets dst to the codes of the patterns of letters of b whose indices are in
-// order (all if order is nil): a, c, g, t in either case 2 to 5, anything else CodeNone.
-func encodeLetters(dst, b *kernels.Patterns, order []int32) {
+// encodeLetters sets dst to the codes of the patterns of letters of b (with starts, as
+// SearchLetters takes them) whose indices are in order (all if order is nil): a, c, g, t in
+// either case 2 to 5, anything else CodeNone.
+func encodeLetters(dst, b *kernels.Patterns, starts []int, order []int32) {
 	dst.Reset()
 	add := func(i int) {
-		for _, c := range b.Pattern(i) {
+		from := 0
+		if starts != nil {
+			from = starts[i]
+		} else if i > 0 {
+			from = b.Ends[i-1]
+		}
+		for _, c := range b.Codes[from:b.Ends[i]] {
 			d := letterDigit[c]
 			if d < 4 {
 				d += kernels.FirstCode
@@ -198,7 +209,7 @@ func (s *Searcher) search(b *kernels.Patterns, iv []Interval, sc *searchScratch)
 		return
 	}
 	if rk := s.keyed(b.Len()); rk != nil {
-		sc.rest = s.p.searchKeyed(b, s.kmers, rk, false, s.seps, iv, sc.rest[:0], &sc.pf)
+		sc.rest = s.p.searchKeyed(b, nil, s.kmers, rk, false, s.seps, iv, sc.rest[:0], &sc.pf)
 		if len(sc.rest) > 0 {
 			sc.keyRest = append(sc.keyRest[:0], sc.rest...)
 			s.searchUnkeyed(b, sc.keyRest, iv, sc)

@@ -217,8 +217,9 @@ const keyStages = 4
 // searchKeyed settles every pattern of b that the keyed search can (see above), writing its
 // outcome to iv, and appends the indices of the others (shorter than K, or with more than
 // fwdMaxRows rows left after the keys) to rest, which it returns.
-// With letters, b holds letters rather than codes (see SearchLetters; x.letters is not nil).
-func (p *Page) searchKeyed(b *kernels.Patterns, kt *KmerTable, x *keyedIndex, letters, seps bool, iv []Interval, rest []int32, pf *prefetcher) []int32 {
+// With letters, b holds letters rather than codes (see SearchLetters; x.letters is not nil), and
+// with starts, pattern i is b.Codes[starts[i]:b.Ends[i]].
+func (p *Page) searchKeyed(b *kernels.Patterns, starts []int, kt *KmerTable, x *keyedIndex, letters, seps bool, iv []Interval, rest []int32, pf *prefetcher) []int32 {
 	var ring [fwdRing]keySlot
 	np := b.Len()
 	codes, ends := b.Codes, b.Ends
@@ -314,7 +315,9 @@ func (p *Page) searchKeyed(b *kernels.Patterns, kt *KmerTable, x *keyedIndex, le
 		if sl := &ring[t&(fwdRing-1)]; t < np {
 			sl.live = false
 			from := 0
-			if t > 0 {
+			if starts != nil {
+				from = starts[t]
+			} else if t > 0 {
 				from = ends[t-1]
 			}
 			to := ends[t]
@@ -383,15 +386,13 @@ var letterDigit = func() (t [256]byte) {
 // letterBits8 is dnaBits8 of the eight letters of v (the first most significant): their digits
 // two bits each, and false if one is not a, c, g or t in either case.
 func letterBits8(v uint64) (int, bool) {
-	const ones = 0x0101010101010101
-	x := v | 0x20*ones              // lower case; only a letter's upper case shares it
-	d := (x>>1 ^ x>>2) & (3 * ones) // a 0, c 1, g 2, t 3 (and something for any byte)
-	hi := d >> 1 & ones
-	z := x ^ ('a'*ones + 2*d + 2*hi + 11*(d&hi)) // zero where x is the letter of its digit
+	x := v | 0x2020202020202020 // lower case; only a letter's upper case shares it
+	d := (x>>1 ^ x>>2) & 0x0303030303030303 // a 0, c 1, g 2, t 3 (and something for any byte)
+	// The letter of each digit: a + 2d, + 2 for g and t, + 11 more for t.
+	ok := x == 0x6161616161616161+2*d+d&0x0202020202020202+11*(d&(d>>1)&0x0101010101010101)
 	d = (d | d>>6) & 0x000f000f000f000f
 	d = (d | d>>12) & 0x000000ff000000ff
-	d = (d | d>>24) & 0xffff
-	return int(d), z == 0
+	return int((d | d>>24) & 0xffff), ok
 }
 
 // letterCode returns the k-mer code of the letters pat, and false if one is not a base.

@@ -237,7 +237,8 @@ func TestSearchDNA(t *testing.T) {
 					t.Fatalf("%s: Intervals' hits differ from Search's", what)
 				}
 				var hl kernels.Hits
-				if err := s.SearchLetters(asLetters(rng, ps), true, &hl); err != nil {
+				lp, starts := asLetters(rng, ps)
+				if err := s.SearchLetters(lp, starts, true, &hl); err != nil {
 					t.Fatal(err)
 				}
 				if !slices.Equal(hl.Count, hs.Count) || !slices.Equal(hl.Pos, hs.Pos) || !slices.Equal(hl.PosEnds, hs.PosEnds) {
@@ -519,26 +520,40 @@ func TestKeyedIndex(t *testing.T) {
 }
 
 // asLetters returns the patterns of codes ps as letters: codes 2 to 5 as a, c, g, t in either
-// case, other codes as bytes that are none of those (an N, white space, anything).
-func asLetters(rng *rand.Rand, ps *kernels.Patterns) *kernels.Patterns {
-	out := &kernels.Patterns{Codes: make([]byte, len(ps.Codes)), Ends: slices.Clone(ps.Ends)}
-	for i, c := range ps.Codes {
-		if d := int(c) - kernels.FirstCode; d >= 0 && d < 4 {
-			out.Codes[i] = "acgtACGT"[d+4*rng.IntN(2)]
-			continue
-		}
+// case, other codes as bytes that are none of those (an N, white space, anything); and, half the
+// time, with bytes between them, and the starts that say where they are.
+func asLetters(rng *rand.Rand, ps *kernels.Patterns) (*kernels.Patterns, []int) {
+	notBase := func() byte {
 		for {
 			b := byte(rng.IntN(256))
 			if rng.IntN(2) == 0 {
 				b = "nN \r\x00\x01\x02\x05!AaA"[rng.IntN(12)]
 			}
 			if letterDigit[b] == 255 {
-				out.Codes[i] = b
-				break
+				return b
 			}
 		}
 	}
-	return out
+	gaps := rng.IntN(2) == 0
+	out := &kernels.Patterns{}
+	var starts []int
+	for i := range ps.Len() {
+		if gaps {
+			for range rng.IntN(3) {
+				out.Codes = append(out.Codes, "\nacgtACGTN"[rng.IntN(10)])
+			}
+			starts = append(starts, len(out.Codes))
+		}
+		for _, c := range ps.Pattern(i) {
+			if d := int(c) - kernels.FirstCode; d >= 0 && d < 4 {
+				out.Codes = append(out.Codes, "acgtACGT"[d+4*rng.IntN(2)])
+			} else {
+				out.Codes = append(out.Codes, notBase())
+			}
+		}
+		out.Ends = append(out.Ends, len(out.Codes))
+	}
+	return out, starts
 }
 
 // TestLetters: the letter digits, k-mer codes and comparisons of patterns of letters agree with
