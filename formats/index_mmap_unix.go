@@ -41,3 +41,23 @@ func mapFile(path string) (data []byte, unmap func() error, mapped bool, err err
 	}
 	return b, func() error { return syscall.Munmap(b) }, true, nil
 }
+
+// mapRegular maps the regular file at path read-only, for reading it in order; nil when it is not
+// a non-empty regular file or cannot be mapped.
+func mapRegular(path string) (data []byte, unmap func() error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() == 0 || int64(int(st.Size())) != st.Size() {
+		return nil, nil
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil
+	}
+	syscall.Madvise(b, syscall.MADV_SEQUENTIAL)
+	return b, func() error { return syscall.Munmap(b) }
+}

@@ -33,15 +33,27 @@ type PatternReader struct {
 	rec   Record
 	err   error
 	carry []byte // ReadLines: the start of a line that the last chunk did not hold
+
+	// A plain file of one pattern a line is mapped into memory (see openMappedLines): ReadLines
+	// and Next read it from pos on, and ReadLines returns runs of it instead of copies.
+	mapped []byte
+	pos    int
+	unmap  func() error
+	kept   bool // KeepMapping has taken the mapping: Close leaves it
 }
 
-// OpenPatterns opens the patterns at path; "-" reads stdin.
+// OpenPatterns opens the patterns at path; "-" reads stdin. A plain (not compressed) regular
+// file of one pattern a line is mapped into memory rather than read where the system allows (see
+// ReadLines and KeepMapping).
 func OpenPatterns(path string, stdin io.Reader) (*PatternReader, error) {
 	if path == "-" {
 		if stdin == nil {
 			stdin = os.Stdin
 		}
 		return NewPatternReader("-", stdin)
+	}
+	if r := openMappedLines(path); r != nil {
+		return r, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -160,7 +172,13 @@ func (r *PatternReader) Next() (*Record, error) {
 		return nil, r.err
 	}
 	for {
-		line, err := r.readLine()
+		var line []byte
+		var err error
+		if r.mapped != nil {
+			line, err = r.mappedLine()
+		} else {
+			line, err = r.readLine()
+		}
 		if err != nil {
 			r.err = err
 			return nil, err
@@ -212,12 +230,19 @@ func (r *PatternReader) readLine() ([]byte, error) {
 // patterns Next would return, so that a run can be parsed away from the reading goroutine; a
 // read error comes after the whole lines before it, worded and numbered as Next words it.
 // It returns io.EOF after the last line. Next and ReadLines are not to be mixed.
+//
+// From a mapped file (Mapped), the run is a view of the file's memory, not buf: it must not be
+// written to, and stays valid until the reader is closed, or with KeepMapping until the mapping
+// is released.
 func (r *PatternReader) ReadLines(buf []byte, size int) ([]byte, error) {
 	if r.fx != nil {
 		return nil, fmt.Errorf("%s: ReadLines of FASTA or FASTQ input", r.name)
 	}
 	if r.err != nil {
 		return nil, r.err
+	}
+	if r.mapped != nil {
+		return r.mappedLines(size)
 	}
 	buf = slices.Grow(buf[:0], max(size, len(r.carry)+1))
 	buf = append(buf, r.carry...)
@@ -308,9 +333,14 @@ func PatternLines(dst []Span, lines []byte) []Span {
 	return dst
 }
 
-// Close releases the decompressor and closes the file OpenPatterns opened.
+// Close releases the decompressor and closes the file OpenPatterns opened (unmaps it, unless
+// KeepMapping has taken the mapping).
 func (r *PatternReader) Close() error {
 	var err error
+	if r.mapped != nil && !r.kept {
+		err = r.unmap()
+	}
+	r.mapped = nil
 	if r.fx != nil {
 		err = r.fx.Close()
 		r.fx = nil
@@ -325,4 +355,68 @@ func (r *PatternReader) Close() error {
 		r.err = fmt.Errorf("%s: read after Close", r.name)
 	}
 	return err
+}
+
+// Mapped reports whether the input is a file mapped into memory, whose runs of lines ReadLines
+// returns in place.
+func (r *PatternReader) Mapped() bool { return r.mapped != nil }
+
+// KeepMapping hands the mapping of a mapped file (Mapped) to the caller, so that the runs
+// ReadLines returned stay valid after Close: release unmaps it, once none of them is used any
+// more. It returns nil when the input is not mapped.
+func (r *PatternReader) KeepMapping() (release func() error) {
+	if r.mapped == nil {
+		return nil
+	}
+	r.kept = true
+	return r.unmap
+}
+
+// openMappedLines maps the file at path when it is a regular file of one pattern a line, not
+// compressed, and returns its reader; nil otherwise (the file is then opened as any input is).
+func openMappedLines(path string) *PatternReader {
+	data, unmap := mapRegular(path)
+	if data == nil {
+		return nil
+	}
+	k := firstNonSpace(data)
+	if compression(data[:min(len(data), 10)]) != "" || k >= 0 && (data[k] == '>' || data[k] == '@') {
+		unmap()
+		return nil
+	}
+	return &PatternReader{name: path, mapped: data, unmap: unmap}
+}
+
+// mappedLines is ReadLines of a mapped file: the next run of whole lines of at least size bytes
+// (unless the file ends first), in place.
+func (r *PatternReader) mappedLines(size int) ([]byte, error) {
+	rest := r.mapped[r.pos:]
+	if len(rest) == 0 {
+		r.err = io.EOF
+		return nil, io.EOF
+	}
+	end := len(rest)
+	if size < len(rest) {
+		if k := bytes.IndexByte(rest[max(size, 1)-1:], '\n'); k >= 0 {
+			end = max(size, 1) + k
+		}
+	}
+	r.pos += end
+	return rest[:end:end], nil
+}
+
+// mappedLine is readLine of a mapped file.
+func (r *PatternReader) mappedLine() ([]byte, error) {
+	rest := r.mapped[r.pos:]
+	if len(rest) == 0 {
+		return nil, io.EOF
+	}
+	r.line++
+	k := bytes.IndexByte(rest, '\n')
+	if k < 0 {
+		r.pos += len(rest)
+		return rest, nil
+	}
+	r.pos += k + 1
+	return rest[:k], nil
 }

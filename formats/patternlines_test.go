@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -164,4 +167,100 @@ func FuzzPatternLines(f *testing.F) {
 			t.Fatalf("size %d: got %q, %v; want %q, %v", size, got, err, want, werr)
 		}
 	})
+}
+
+// TestMappedLines: a plain file of one pattern a line is mapped (where the system maps files) and
+// read in place, in runs of whole lines that PatternLines cuts into Next's patterns, whatever the
+// run size; Next of a mapped file gives them too; runs stay valid after Close while KeepMapping
+// holds the mapping; FASTA, FASTQ and compressed files are read as before.
+func TestMappedLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 17))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.txt")
+	for round := range 40 {
+		text := randomLines(rng)
+		if k := firstNonSpace([]byte(text)); k >= 0 && (text[k] == '>' || text[k] == '@') {
+			continue
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, werr := linesBySerial(t, strings.NewReader(text))
+		if werr != nil {
+			t.Fatal(werr)
+		}
+		r, err := OpenPatterns(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(rec.Seq))
+		}
+		r.Close()
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Fatalf("round %d, Next: got %q, want %q", round, got, want)
+		}
+		for size := 1; size <= len(text)+2; size += 1 + size/8 {
+			r, err := OpenPatterns(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mapped := r.Mapped(); runtime.GOOS == "linux" && mapped != (len(text) > 0) {
+				t.Fatalf("round %d: a file of %d bytes mapped %v", round, len(text), mapped)
+			}
+			release := r.KeepMapping()
+			var runs [][]byte
+			for {
+				run, err := r.ReadLines(nil, size)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				runs = append(runs, run)
+			}
+			r.Close() // the runs stay valid: KeepMapping holds the mapping
+			var all []byte
+			got = got[:0]
+			for i, run := range runs {
+				if len(run) == 0 || i < len(runs)-1 && run[len(run)-1] != '\n' {
+					t.Fatalf("round %d, size %d: run %d %q", round, size, i, run)
+				}
+				all = append(all, run...)
+				for _, sp := range PatternLines(nil, run) {
+					got = append(got, string(run[sp.From:sp.To]))
+				}
+			}
+			if release != nil {
+				if err := release(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if string(all) != text || strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("round %d, size %d: runs %q, patterns %q, want %q", round, size, all, got, want)
+			}
+		}
+	}
+	for _, text := range []string{">r\nACGT\n", "\n @r\nACGT\n+\nIIII\n", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00"} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := OpenPatterns(path, nil)
+		if err != nil {
+			continue // an empty gzip stream is no input
+		}
+		if r.Mapped() || r.KeepMapping() != nil {
+			t.Errorf("%q was mapped", text)
+		}
+		r.Close()
+	}
 }

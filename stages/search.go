@@ -43,6 +43,7 @@ type PatternBatch struct {
 
 	src   *PatternSource
 	lines bool // Data is a run of whole lines of one-pattern-a-line input, not yet cut (Parse)
+	view  bool // Data is a run of a mapped file (formats.PatternReader.ReadLines), read-only
 
 	// A chunk of FASTA or FASTQ records (see formats.ChunkReader), parsed by Parse into Data.
 	chunk     formats.Chunk
@@ -212,6 +213,8 @@ type PatternSource struct {
 	// letters: Encode leaves the patterns' bytes as they are, for a lettersSearcher, instead of
 	// encoding them.
 	letters bool
+	// mappings releases the mapped files read, once no batch holds a run of them.
+	mappings []func() error
 	chunks
 	recordsOnly bool
 }
@@ -221,6 +224,14 @@ type PatternSource struct {
 func NewPatternSource(paths []string, alpha *kernels.Alphabet, strands Strands, nucleotidesOnly bool, batchSize int) *PatternSource {
 	return &PatternSource{paths: paths, alpha: alpha, strands: strands, nucOnly: nucleotidesOnly, batchSize: max(batchSize, 1),
 		codes: codeTables(alpha, nucleotidesOnly)}
+}
+
+// release unmaps the files read that were mapped, once no batch is in use.
+func (s *PatternSource) release() {
+	for _, f := range s.mappings {
+		f()
+	}
+	s.mappings = nil
 }
 
 // Close closes the file being read.
@@ -237,6 +248,9 @@ func (s *PatternSource) Close() error {
 func (s *PatternSource) Recycle(b *PatternBatch) {
 	if s.letters {
 		b.Pats.Codes = nil // Data's, not to be appended to
+	}
+	if b.view {
+		b.Data, b.view = nil, false // the file's memory, not to be written to
 	}
 	b.Pats.Reset()
 	b.Data, b.Names, b.Seqs, b.Out = b.Data[:0], b.Names[:0], b.Seqs[:0], b.Out[:0]
@@ -267,6 +281,9 @@ func (s *PatternSource) Next(ctx context.Context) (*PatternBatch, error) {
 				return nil, err
 			}
 			s.rd, s.lines = rd, rd.Format() == "lines"
+			if release := rd.KeepMapping(); release != nil {
+				s.mappings = append(s.mappings, release) // batches hold runs of it until the end
+			}
 			if !s.lines && !s.recordsOnly {
 				size := s.ChunkSize
 				if size <= 0 {
@@ -308,7 +325,7 @@ func (s *PatternSource) Next(ctx context.Context) (*PatternBatch, error) {
 			}
 			data, err := s.rd.ReadLines(b.Data, size)
 			if err == nil {
-				b.Data, b.lines = data, true
+				b.Data, b.lines, b.view = data, true, s.rd.Mapped()
 				return b, nil
 			}
 			if !errors.Is(err, io.EOF) {
@@ -356,6 +373,7 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 		src.letters = true
 		search = func(b *PatternBatch) error { return ls.SearchLetters(&b.Pats, b.starts, opts.Locate, &b.Hits) }
 	}
+	defer src.release()
 	defer src.Close()
 	bw := bufio.NewWriterSize(w, 1<<20)
 	ref := ix.Ref

@@ -287,14 +287,20 @@ func TestSearchLetters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, ss := range []kernels.Searcher{s, plainSearcher{s}} {
+		file := writeTemp(t, dir, "p.txt", in.String()) // mapped, not read
+		for i, ss := range []kernels.Searcher{s, plainSearcher{s}, s} {
 			opts := SearchOptions{Strands: Strands{Forward: true}, Locate: locate, Threads: 2, BatchSize: 1 + rng.IntN(20000)}
+			paths := []string{"-"}
+			if i == 2 {
+				paths = []string{file, "-", file}
+				want = want + strings.Repeat(want, 2)
+			}
 			var got bytes.Buffer
-			if err := Search(context.Background(), opts, ix, ss, []string{"-"}, strings.NewReader(in.String()), &got); err != nil {
+			if err := Search(context.Background(), opts, ix, ss, paths, strings.NewReader(in.String()), &got); err != nil {
 				t.Fatalf("round %d: %v", r, err)
 			}
 			if got.String() != want {
-				t.Fatalf("round %d (%T, -n %v, locate %v): the table differs from the naive one", r, ss, nuc, locate)
+				t.Fatalf("round %d (%T, %v, -n %v, locate %v): the table differs from the naive one", r, ss, paths, nuc, locate)
 			}
 		}
 	}
