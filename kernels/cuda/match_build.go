@@ -3,6 +3,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"time"
 	"unsafe"
 )
 
@@ -33,9 +34,11 @@ func (m *gpuMatcher) buildPage(b *Backend, f *frame, start, end, winEnd int) err
 	n := len(w)
 	sa := make([]int32, n+1)
 	sa[0] = int32(n)
+	t0 := time.Now()
 	if err := b.SuffixArray(w, sa[1:]); err != nil {
 		return err
 	}
+	trace("page: suffix array", t0)
 	var counts [256]int
 	for _, x := range w {
 		counts[x]++
@@ -156,6 +159,7 @@ func (m *gpuMatcher) buildPage(b *Backend, f *frame, start, end, winEnd int) err
 		if err := d.sync(); err != nil {
 			return err
 		}
+		trace("page: LCP, rank structure and tables", t0)
 		f.desc = desc
 		return nil
 	})

@@ -190,6 +190,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 	m := &gpuMatcher{dev: d, ref: ref, opts: opts, cfg: cfg, fn: make(map[string]uintptr), note: b.note,
 		reqs: make(chan *request), quit: make(chan struct{})}
 	m.fs.cond = sync.NewCond(&m.fs.mu)
+	t0 := time.Now()
 	err := d.run(func() error {
 		for _, name := range slices.Concat(matchKernels, buildKernels) {
 			f, err := d.fn(name)
@@ -203,6 +204,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		}
 		return d.toDevice(m.text.p, ptrOf(ref.Text), n)
 	})
+	trace("matcher: kernels looked up, text copied", t0)
 	if err == nil {
 		bounds := cpu.PageBounds(n, ps, opts.MinLen)
 		m.npages = len(bounds)
@@ -228,6 +230,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		}
 		return nil, err
 	}
+	trace("matcher: pages indexed", t0)
 	ready := make(chan error)
 	for range cfg.Workers {
 		m.wg.Add(1)
@@ -237,6 +240,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 			return nil, err
 		}
 	}
+	trace("matcher: workers started", t0)
 	return m, nil
 }
 
