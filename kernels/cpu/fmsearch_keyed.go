@@ -35,7 +35,7 @@ type keyedIndex struct {
 	k      int      // the k-mer table's K: a key starts K symbols into its row's suffix
 	keyLen int      // symbols a key holds (16 for DNA)
 	base   int      // matchable symbols
-	rows   []uint64 // row r: its key << 32 | SA[r]
+	rows   []uint64 // row r: its key << 32 | SA[r], with bit 31 set when the key is not exact
 	// For DNA (base 4): the text as the letters a, c, g, t, 0 for a separator, which
 	// SearchLetters compares patterns of letters with.
 	letters []byte
@@ -94,25 +94,36 @@ func buildKeyedIndex(p *Page, kt *KmerTable, threads int) *keyedIndex {
 			}
 			q := int(sa[r]) + k
 			var key uint32
+			exact := false
 			if dna && q+16 <= len(w) {
 				a, oka := dnaBits8(binary.BigEndian.Uint64(w[q:]))
 				b, okb := dnaBits8(binary.BigEndian.Uint64(w[q+8:]))
-				key = uint32(a<<16 | b)
-				if !oka || !okb { // a separator
-					key = slowKey(w, q, m, x.base)
-				}
-			} else {
-				key = slowKey(w, q, m, x.base)
+				key, exact = uint32(a<<16|b), oka && okb
 			}
-			x.rows[r] = uint64(key)<<32 | uint64(uint32(sa[r]))
+			if !exact { // a separator or the end within the key, or not DNA
+				key, exact = slowKey(w, q, m, x.base)
+			}
+			v := uint64(key)<<32 | uint64(uint32(sa[r]))
+			if !exact {
+				v |= inexactKey
+			}
+			x.rows[r] = v
 		}
 		return nil
 	})
 	return x
 }
 
-// slowKey returns the key of the symbols of w from q on (see keyedIndex), a symbol at a time.
-func slowKey(w []byte, q, m, base int) uint32 {
+// inexactKey marks a row whose key is padded with zeros (rows' bit 31: suffix array entries are
+// below 2^31).
+const inexactKey = 1 << 31
+
+// rowPos returns the text position of a row of keyedIndex.rows.
+func rowPos(v uint64) int { return int(uint32(v) &^ inexactKey) }
+
+// slowKey returns the key of the symbols of w from q on (see keyedIndex), a symbol at a time, and
+// whether it is exact: m matchable symbols, not padded.
+func slowKey(w []byte, q, m, base int) (uint32, bool) {
 	key, pad := uint64(0), false
 	for i := range m {
 		d := 0
@@ -123,7 +134,7 @@ func slowKey(w []byte, q, m, base int) uint32 {
 		}
 		key = key*uint64(base) + uint64(d)
 	}
-	return uint32(key)
+	return uint32(key), !pad
 }
 
 // patternKeys returns the range [lo, hi) of the keys of the rows whose suffix from offset K on
@@ -208,6 +219,7 @@ type keySlot struct {
 	from, to int32  // its codes in Patterns.Codes
 	code     int32  // its first K-mer
 	lo, hi   int32  // rows: of the K-mer, then of the keys
+	skip     int32  // the symbols the comparison with a row of an exact key skips
 	klo, khi uint64 // the keys of the pattern's next symbols
 }
 
@@ -238,16 +250,19 @@ func (p *Page) searchKeyed(b *kernels.Patterns, starts []int, kt *KmerTable, x *
 			pat := codes[sl.from:sl.to]
 			first, last := int32(-1), int32(-2)
 			for r := sl.lo; r < sl.hi; r++ {
-				q := int(uint32(rows[r]))
+				q, from := rowPos(rows[r]), int(sl.skip)
+				if uint32(rows[r])&inexactKey != 0 {
+					from = 0
+				}
 				if q+len(pat) > len(w) {
 					continue
 				}
 				var eq bool
 				if letters {
-					eq = equalLetters(w[q:q+len(pat)], pat)
+					eq = equalLetters(w[q+from:q+len(pat)], pat[from:])
 				} else {
 					// The text holds separators (CodeNone), which never match.
-					eq = bytes.Equal(w[q:q+len(pat)], pat) && !(seps && bytes.IndexByte(pat, kernels.CodeNone) >= 0)
+					eq = bytes.Equal(w[q+from:q+len(pat)], pat[from:]) && !(seps && bytes.IndexByte(pat, kernels.CodeNone) >= 0)
 				}
 				if eq {
 					if first < 0 {
@@ -275,17 +290,28 @@ func (p *Page) searchKeyed(b *kernels.Patterns, starts []int, kt *KmerTable, x *
 				rest = append(rest, sl.idx)
 				sl.live = false
 			default:
+				// The table and an exact key vouch for the first skip symbols of a row: only
+				// the rest is compared, and nothing when that is all.
 				sl.lo, sl.hi = a, b
+				skip, exact := min(l, k+x.keyLen), true
 				for r := a; r < b; r++ {
-					q := int(uint32(rows[r]))
-					if q+l > len(w) {
+					q, from := rowPos(rows[r]), skip
+					if uint32(rows[r])&inexactKey != 0 {
+						from, exact = 0, false
+					}
+					if q+l > len(w) || from == l {
 						continue
 					}
-					end := min(q+l, q+fwdSpan)
-					for a := q; a < end; a += 64 {
+					end := min(q+l, q+from+fwdSpan)
+					for a := q + from; a < end; a += 64 {
 						pf.add(unsafe.Pointer(&w[a]))
 					}
 					pf.add(unsafe.Pointer(&w[end-1]))
+				}
+				sl.skip = int32(skip)
+				if exact && skip == l {
+					iv[sl.idx] = Interval{Lo: a, Hi: b}
+					sl.live = false
 				}
 			}
 		}
@@ -386,7 +412,7 @@ var letterDigit = func() (t [256]byte) {
 // letterBits8 is dnaBits8 of the eight letters of v (the first most significant): their digits
 // two bits each, and false if one is not a, c, g or t in either case.
 func letterBits8(v uint64) (int, bool) {
-	x := v | 0x2020202020202020 // lower case; only a letter's upper case shares it
+	x := v | 0x2020202020202020             // lower case; only a letter's upper case shares it
 	d := (x>>1 ^ x>>2) & 0x0303030303030303 // a 0, c 1, g 2, t 3 (and something for any byte)
 	// The letter of each digit: a + 2d, + 2 for g and t, + 11 more for t.
 	ok := x == 0x6161616161616161+2*d+d&0x0202020202020202+11*(d&(d>>1)&0x0101010101010101)

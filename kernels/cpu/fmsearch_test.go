@@ -480,8 +480,8 @@ func BenchmarkKeyedIndexEcoli(b *testing.B) {
 }
 
 // TestKeyedIndex: the keyed search's rows hold each row's suffix array entry and a key that is
-// the digits of the symbols after its first K (exact when they are all matchable), in order
-// within each K-mer's rows.
+// the digits of the symbols after its first K, marked exact when they are all there and
+// matchable, in order within each K-mer's rows.
 func TestKeyedIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 12))
 	for r := range 40 {
@@ -494,11 +494,15 @@ func TestKeyedIndex(t *testing.T) {
 		x := buildKeyedIndex(p, kt, 1+rng.IntN(3))
 		base := sigma - kernels.FirstCode
 		for row, v := range x.rows {
-			if int32(uint32(v)) != p.sa[row] {
-				t.Fatalf("round %d: row %d holds position %d, want %d", r, row, uint32(v), p.sa[row])
+			if rowPos(v) != int(p.sa[row]) {
+				t.Fatalf("round %d: row %d holds position %d, want %d", r, row, rowPos(v), p.sa[row])
 			}
 			q := int(p.sa[row]) + k
-			if q+x.keyLen > n || bytes.ContainsFunc(text[q:q+x.keyLen], func(c rune) bool { return c < kernels.FirstCode }) {
+			exact := q+x.keyLen <= n && !bytes.ContainsFunc(text[q:q+x.keyLen], func(c rune) bool { return c < kernels.FirstCode })
+			if got := uint32(v)&inexactKey == 0; got != exact {
+				t.Fatalf("round %d: row %d's key exact %v, want %v", r, row, got, exact)
+			}
+			if !exact {
 				continue
 			}
 			want := uint64(0)
