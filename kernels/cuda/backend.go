@@ -90,7 +90,7 @@ func (b *Backend) SuffixArray(text []byte, sa []int32) error {
 		return nil
 	}
 	err := b.dev.run(func() error {
-		_, err := b.dev.suffixArray(text, sa, nil, nil, 0, nil)
+		_, err := b.dev.suffixArray(text, sa, nil, nil, 0, nil, nil)
 		return err
 	})
 	if errors.Is(err, errNoRoom) {
@@ -121,7 +121,7 @@ func (b *Backend) BWT(src, dst [][]byte, primary []int) error {
 			continue
 		}
 		err := b.dev.run(func() error {
-			p, err := b.dev.suffixArray(s, nil, dst[i], nil, 0, nil)
+			p, err := b.dev.suffixArray(s, nil, dst[i], nil, 0, nil, nil)
 			primary[i] = p
 			return err
 		})
@@ -155,7 +155,7 @@ func (b *Backend) BWTSampled(text, dst []byte, shift uint, threads int) (int, []
 	samples := make([]uint32, (n-1)>>shift)
 	var primary int
 	err := b.dev.run(func() error {
-		p, err := b.dev.suffixArray(text, nil, dst, samples, shift, nil)
+		p, err := b.dev.suffixArray(text, nil, dst, samples, shift, nil, nil)
 		primary = p
 		return err
 	})
@@ -175,7 +175,7 @@ func (b *Backend) BWTSampled(text, dst []byte, shift uint, threads int) (int, []
 func (b *Backend) suffixArrayStats(text []byte, sa []int32) (saStats, error) {
 	var st saStats
 	err := b.dev.run(func() error {
-		_, err := b.dev.suffixArray(text, sa, nil, nil, 0, &st)
+		_, err := b.dev.suffixArray(text, sa, nil, nil, 0, &st, nil)
 		return err
 	})
 	return st, err

@@ -242,7 +242,7 @@ func TestGPUProfile(t *testing.T) {
 		err := g.dev.run(func() error {
 			g.dev.prof = prof
 			defer func() { g.dev.prof = nil }()
-			_, err := g.dev.suffixArray(text, sa, nil, nil, 0, &st)
+			_, err := g.dev.suffixArray(text, sa, nil, nil, 0, &st, nil)
 			return err
 		})
 		if err != nil {

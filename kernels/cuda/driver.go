@@ -48,6 +48,7 @@ type driver struct {
 	cuMemHostUnregister          func(p unsafe.Pointer) int32
 	cuMemcpyHtoD                 func(dst devPtr, src unsafe.Pointer, bytes uint64) int32
 	cuMemcpyDtoH                 func(dst unsafe.Pointer, src devPtr, bytes uint64) int32
+	cuMemcpyDtoD                 func(dst, src devPtr, bytes uint64) int32
 	cuMemcpyHtoDAsync            func(dst devPtr, src unsafe.Pointer, bytes uint64, stream uintptr) int32
 	cuMemcpyDtoHAsync            func(dst unsafe.Pointer, src devPtr, bytes uint64, stream uintptr) int32
 	cuMemsetD8                   func(p devPtr, v uint8, n uint64) int32
@@ -149,6 +150,7 @@ func loadDriver(names []string) (*driver, error) {
 		{&d.cuMemHostUnregister, "cuMemHostUnregister"},
 		{&d.cuMemcpyHtoD, "cuMemcpyHtoD_v2"},
 		{&d.cuMemcpyDtoH, "cuMemcpyDtoH_v2"},
+		{&d.cuMemcpyDtoD, "cuMemcpyDtoD_v2"},
 		{&d.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"},
 		{&d.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"},
 		{&d.cuMemsetD8, "cuMemsetD8_v2"},

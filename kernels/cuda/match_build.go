@@ -29,16 +29,10 @@ var buildKernels = []string{"pb_phi", "pb_plcp", "pb_lcp", "pb_compact_lcp", "pb
 
 // buildPage builds the index of the window text[start:winEnd], owning [start, end), into frame f
 // (growing its memory to fit) and sets f.desc. The device text must be in place.
-func (m *gpuMatcher) buildPage(b *Backend, f *frame, start, end, winEnd int) error {
+func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 	w := m.ref.Text[start:winEnd]
 	n := len(w)
-	sa := make([]int32, n+1)
-	sa[0] = int32(n)
 	t0 := time.Now()
-	if err := b.SuffixArray(w, sa[1:]); err != nil {
-		return err
-	}
-	trace("page: suffix array", t0)
 	var counts [256]int
 	for _, x := range w {
 		counts[x]++
@@ -87,9 +81,19 @@ func (m *gpuMatcher) buildPage(b *Backend, f *frame, start, end, winEnd int) err
 			return t, err
 		}
 		text := m.text.p + devPtr(start)
-		if err := d.toDevice(dSA.p, unsafe.Pointer(&sa[0]), 4*(n+1)); err != nil {
+		// The window's suffix array, with row 0 for the empty suffix (the value n), built from
+		// the text already on the device and left there.
+		if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(dSA.p, uint32(n), 1)); err != nil {
 			return err
 		}
+		if n == 1 {
+			if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(dSA.p+4, 0, 1)); err != nil {
+				return err
+			}
+		} else if _, err := d.suffixArray(nil, nil, nil, nil, 0, nil, &saDevIO{text: text, sa: dSA.p + 4, n: n}); err != nil {
+			return err
+		}
+		trace("page: suffix array", t0)
 		if err := d.launch("pb_phi", ceilDiv(n, 256), 256, 0, dSA.p, uint32(n), dPhi.p); err != nil {
 			return err
 		}
@@ -167,11 +171,11 @@ func (m *gpuMatcher) buildPage(b *Backend, f *frame, start, end, winEnd int) err
 
 // buildResident builds every page on the device, one frame each. It reports errRepetitive (or a
 // memory error) when the host should build them instead.
-func (m *gpuMatcher) buildResident(b *Backend, bounds [][3]int) error {
+func (m *gpuMatcher) buildResident(bounds [][3]int) error {
 	for i, bd := range bounds {
 		f := &frame{page: i}
 		m.fs.frames = append(m.fs.frames, f)
-		if err := m.buildPage(b, f, bd[0], bd[1], bd[2]); err != nil {
+		if err := m.buildPage(f, bd[0], bd[1], bd[2]); err != nil {
 			return fmt.Errorf("page %d: %w", i, err)
 		}
 	}

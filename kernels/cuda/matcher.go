@@ -210,7 +210,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		m.npages = len(bounds)
 		if int64(len(bounds))*est(ps) <= room && !cfg.HostIndex {
 			// Every page fits: build them on the device, where they stay.
-			err = m.buildResident(b, bounds)
+			err = m.buildResident(bounds)
 			if err == nil {
 				m.fs.resident = true
 			} else if errors.Is(err, errRepetitive) || isOutOfMemory(err) {

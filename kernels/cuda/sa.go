@@ -300,12 +300,25 @@ func (d *device) radixSortSplit(b *saBuffers, k, v [2]devPtr, n, lo, hi int) (in
 // bitsFor returns the bits needed to write x (at least 1).
 func bitsFor(x uint64) int { return max(bits.Len64(x), 1) }
 
+// saDevIO is a text in device memory and where its suffix array goes (n int32 entries), for
+// suffixArray.
+type saDevIO struct {
+	text, sa devPtr
+	n        int
+}
+
 // suffixArray builds the suffix array of text (len >= 2) on the device. With bwt nil it copies
 // the SA to sa; otherwise it copies only the transform to bwt and returns the primary index, and
 // fills samples (when not nil, (len(text)-1) >> shift entries) with the rows of the sampled text
 // positions, as kernels/cpu.BWTSampled does.
-func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, samples []uint32, shift uint, st *saStats) (primary int, err error) {
+//
+// With dio set, the text is dio.n bytes already in device memory (text is not read) and the
+// suffix array stays there, written to dio.sa.
+func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, samples []uint32, shift uint, st *saStats, dio *saDevIO) (primary int, err error) {
 	n := len(text)
+	if dio != nil {
+		n = dio.n
+	}
 	var measure carver
 	layout(&measure, n)
 	if err := d.budget(measure.used); err != nil {
@@ -317,7 +330,12 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, samples []uint
 		return 0, err
 	}
 
-	if err := d.send(b.text, text); err != nil {
+	if dio != nil {
+		err = d.drv.check("cuMemcpyDtoD", d.drv.cuMemcpyDtoD(b.text, dio.text, uint64(n)))
+	} else {
+		err = d.send(b.text, text)
+	}
+	if err != nil {
 		return 0, err
 	}
 	if err := st.mark(d, "copy text to the GPU", 0); err != nil {
@@ -457,6 +475,9 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, samples []uint
 		}
 	}
 
+	if dio != nil {
+		return 0, d.drv.check("cuMemcpyDtoD", d.drv.cuMemcpyDtoD(dio.sa, saDev, uint64(4*n)))
+	}
 	if bwt == nil {
 		if err := d.receive(int32Bytes(sa), saDev); err != nil {
 			return 0, err
