@@ -3,6 +3,7 @@ package cpu
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"unsafe"
 
 	"github.com/sapipe/sapipe/kernels"
@@ -39,7 +40,21 @@ type keyedIndex struct {
 	// For DNA (base 4): the text as the letters a, c, g, t, 0 for a separator, which
 	// SearchLetters compares patterns of letters with.
 	letters []byte
+	// The K-mer table refined by the first sub digits of the keys, for fewer rows to narrow:
+	// for K-mer c, whose rows are [lo, hi), and each string d of sub symbols (in base `base`, the
+	// first most significant), table[c*(parts+1)+d] is the first of its rows whose key starts
+	// with d or a later string, and table[c*(parts+1)+parts] is hi, so that the rows of the
+	// string c·d are [table[j], table[j+1]) for j = c*(parts+1)+d (parts = base^sub). subDiv is
+	// base^(keyLen-sub): a key divided by it gives those digits.
+	sub      int
+	subDiv   uint64
+	subShift int // log2 of subDiv when base is a power of two (a shift for a division), else -1
+	table    []int32
 }
+
+// maxSubEntries bounds the refined table: at most as many strings as the text has symbols (as
+// many bytes of table as the rows take), and at most 2^26 of them.
+const maxSubEntries = 1 << 26
 
 // keyLength returns how many digits of base base fit in 32 bits (16 for DNA), or 0 when that is
 // no use.
@@ -69,7 +84,7 @@ func buildKeyedIndex(p *Page, kt *KmerTable, threads int) *keyedIndex {
 	w, sa, k := p.w, p.sa, kt.K
 	dna := x.base == 4 && m == 16
 	if x.base == 4 {
-		x.letters = make([]byte, len(w))
+		x.letters = hugeSlice[byte](len(w))
 		storeParallel(len(w), threads, func(_, lo, hi int) error {
 			for i, c := range w[lo:hi] {
 				if c -= kernels.FirstCode; c < 4 {
@@ -111,7 +126,42 @@ func buildKeyedIndex(p *Page, kt *KmerTable, threads int) *keyedIndex {
 		}
 		return nil
 	})
+	x.refine(kt, len(w), threads)
 	return x
+}
+
+// refine builds x.table from the K-mer table kt over a text of n symbols: each K-mer's rows cut
+// by the first sub digits of their keys, which are in order.
+func (x *keyedIndex) refine(kt *KmerTable, n, threads int) {
+	kmers := len(kt.Rows) / 2
+	parts := 1 // strings of sub symbols after a K-mer
+	for x.sub < x.keyLen && kmers*parts*x.base <= min(n, maxSubEntries) {
+		x.sub++
+		parts *= x.base
+	}
+	x.subDiv = 1
+	for range x.keyLen - x.sub {
+		x.subDiv *= uint64(x.base)
+	}
+	x.subShift = -1
+	if x.base&(x.base-1) == 0 {
+		x.subShift = bits.TrailingZeros64(x.subDiv)
+	}
+	x.table = hugeSlice[int32](kmers * (parts + 1))
+	storeParallel(kmers, threads, func(_, lo, hi int) error {
+		for c := lo; c < hi; c++ {
+			r, end := kt.Rows[2*c], kt.Rows[2*c+1]
+			t := x.table[c*(parts+1) : (c+1)*(parts+1)]
+			for d := range parts {
+				t[d] = r
+				for r < end && x.subDigits(x.rows[r]>>32) == uint64(d) {
+					r++
+				}
+			}
+			t[parts] = end
+		}
+		return nil
+	})
 }
 
 // inexactKey marks a row whose key is padded with zeros (rows' bit 31: suffix array entries are
@@ -223,6 +273,23 @@ type keySlot struct {
 	klo, khi uint64 // the keys of the pattern's next symbols
 }
 
+// subDigits returns the first sub digits of a key.
+func (x *keyedIndex) subDigits(key uint64) uint64 {
+	if x.subShift >= 0 {
+		return key >> uint(x.subShift)
+	}
+	return key / x.subDiv
+}
+
+// table2Parts returns base^sub: the strings of sub symbols that refine a K-mer.
+func (x *keyedIndex) table2Parts() uint64 {
+	p := uint64(1)
+	for range x.sub {
+		p *= uint64(x.base)
+	}
+	return p
+}
+
 // keyStages is the depth of the keyed pipeline: codes, k-mer table, rows, text.
 const keyStages = 4
 
@@ -235,7 +302,8 @@ func (p *Page) searchKeyed(b *kernels.Patterns, starts []int, kt *KmerTable, x *
 	var ring [fwdRing]keySlot
 	np := b.Len()
 	codes, ends := b.Codes, b.Ends
-	table, rows, w := kt.Rows, x.rows, p.w
+	table, rows, w := x.table, x.rows, p.w
+	k2, parts := kt.K+x.sub, int(x.table2Parts())
 	if letters {
 		w = x.letters
 	}
@@ -317,13 +385,10 @@ func (p *Page) searchKeyed(b *kernels.Patterns, starts []int, kt *KmerTable, x *
 		}
 		// Stage 2: the K-mer's rows in the table (asked for by stage 1): ask for their keys.
 		if sl := &ring[(t-fwdDist)&(fwdRing-1)]; t >= fwdDist && sl.live {
-			lo, hi := table[2*sl.code], table[2*sl.code+1]
+			lo, hi := table[sl.code], table[sl.code+1]
 			switch {
 			case lo >= hi:
 				iv[sl.idx] = Interval{}
-				sl.live = false
-			case int(sl.to-sl.from) == k:
-				iv[sl.idx] = Interval{Lo: lo, Hi: hi}
 				sl.live = false
 			default:
 				sl.lo, sl.hi = lo, hi
@@ -353,7 +418,7 @@ func (p *Page) searchKeyed(b *kernels.Patterns, starts []int, kt *KmerTable, x *
 					pf.add(unsafe.Pointer(&codes[e-1]))
 				}
 			}
-			if l := to - from; l < k {
+			if l := to - from; l < k2 {
 				if l == 0 {
 					iv[t] = Interval{}
 				} else {
@@ -379,10 +444,12 @@ func (p *Page) searchKeyed(b *kernels.Patterns, starts []int, kt *KmerTable, x *
 				}
 				klo, khi, okk := x.patternKeys(pat[k:], letters)
 				if ok && okk {
+					// The K2-mer: the K-mer and the first digits of the key.
+					code = code*(parts+1) + int(x.subDigits(klo))
 					sl.live = true
 					sl.idx, sl.from, sl.to = int32(t), int32(from), int32(to)
 					sl.code, sl.klo, sl.khi = int32(code), klo, khi
-					pf.add(unsafe.Pointer(&table[2*code]))
+					pf.add(unsafe.Pointer(&table[code]))
 				} else {
 					iv[t] = Interval{}
 				}

@@ -513,11 +513,29 @@ func TestKeyedIndex(t *testing.T) {
 				t.Fatalf("round %d: row %d has key %#x, want %#x", r, row, v>>32, want)
 			}
 		}
+		parts := int(x.table2Parts())
 		for j := range len(kt.Rows) / 2 {
 			for row := kt.Rows[2*j] + 1; row < kt.Rows[2*j+1]; row++ {
 				if x.rows[row]>>32 < x.rows[row-1]>>32 {
 					t.Fatalf("round %d: k-mer %d: row %d's key is below the row before's", r, j, row)
 				}
+			}
+			// The refined table cuts the K-mer's rows by the first digits of their keys.
+			next := kt.Rows[2*j]
+			for d := range parts {
+				lo, hi := x.table[j*(parts+1)+d], x.table[j*(parts+1)+d+1]
+				if lo != next || hi < lo {
+					t.Fatalf("round %d: k-mer %d, digits %d: rows %d..%d after row %d", r, j, d, lo, hi, next)
+				}
+				for row := lo; row < hi; row++ {
+					if x.rows[row]>>32/x.subDiv != uint64(d) {
+						t.Fatalf("round %d: k-mer %d, digits %d: row %d has key %#x", r, j, d, row, x.rows[row]>>32)
+					}
+				}
+				next = hi
+			}
+			if next != kt.Rows[2*j+1] {
+				t.Fatalf("round %d: k-mer %d: the refined rows end at %d, not %d", r, j, next, kt.Rows[2*j+1])
 			}
 		}
 	}
