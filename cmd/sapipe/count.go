@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
 	"github.com/sapipe/sapipe/stages"
 )
@@ -88,15 +89,11 @@ func runSearchCommand(c *cli.Context, e *env, cmd string, locate bool) error {
 
 func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts stages.SearchOptions, paths []string) error {
 	logf := logger(c, e, cmd)
-	b, err := openBackend(e, c.String("device"), opts.Threads, c.Bool("q"))
+	b, ix, err := openSearchIndex(e, c, opts.Threads, logf)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	ix, err := openIndex(e, c.String("i"), c.Bool("n"), c.IsSet("n"), opts.Threads, b, logf)
-	if err != nil {
-		return err
-	}
 	defer ix.Close()
 	s, err := ix.SearcherOn(b)
 	if err != nil {
@@ -124,4 +121,49 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 	}
 	logf("searched the patterns in %v", time.Since(t0).Round(time.Millisecond))
 	return nil
+}
+
+// openSearchIndex opens the backend and the index of -i. An index file is mapped and checked
+// while the backend opens (probing for a GPU takes tens of milliseconds); a FASTA file is indexed
+// on the backend once it is open. The backend's error comes first, as when one follows the other.
+func openSearchIndex(e *env, c *cli.Context, threads int, logf func(string, ...any)) (kernels.Backend, *stages.Index, error) {
+	path, quiet := c.String("i"), c.Bool("q")
+	if !stages.IsIndexFile(path) {
+		b, err := openBackend(e, c.String("device"), threads, quiet)
+		if err != nil {
+			return nil, nil, err
+		}
+		ix, err := openIndex(e, path, c.Bool("n"), c.IsSet("n"), threads, b, logf)
+		if err != nil {
+			b.Close()
+			return nil, nil, err
+		}
+		return b, ix, nil
+	}
+	type opened struct {
+		b    kernels.Backend
+		note string
+		err  error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		b, note, err := openBackendNote(e, c.String("device"), threads, quiet)
+		done <- opened{b, note, err}
+	}()
+	ix, ixErr := openIndex(e, path, c.Bool("n"), c.IsSet("n"), threads, nil, logf)
+	o := <-done
+	if o.err != nil || ixErr != nil {
+		if ixErr == nil {
+			ix.Close()
+		}
+		if o.err == nil {
+			o.b.Close()
+			return nil, nil, ixErr
+		}
+		return nil, nil, o.err
+	}
+	if o.note != "" && !quiet {
+		printNote(e, o.note)
+	}
+	return o.b, ix, nil
 }
