@@ -166,6 +166,29 @@ func FuzzPatternLines(f *testing.F) {
 		if strings.Join(got, "\x00") != strings.Join(want, "\x00") || errString(err) != errString(werr) {
 			t.Fatalf("size %d: got %q, %v; want %q, %v", size, got, err, want, werr)
 		}
+		// The same bytes as a mapped file's, read in place.
+		if werr != nil {
+			return
+		}
+		m := &PatternReader{name: "p.txt", mapped: data, unmap: func() error { return nil }}
+		var all []byte
+		got = got[:0]
+		for {
+			run, err := m.ReadLines(nil, int(size))
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil || len(run) == 0 {
+				t.Fatalf("size %d: run %q, %v", size, run, err)
+			}
+			all = append(all, run...)
+			for _, sp := range PatternLines(nil, run) {
+				got = append(got, string(run[sp.From:sp.To]))
+			}
+		}
+		if !bytes.Equal(all, data) && len(data) > 0 || strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+			t.Fatalf("size %d, mapped: runs %q, patterns %q; want %q", size, all, got, want)
+		}
 	})
 }
 
