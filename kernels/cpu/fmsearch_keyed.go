@@ -73,15 +73,19 @@ func keyLength(base int) int {
 // keyAhead is how many rows ahead buildKeyedIndex asks for a row's text.
 const keyAhead = 64
 
-// buildKeyedIndex builds the keyed search's rows for p and its k-mer table kt, on up to threads
-// goroutines; nil when keys would be of no use.
+// buildKeyedIndex builds the keyed search's arrays for p and its k-mer table kt, on up to threads
+// goroutines; nil when keys would be of no use. Only the rows of K-mers get keys: the search
+// never reads the others.
 func buildKeyedIndex(p *Page, kt *KmerTable, threads int) *keyedIndex {
 	m := keyLength(kt.base)
 	if m == 0 {
 		return nil
 	}
-	x := &keyedIndex{k: kt.K, keyLen: m, base: kt.base, rows: hugeSlice[uint64](len(p.sa))}
 	w, sa, k := p.w, p.sa, kt.K
+	kmers := len(kt.Rows) / 2
+	x := &keyedIndex{k: k, keyLen: m, base: kt.base, rows: hugeSlice[uint64](len(sa))}
+	parts := x.refinement(kmers, len(w))
+	x.table = hugeSlice[int32](kmers * (parts + 1))
 	dna := x.base == 4 && m == 16
 	if x.base == 4 {
 		x.letters = hugeSlice[byte](len(w))
@@ -94,46 +98,58 @@ func buildKeyedIndex(p *Page, kt *KmerTable, threads int) *keyedIndex {
 			return nil
 		})
 	}
-	storeParallel(len(sa), threads, func(_, lo, hi int) error {
+	// Each K-mer's rows, and in the same pass its part of the refined table.
+	storeParallel(kmers, threads, func(_, lo, hi int) error {
 		// The rows' texts are read at random: each eight rows ask for the texts of eight rows
 		// keyAhead further on, so that many reads are in flight at once (twice as fast).
 		var pf prefetcher
-		for r := lo; r < hi; r++ {
-			if r%8 == 0 {
-				for a := r + keyAhead; a < min(r+keyAhead+8, hi); a++ {
-					if q := int(sa[a]) + k; q < len(w) {
-						pf.add(unsafe.Pointer(&w[q]))
+		for c := lo; c < hi; c++ {
+			start, end := kt.Rows[2*c], kt.Rows[2*c+1]
+			t := x.table[c*(parts+1) : (c+1)*(parts+1)]
+			d := 0
+			for r := start; r < end; r++ {
+				if r%8 == 0 {
+					for a := r + keyAhead; a < min(r+keyAhead+8, int32(len(sa))); a++ {
+						if q := int(sa[a]) + k; q < len(w) {
+							pf.add(unsafe.Pointer(&w[q]))
+						}
 					}
+					pf.flush()
 				}
-				pf.flush()
+				q := int(sa[r]) + k
+				var key uint32
+				exact := false
+				if dna && q+16 <= len(w) {
+					a, oka := dnaBits8(binary.BigEndian.Uint64(w[q:]))
+					b, okb := dnaBits8(binary.BigEndian.Uint64(w[q+8:]))
+					key, exact = uint32(a<<16|b), oka && okb
+				}
+				if !exact { // a separator or the end within the key, or not DNA
+					key, exact = slowKey(w, q, m, x.base)
+				}
+				v := uint64(key)<<32 | uint64(uint32(sa[r]))
+				if !exact {
+					v |= inexactKey
+				}
+				x.rows[r] = v
+				// The keys are in order within the K-mer: r is the first row of the strings
+				// of sub symbols up to its own.
+				for sub := int(x.subDigits(uint64(key))); d <= sub; d++ {
+					t[d] = r
+				}
 			}
-			q := int(sa[r]) + k
-			var key uint32
-			exact := false
-			if dna && q+16 <= len(w) {
-				a, oka := dnaBits8(binary.BigEndian.Uint64(w[q:]))
-				b, okb := dnaBits8(binary.BigEndian.Uint64(w[q+8:]))
-				key, exact = uint32(a<<16|b), oka && okb
+			for ; d <= parts; d++ {
+				t[d] = end
 			}
-			if !exact { // a separator or the end within the key, or not DNA
-				key, exact = slowKey(w, q, m, x.base)
-			}
-			v := uint64(key)<<32 | uint64(uint32(sa[r]))
-			if !exact {
-				v |= inexactKey
-			}
-			x.rows[r] = v
 		}
 		return nil
 	})
-	x.refine(kt, len(w), threads)
 	return x
 }
 
-// refine builds x.table from the K-mer table kt over a text of n symbols: each K-mer's rows cut
-// by the first sub digits of their keys, which are in order.
-func (x *keyedIndex) refine(kt *KmerTable, n, threads int) {
-	kmers := len(kt.Rows) / 2
+// refinement sets how many digits of the keys refine the table of kmers K-mers over a text of n
+// symbols (sub, subDiv, subShift), and returns base^sub.
+func (x *keyedIndex) refinement(kmers, n int) int {
 	parts := 1 // strings of sub symbols after a K-mer
 	for x.sub < x.keyLen && kmers*parts*x.base <= min(n, maxSubEntries) {
 		x.sub++
@@ -147,21 +163,7 @@ func (x *keyedIndex) refine(kt *KmerTable, n, threads int) {
 	if x.base&(x.base-1) == 0 {
 		x.subShift = bits.TrailingZeros64(x.subDiv)
 	}
-	x.table = hugeSlice[int32](kmers * (parts + 1))
-	storeParallel(kmers, threads, func(_, lo, hi int) error {
-		for c := lo; c < hi; c++ {
-			r, end := kt.Rows[2*c], kt.Rows[2*c+1]
-			t := x.table[c*(parts+1) : (c+1)*(parts+1)]
-			for d := range parts {
-				t[d] = r
-				for r < end && x.subDigits(x.rows[r]>>32) == uint64(d) {
-					r++
-				}
-			}
-			t[parts] = end
-		}
-		return nil
-	})
+	return parts
 }
 
 // inexactKey marks a row whose key is padded with zeros (rows' bit 31: suffix array entries are
