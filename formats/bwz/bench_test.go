@@ -58,6 +58,12 @@ func BenchmarkRunsEncode(b *testing.B) {
 func BenchmarkRunsDecode(b *testing.B) {
 	benchMethod(b, benchTransform(4<<20), encodeRuns, decodeRuns, true)
 }
+func BenchmarkRunsFreqEncode(b *testing.B) {
+	benchMethod(b, benchTransform(4<<20), encodeRunsFreq, decodeRunsFreq, false)
+}
+func BenchmarkRunsFreqDecode(b *testing.B) {
+	benchMethod(b, benchTransform(4<<20), encodeRunsFreq, decodeRunsFreq, true)
+}
 func BenchmarkDirectEncode(b *testing.B) {
 	benchMethod(b, benchDNA(1<<20), encodeDirectMethod, decodeDirectMethod, false)
 }

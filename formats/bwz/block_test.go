@@ -56,6 +56,7 @@ func TestSegmentMethodsRoundTrip(t *testing.T) {
 			dec  func(src, dst []byte) error
 		}{
 			{"runs", encodeRuns, decodeRuns},
+			{"runs with frequencies", encodeRunsFreq, decodeRunsFreq},
 			{"direct", encodeDirectMethod, decodeDirectMethod},
 			{"huffman", encodeHuffman, decodeHuffman},
 		} {

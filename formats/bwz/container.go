@@ -12,8 +12,11 @@ import (
 // Frames of a .bwz stream; the layout is documented in doc.go.
 
 const (
-	// Version is the container version this package writes and reads.
-	Version = 2
+	// Version is the container version this package writes; it reads MinVersion to Version.
+	Version = 3
+	// MinVersion is the oldest container version this package reads (version 3 added a coding
+	// method inside payloads and left the container as it was).
+	MinVersion = 2
 	// MaxBlockSize is the largest block a stream may declare.
 	MaxBlockSize = 1 << 30
 
@@ -85,9 +88,14 @@ type Trailer struct {
 
 // AppendHeader appends a stream header for blocks of at most blockSize bytes.
 func AppendHeader(dst []byte, blockSize int) []byte {
+	return appendHeaderVersion(dst, blockSize, Version)
+}
+
+// appendHeaderVersion appends a stream header of the given version.
+func appendHeaderVersion(dst []byte, blockSize int, version byte) []byte {
 	start := len(dst)
 	dst = append(dst, magic[:]...)
-	dst = append(dst, Version, 0, 0, 0)
+	dst = append(dst, version, 0, 0, 0)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(blockSize))
 	return binary.LittleEndian.AppendUint32(dst, CRC(dst[start:]))
 }
@@ -147,6 +155,7 @@ type Frame struct {
 	Offset    int64 // where the frame starts in the input
 	Stream    int   // number of the stream in a concatenation, from 0
 	BlockSize int   // the stream's block size (every kind)
+	Version   int   // the stream's format version (every kind)
 	Block     BlockHeader
 	Payload   []byte // FrameBlock: the coded payload (owned by the caller)
 	Trailer   Trailer
@@ -161,6 +170,7 @@ type Reader struct {
 	stream    int
 	inStream  bool
 	blockSize int
+	version   int
 	nextBlock int
 	started   bool
 }
@@ -235,8 +245,8 @@ func (fr *Reader) readHeader() (Frame, error) {
 	if got, want := binary.LittleEndian.Uint32(h[12:]), CRC(h[:12]); got != want {
 		return Frame{}, fr.corrupt(off, -1, "stream header checksum mismatch")
 	}
-	if h[4] != Version {
-		return Frame{}, fr.corrupt(off, -1, "format version %d (this program reads version %d)", h[4], Version)
+	if h[4] < MinVersion || h[4] > Version {
+		return Frame{}, fr.corrupt(off, -1, "format version %d (this program reads versions %d to %d)", h[4], MinVersion, Version)
 	}
 	if h[5] != 0 || h[6] != 0 || h[7] != 0 {
 		return Frame{}, fr.corrupt(off, -1, "unknown flags %#x in the stream header", h[5:8])
@@ -246,8 +256,8 @@ func (fr *Reader) readHeader() (Frame, error) {
 		return Frame{}, fr.corrupt(off, -1, "block size %d out of range 1..%d", bs, MaxBlockSize)
 	}
 	fr.started, fr.inStream = true, true
-	fr.blockSize, fr.nextBlock = bs, 0
-	return Frame{Kind: FrameHeader, Offset: off, Stream: fr.stream, BlockSize: bs}, nil
+	fr.blockSize, fr.nextBlock, fr.version = bs, 0, int(h[4])
+	return Frame{Kind: FrameHeader, Offset: off, Stream: fr.stream, BlockSize: bs, Version: fr.version}, nil
 }
 
 // parseBlockHeader checks a block header; b holds its blockLen bytes.
@@ -296,7 +306,7 @@ func (fr *Reader) readBlock(off int64, tag [4]byte) (Frame, error) {
 	if CRC(payload) != h.PayloadCRC {
 		return Frame{}, fr.corrupt(off, h.Index, "payload checksum mismatch")
 	}
-	return Frame{Kind: FrameBlock, Offset: off, Stream: fr.stream, BlockSize: fr.blockSize, Block: h, Payload: payload}, nil
+	return Frame{Kind: FrameBlock, Offset: off, Stream: fr.stream, BlockSize: fr.blockSize, Version: fr.version, Block: h, Payload: payload}, nil
 }
 
 // readPayload reads n bytes, growing its buffer as the bytes arrive rather than trusting n, so a
@@ -337,7 +347,7 @@ func (fr *Reader) readTrailer(off int64, tag [4]byte) (Frame, error) {
 		return Frame{}, fr.corrupt(off, -1, "the trailer counts %d blocks, the stream has %d (blocks missing?)", t.Blocks, fr.nextBlock)
 	}
 	fr.inStream = false
-	return Frame{Kind: FrameTrailer, Offset: off, Stream: fr.stream, BlockSize: fr.blockSize, Trailer: t}, nil
+	return Frame{Kind: FrameTrailer, Offset: off, Stream: fr.stream, BlockSize: fr.blockSize, Version: fr.version, Trailer: t}, nil
 }
 
 // Resync skips damaged input after an error from Next, to the next block or trailer of the current

@@ -3,6 +3,7 @@ package bwz
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,10 @@ func FuzzDecodeBlock(f *testing.F) {
 			f.Add(p, uint16(len(bwt)))
 		}
 	}
+	// version-2 payloads, with methods 1 and 2
+	bwt, _ := naiveBWT([]byte(long[:2000]))
+	f.Add(v2Payload(bwt, methodRuns), uint16(len(bwt)))
+	f.Add(v2Payload(bwt, methodDirect), uint16(len(bwt)))
 	f.Fuzz(func(t *testing.T, payload []byte, n uint16) {
 		bwt := make([]byte, int(n)%(1<<12))
 		if _, err := DecodeBlock(payload, bwt, BlockOptions{Threads: 2}); err != nil && !errors.Is(err, ErrCorrupt) {
@@ -35,6 +40,9 @@ func FuzzReader(f *testing.F) {
 	f.Add(testStream(f, []byte("hello, hello, hello world"), 8))
 	f.Add(testStream(f, nil, 1))
 	f.Add(append(testStream(f, []byte("ab"), 1), testStream(f, []byte("cd"), 2)...))
+	if v2, err := os.ReadFile("testdata/v2/golden.bwz"); err == nil {
+		f.Add(v2)
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		frames, err := readAll(bytes.NewReader(in))
 		if err != nil {
@@ -49,7 +57,7 @@ func FuzzReader(f *testing.F) {
 		for _, fr := range frames {
 			switch fr.Kind {
 			case FrameHeader:
-				out = AppendHeader(out, fr.BlockSize)
+				out = appendHeaderVersion(out, fr.BlockSize, byte(fr.Version))
 			case FrameBlock:
 				out = AppendBlock(out, fr.Block, fr.Payload)
 			case FrameTrailer:

@@ -83,6 +83,19 @@ func (c *counter) update(bit int) {
 	c.n = n + 1 - (n+1)>>7 // n+1 up to counterLimit = 127, without a branch
 }
 
+// updateFast is update for counters that settle at a step of 1/16.5 rather than 1/128.5: the
+// run coder of method 4 uses them for its mixers' inputs, which gain from following the data
+// closely (with them the Linux tar's transform codes 0.17% smaller than with update, the E. coli
+// suffix array's 0.5%).
+func (c *counter) updateFast(bit int) {
+	p := int32(c.q ^ 1<<15)
+	n := c.n
+	c.q = uint16(p+((int32(-bit)&65535-p)*rateTab[n&fastLimit])>>15) ^ 1<<15
+	c.n = n + 1 - (n+1)>>4 // n+1 up to fastLimit = 15, without a branch
+}
+
+const fastLimit = 15
+
 // mixCounter is a counter that feeds a mixer: it keeps its probability stretched as well, so that
 // a mix reads its inputs straight from the counters, one load each, rather than through a table
 // after the load (mixing is on the path from one decision to the next when decoding).
@@ -96,6 +109,11 @@ func (c *mixCounter) st() int32 { return int32(c.s) }
 
 func (c *mixCounter) update(bit int) {
 	c.counter.update(bit)
+	c.s = stretchQ[c.q>>4]
+}
+
+func (c *mixCounter) updateFast(bit int) {
+	c.counter.updateFast(bit)
 	c.s = stretchQ[c.q>>4]
 }
 
@@ -259,6 +277,96 @@ func (d *rangeDecoder) decodeMix2(c0, c1 *mixCounter, w *mixWeights, lr learnRat
 	}
 	c0.update(bit)
 	c1.update(bit)
+	return bit
+}
+
+// encodeMix2v and decodeMix2v are encodeMix2 and decodeMix2 for a first input given as a value,
+// s0 (already stretched), and a counter updated with updateFast: method 4's rank decisions.
+func (e *rangeEncoder) encodeMix2v(bit int, s0 int32, c1 *mixCounter, w *mixWeights, lr learnRate) {
+	s1 := c1.st()
+	p := w.mix2(s0, s1)
+
+	bound := (e.rng >> probBits) * uint32(p)
+	one := uint32(bit) - 1
+	e.low += uint64(bound & one)
+	e.rng = bound + (e.rng-2*bound)&one
+	if e.rng < rangeTop {
+		e.renormalize()
+	}
+
+	if err := int32(bit<<probBits - p); lr.learns(err) {
+		w[0] = lr.step(w[0], s0, err)
+		w[1] = lr.step(w[1], s1, err)
+		w[biasWeight] = lr.step(w[biasWeight], 256, err)
+	}
+	c1.updateFast(bit)
+}
+
+func (d *rangeDecoder) decodeMix2v(s0 int32, c1 *mixCounter, w *mixWeights, lr learnRate) int {
+	s1 := c1.st()
+	p := w.mix2(s0, s1)
+
+	bound := (d.rng >> probBits) * uint32(p)
+	one := uint32((int64(d.code) - int64(bound)) >> 63)
+	d.code -= bound &^ one
+	d.rng = bound + (d.rng-2*bound)&^one
+	if d.rng < rangeTop {
+		d.renormalize()
+	}
+	bit := int(one & 1)
+
+	if err := int32(bit<<probBits - p); lr.learns(err) {
+		w[0] = lr.step(w[0], s0, err)
+		w[1] = lr.step(w[1], s1, err)
+		w[biasWeight] = lr.step(w[biasWeight], 256, err)
+	}
+	c1.updateFast(bit)
+	return bit
+}
+
+// encodeMix2f and decodeMix2f are encodeMix2 and decodeMix2 with counters updated with
+// updateFast.
+func (e *rangeEncoder) encodeMix2f(bit int, c0, c1 *mixCounter, w *mixWeights, lr learnRate) {
+	s0, s1 := c0.st(), c1.st()
+	p := w.mix2(s0, s1)
+
+	bound := (e.rng >> probBits) * uint32(p)
+	one := uint32(bit) - 1
+	e.low += uint64(bound & one)
+	e.rng = bound + (e.rng-2*bound)&one
+	if e.rng < rangeTop {
+		e.renormalize()
+	}
+
+	if err := int32(bit<<probBits - p); lr.learns(err) {
+		w[0] = lr.step(w[0], s0, err)
+		w[1] = lr.step(w[1], s1, err)
+		w[biasWeight] = lr.step(w[biasWeight], 256, err)
+	}
+	c0.updateFast(bit)
+	c1.updateFast(bit)
+}
+
+func (d *rangeDecoder) decodeMix2f(c0, c1 *mixCounter, w *mixWeights, lr learnRate) int {
+	s0, s1 := c0.st(), c1.st()
+	p := w.mix2(s0, s1)
+
+	bound := (d.rng >> probBits) * uint32(p)
+	one := uint32((int64(d.code) - int64(bound)) >> 63)
+	d.code -= bound &^ one
+	d.rng = bound + (d.rng-2*bound)&^one
+	if d.rng < rangeTop {
+		d.renormalize()
+	}
+	bit := int(one & 1)
+
+	if err := int32(bit<<probBits - p); lr.learns(err) {
+		w[0] = lr.step(w[0], s0, err)
+		w[1] = lr.step(w[1], s1, err)
+		w[biasWeight] = lr.step(w[biasWeight], 256, err)
+	}
+	c0.updateFast(bit)
+	c1.updateFast(bit)
 	return bit
 }
 

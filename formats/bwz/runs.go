@@ -107,6 +107,11 @@ type runModel struct {
 	lenExp [4][32]counter                  // exponent of long runs, in unary: (rank; step)
 	lenMan [32][32]counter                 // mantissa of long runs: (exponent, bit)
 
+	// method 4 only (runsfreq.go)
+	freq   runFreq                   // the bytes' recent frequencies
+	pre    prefix                    // their sums over the first ranks, for the run being coded
+	manSSE [5][4][freqLevels]counter // the bits under the top bit of ranks under 32: (bucket, bit, frequency level)
+
 	// what came before
 	pr, ppr, pl, ppl int
 	prevSym, prev2   byte
@@ -196,22 +201,26 @@ func newMTF() *mtfList {
 }
 
 // rankOf moves c to the front and returns where it was.
-// It looks at eight bytes at a time: a byte of x is zero where the list holds c, and the lowest
-// byte of x that is zero is the lowest whose high bit survives in (x-0x01..01)&^x&0x80..80.
 func (l *mtfList) rankOf(c byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	cc := uint64(c) * ones
-	r := 0
-	for w := 0; w < 256; w += 8 {
-		x := binary.LittleEndian.Uint64(l[w:w+8]) ^ cc
-		if t := (x - ones) &^ x & highs; t != 0 {
-			r = w + bits.TrailingZeros64(t)>>3
-			break
-		}
-	}
+	r := l.find(c)
 	l.shift(r)
 	l[0] = c
 	return r
+}
+
+// find returns where c is in the list.
+// It looks at eight bytes at a time: a byte of x is zero where the list holds c, and the lowest
+// byte of x that is zero is the lowest whose high bit survives in (x-0x01..01)&^x&0x80..80.
+func (l *mtfList) find(c byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	cc := uint64(c) * ones
+	for w := 0; w < 256; w += 8 {
+		x := binary.LittleEndian.Uint64(l[w:w+8]) ^ cc
+		if t := (x - ones) &^ x & highs; t != 0 {
+			return w + bits.TrailingZeros64(t)>>3
+		}
+	}
+	return 0
 }
 
 // take moves the byte at rank r to the front and returns it.
@@ -339,6 +348,12 @@ func (m *runModel) encodeLen(e *rangeEncoder, n int, c byte, r int) {
 			return
 		}
 	}
+	m.encodeLongLen(e, n, r)
+}
+
+// encodeLongLen codes a length n over lenUnary, after its unary steps: the exponent of
+// n-lenUnary in unary, then the bits under its top bit.
+func (m *runModel) encodeLongLen(e *rangeEncoder, n int, r int) {
 	y := n - lenUnary // >= 1
 	nb := bits.Len(uint(y)) - 1
 	exp := &m.lenExp[cap3(r)]
@@ -435,6 +450,11 @@ func (m *runModel) decodeLen(d *rangeDecoder, c byte, r, left int) (int, error) 
 			return k + 1, nil
 		}
 	}
+	return m.decodeLongLen(d, r, left)
+}
+
+// decodeLongLen decodes what encodeLongLen codes.
+func (m *runModel) decodeLongLen(d *rangeDecoder, r, left int) (int, error) {
 	exp := &m.lenExp[cap3(r)]
 	nb := 0
 	for t := 0; t < 31; t++ {
