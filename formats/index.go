@@ -4,12 +4,12 @@ package formats
 // (`sapipe mummer --index`, `sapipe count`, `sapipe locate`) by memory-mapping it, so that they
 // start without building anything.
 //
-// Version 1. All integers are little-endian; CRC32C is CRC-32 with the Castagnoli polynomial (as
+// Version 2 (version 1 had no KEYS section). All integers are little-endian; CRC32C is CRC-32 with the Castagnoli polynomial (as
 // in the BWT stream). The file is a header, a section table and the sections:
 //
 //	header = 64 bytes:
 //	    0  6  magic "SAPIDX"
-//	    6  2  version, 1
+//	    6  2  version, 2
 //	    8  4  flags: bit 0 set when the reference was encoded with -n (only a, c, g, t match);
 //	          the other bits are 0 (a reader rejects any other value)
 //	   12  4  number of sections k, 1..64
@@ -32,7 +32,7 @@ package formats
 //	then the sections, each starting at its offset, in table order, without overlap; the bytes
 //	between them are zero and the file ends where the last section does.
 //
-// Sections of version 1, each present exactly once (a reader rejects any other tag):
+// Sections of version 2, each present exactly once (a reader rejects any other tag):
 //
 //	tag   elem  length           contents
 //	NAME  1     any              the record names in order, each followed by '\n'
@@ -58,6 +58,13 @@ package formats
 //	KMER  4     2*(sigma-2)^K    the rows [lo, hi) of the suffixes that start with each string
 //	                             of K matchable codes, the strings in order (code 2 first, the
 //	                             first symbol most significant); 0, 0 for one that does not occur
+//	KEYS  4     0 or n+1         the key of each row, for the search of count and locate (none
+//	                             when KMER is empty or sigma < 4): the m symbols of the row's
+//	                             suffix after its first K as digits in base sigma-2 (code 2 the
+//	                             digit 0, the first most significant; digit 0 from a separator
+//	                             or the end of the text on), m the most digits that fit in 31
+//	                             bits (15 for DNA), times two, plus one when all m symbols are
+//	                             there and matchable
 //	NOTE  1     up to 64 KiB     text for people (what made the index); not used
 //
 // The BWT symbol of row r is TEXT[SUFA[r]-1], or 0 where SUFA[r] = 0. The header and the table
@@ -81,7 +88,7 @@ import (
 // Index file constants.
 const (
 	IndexMagic   = "SAPIDX"
-	IndexVersion = 1
+	IndexVersion = 2
 	// MaxIndexText is the longest text an index holds: positions are 32-bit, and the suffix
 	// array has a row more than the text.
 	MaxIndexText = 1<<31 - 2
@@ -139,6 +146,7 @@ type Index struct {
 	LCPMin2         []int32
 	KmerLen         int     // K of the k-mer table
 	Kmers           []int32 // the k-mer table: lo, hi of each k-mer
+	Keys            []int32 // the key of each row (as uint32 bits), or none
 	Note            string
 }
 
@@ -151,13 +159,13 @@ type indexSection struct {
 	off  int64
 }
 
-// indexTags lists the sections of version 1 in the order the writer puts them.
+// indexTags lists the sections of version 2 in the order the writer puts them.
 var indexTags = []struct {
 	tag  string
 	elem int
 }{
 	{"NOTE", 1}, {"NAME", 1}, {"STRT", 4}, {"ALPH", 1}, {"TEXT", 1}, {"SUFA", 4}, {"OCCB", 8},
-	{"LCPB", 1}, {"LCPX", 4}, {"LCPV", 4}, {"LCM1", 4}, {"LCM2", 4}, {"KMER", 4},
+	{"LCPB", 1}, {"LCPX", 4}, {"LCPV", 4}, {"LCM1", 4}, {"LCM2", 4}, {"KMER", 4}, {"KEYS", 4},
 }
 
 // littleEndian says whether the host stores integers as the file does, so that sections can be
@@ -176,6 +184,7 @@ func (ix *Index) sections() []indexSection {
 		"TEXT": ix.Text, "SUFA": int32Bytes(ix.SA), "OCCB": uint64Bytes(ix.Occ), "LCPB": ix.LCPBytes,
 		"LCPX": int32Bytes(ix.LCPRows), "LCPV": int32Bytes(ix.LCPValues),
 		"LCM1": int32Bytes(ix.LCPMin1), "LCM2": int32Bytes(ix.LCPMin2), "KMER": int32Bytes(ix.Kmers),
+		"KEYS": int32Bytes(ix.Keys),
 	}
 	secs := make([]indexSection, len(indexTags))
 	for i, t := range indexTags {
@@ -257,7 +266,8 @@ func (ix *Index) checkShape() error {
 		return fmt.Errorf("index with an alphabet of %d codes", ix.Sigma)
 	case ix.KmerLen < 0 || ix.KmerLen > maxIndexKmer:
 		return fmt.Errorf("index with %d-mers", ix.KmerLen)
-	case len(ix.SA) != n+1 || len(ix.LCPBytes) != n+2 || len(ix.LCPRows) != len(ix.LCPValues):
+	case len(ix.SA) != n+1 || len(ix.LCPBytes) != n+2 || len(ix.LCPRows) != len(ix.LCPValues) ||
+		len(ix.Keys) != 0 && len(ix.Keys) != n+1:
 		return fmt.Errorf("index arrays of the wrong length for a text of %d codes", n)
 	}
 	for _, s := range ix.Names {
@@ -439,6 +449,9 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 			return nil, fail("section "+tag, "%d bytes, want %d", got, want)
 		}
 	}
+	if got := len(secs["KEYS"].data); got != 0 && got != 4*(nn+1) {
+		return nil, fail("section KEYS", "%d bytes, want 0 or %d", got, 4*(nn+1))
+	}
 	if len(secs["LCPX"].data) != len(secs["LCPV"].data) {
 		return nil, fail("section LCPV", "%d bytes for %d in LCPX", len(secs["LCPV"].data), len(secs["LCPX"].data))
 	}
@@ -464,6 +477,7 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 	ix.LCPMin2 = int32View(secs["LCM2"].data)
 	ix.KmerLen = int(kmer)
 	ix.Kmers = int32View(secs["KMER"].data)
+	ix.Keys = int32View(secs["KEYS"].data)
 	names := secs["NAME"].data
 	if len(names) > 0 && names[len(names)-1] != '\n' || bytes.Count(names, []byte{'\n'}) != int(records) {
 		return nil, fail("section NAME", "want %d names, each ending in a newline", records)

@@ -16,7 +16,7 @@ import (
 	"testing"
 )
 
-// sampleIndex returns an Index whose sections have the lengths version 1 wants (their contents
+// sampleIndex returns an Index whose sections have the lengths version 2 wants (their contents
 // are random: the container does not look inside the arrays).
 func sampleIndex(rng *rand.Rand, n int) *Index {
 	ix := &Index{NucleotidesOnly: rng.IntN(2) == 0, Sigma: 6, Note: "test index\n"}
@@ -58,6 +58,10 @@ func sampleIndex(rng *rand.Rand, n int) *Index {
 		ix.Kmers = make([]int32, 2*16)
 		for i := range ix.Kmers {
 			ix.Kmers[i] = rng.Int32N(int32(n))
+		}
+		ix.Keys = make([]int32, n+1)
+		for i := range ix.Keys {
+			ix.Keys[i] = int32(rng.Uint32())
 		}
 	}
 	return ix
@@ -124,7 +128,8 @@ func TestIndexDamage(t *testing.T) {
 		{"empty", func(b []byte) []byte { return nil }, ErrNotIndex, "the file is empty"},
 		{"fasta", func(b []byte) []byte { return []byte(">chr1\nACGT\n") }, ErrNotIndex, `">chr1\nAC"`},
 		{"magic", func(b []byte) []byte { b[0] = 'X'; return b }, ErrNotIndex, "not a sapipe index"},
-		{"version 2", func(b []byte) []byte { b[6] = 2; reseal(b); return b }, ErrIndexVersion, "version 2"},
+		{"version 1", func(b []byte) []byte { b[6] = 1; reseal(b); return b }, ErrIndexVersion, "version 1: this sapipe reads version 2"},
+		{"version 3", func(b []byte) []byte { b[6] = 3; reseal(b); return b }, ErrIndexVersion, "version 3"},
 		{"version 0", func(b []byte) []byte { b[6] = 0; return b }, ErrIndexVersion, "version 0"},
 		{"short header", func(b []byte) []byte { return b[:40] }, ErrIndexDamaged, "truncated"},
 		{"header crc", func(b []byte) []byte { b[20] ^= 1; return b }, ErrIndexDamaged, "header: damaged index: checksum mismatch"},
@@ -191,6 +196,11 @@ func TestIndexContents(t *testing.T) {
 		t.Error("a name with a newline was written")
 	}
 	ix = sampleIndex(rng, 300)
+	ix.Keys = ix.Keys[1:]
+	if err := WriteIndex(&bytes.Buffer{}, ix, 1); err == nil {
+		t.Error("an index with a key too few was written")
+	}
+	ix = sampleIndex(rng, 300)
 	ix.SA = ix.SA[1:]
 	if err := WriteIndex(&bytes.Buffer{}, ix, 1); err == nil {
 		t.Error("a suffix array of the wrong length was written")
@@ -221,6 +231,7 @@ func FuzzIndexFile(f *testing.F) {
 		f.Add(writeIndex(f, sampleIndex(rng, n)))
 	}
 	f.Add([]byte("SAPIDX\x01\x00"))
+	f.Add([]byte("SAPIDX\x02\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ix, err := ParseIndex("fuzz.sai", data, 1) // one goroutine: coverage must not depend on scheduling
 		if err != nil {

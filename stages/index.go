@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/sapipe/sapipe/formats"
 	"github.com/sapipe/sapipe/kernels"
@@ -49,6 +50,9 @@ func IndexReference(b kernels.Backend, ref *kernels.Reference, nucleotidesOnly b
 	}
 	p := cpu.NewPageFromSA(ref.Text, ref.Alpha.Size, sa)
 	kt := cpu.BuildKmerTable(p, cpu.KmerLength(n, ref.Alpha.Size))
+	if kt != nil {
+		kt.Keys = cpu.RowKeys(p, kt, runtime.GOMAXPROCS(0)) // for the keyed search of count and locate
+	}
 	return &Index{Ref: ref, NucleotidesOnly: nucleotidesOnly, Page: p, Kmers: kt}, nil
 }
 
@@ -77,7 +81,7 @@ func (ix *Index) Write(w io.Writer, note string, threads int) error {
 		Note:            note,
 	}
 	if ix.Kmers != nil {
-		f.KmerLen, f.Kmers = ix.Kmers.K, ix.Kmers.Rows
+		f.KmerLen, f.Kmers, f.Keys = ix.Kmers.K, ix.Kmers.Rows, ix.Kmers.Keys
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	if err := formats.WriteIndex(bw, f, threads); err != nil {
@@ -133,9 +137,9 @@ func indexOf(name string, fi *formats.Index, threads int) (*Index, error) {
 	if err != nil {
 		return nil, &formats.IndexError{Name: name, Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
 	}
-	kt, err := cpu.LoadKmerTable(fi.KmerLen, fi.Sigma, fi.Kmers, len(fi.Text)+1)
+	kt, err := cpu.LoadKmerTable(fi.KmerLen, fi.Sigma, fi.Kmers, fi.Keys, len(fi.Text)+1)
 	if err != nil {
-		return nil, &formats.IndexError{Name: name, Where: "section KMER", Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
+		return nil, &formats.IndexError{Name: name, Where: "sections KMER and KEYS", Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
 	}
 	return &Index{Ref: ref, NucleotidesOnly: fi.NucleotidesOnly, Page: p, Kmers: kt, Note: fi.Note}, nil
 }

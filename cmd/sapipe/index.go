@@ -20,7 +20,7 @@ encoded text, its suffix array, the rank structure of its BWT and its LCP array,
 checksummed. "sapipe mummer --index", "sapipe count" and "sapipe locate" map the file into memory
 and start at once instead of building anything; a damaged, truncated, foreign or wrong-version
 file is refused with an error. The suffix array is built on the device (--device), the rest on
-the CPU. The file takes about 8.5 bytes a base; building it about 16 bytes a base of memory.
+the CPU. The file takes about 12.5 bytes a base; building it about 20 bytes a base of memory.
 
 -n encodes the reference as "sapipe mummer -n" does (only a, c, g, t match); an index built with
 -n serves only runs with -n, and one built without it only runs without it.

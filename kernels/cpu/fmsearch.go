@@ -36,11 +36,12 @@ type Searcher struct {
 	threads    int
 }
 
-// The keyed search's rows take 8 bytes a base and about as many nanoseconds a base to build, and
-// save some 80 ns a pattern (E. coli): they are built for a text of at most maxKeyedText bases
-// once a run has searched a pattern for every keyedPer bases of it, and at least keyedMin
-// patterns, so that they are built only for a run that has already paid for most of them and
-// likely goes on.
+// The keyed search's arrays take about 14 bytes a base (rows, refined table, letters) and a few
+// nanoseconds a base to build from the keys of an index file (several times that to compute the
+// keys when the table has none), and save some 100 ns a pattern (E. coli): they are built for a
+// text of at most maxKeyedText bases once a run has searched a pattern for every keyedPer bases
+// of it, and at least keyedMin patterns, so that they are built only for a run that has already
+// paid for most of them and likely goes on.
 const (
 	maxKeyedText = 1 << 27
 	keyedPer     = 32

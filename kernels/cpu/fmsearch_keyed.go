@@ -9,12 +9,13 @@ import (
 	"github.com/sapipe/sapipe/kernels"
 )
 
-// The keyed search is the forward search from a pattern's first K-mer with one more array built
-// from the index: beside each suffix-array row the row's key, the symbols that follow its first K
-// as a 32-bit number (keyedIndex.rows). A K-mer's rows are adjacent and sorted, and so are their
-// keys, so the rows whose next symbols are the pattern's are a run of them, found in the cache
-// line or two that holds the K-mer's rows with their text positions, instead of by reading the
-// text of every row. In E. coli a 10-mer has about ten rows and a 26-mer almost always one: a
+// The keyed search is the forward search from a pattern's first K-mer with one more array: beside
+// each suffix-array row the row's key, the symbols that follow its first K as a 32-bit number
+// (see RowKeys; an index file holds them, else they are computed), in keyedIndex.rows. A K-mer's
+// rows are adjacent and sorted, and so are their keys, so the rows whose next symbols are the
+// pattern's are a run of them, found in the cache line or two that holds the K-mer's rows with
+// their text positions, instead of by reading the text of every row. In E. coli a 10-mer has
+// about ten rows and a 25-mer almost always one: a
 // pattern then costs three dependent memory accesses (k-mer table, rows, text), where the search
 // of fmsearch_forward.go makes one more for the suffix array and reads the text of every row of
 // the K-mer it chose. (The text packed two bits a base was tried for the last step: fewer cache
@@ -26,17 +27,20 @@ import (
 // time, in either case (see letterBits8 and equalLetters), which spares the caller encoding
 // every byte of its input.
 //
-// Keys only narrow the rows; the text of the rows left is compared with the whole pattern, so a
-// key need not be exact, only in order. A row whose symbols run into a separator or the end of
-// the text within its key takes digit 0 from there on (the least key of the suffixes that share
-// what it has before), which keeps the keys of a K-mer's rows in order.
+// A key is the digits of the keyLen symbols after the row's first K (base sigma-2, the first most
+// significant, 15 of them for DNA), times two, plus one when the key is exact: all of them there
+// and matchable. A row whose symbols run into a separator or the end of the text takes digit 0
+// from there on and is not exact (the least key of the suffixes that share what it has before),
+// which keeps the keys of a K-mer's rows in order. The table and an exact key vouch for the
+// first K+keyLen symbols of a row, which the comparison with the text then skips; a row of an
+// inexact key is compared whole.
 
 // keyedIndex is what the keyed search reads beyond the k-mer table and the text.
 type keyedIndex struct {
 	k      int      // the k-mer table's K: a key starts K symbols into its row's suffix
-	keyLen int      // symbols a key holds (16 for DNA)
+	keyLen int      // symbols a key holds (15 for DNA)
 	base   int      // matchable symbols
-	rows   []uint64 // row r: its key << 32 | SA[r], with bit 31 set when the key is not exact
+	rows   []uint64 // row r: its key << 32 | SA[r]
 	// For DNA (base 4): the text as the letters a, c, g, t, 0 for a separator, which
 	// SearchLetters compares patterns of letters with.
 	letters []byte
@@ -45,7 +49,7 @@ type keyedIndex struct {
 	// first most significant), table[c*(parts+1)+d] is the first of its rows whose key starts
 	// with d or a later string, and table[c*(parts+1)+parts] is hi, so that the rows of the
 	// string c·d are [table[j], table[j+1]) for j = c*(parts+1)+d (parts = base^sub). subDiv is
-	// base^(keyLen-sub): a key divided by it gives those digits.
+	// 2*base^(keyLen-sub): a key divided by it gives those digits.
 	sub      int
 	subDiv   uint64
 	subShift int // log2 of subDiv when base is a power of two (a shift for a division), else -1
@@ -56,28 +60,89 @@ type keyedIndex struct {
 // many bytes of table as the rows take), and at most 2^26 of them.
 const maxSubEntries = 1 << 26
 
-// keyLength returns how many digits of base base fit in 32 bits (16 for DNA), or 0 when that is
-// no use.
-func keyLength(base int) int {
+// KeyLength returns how many symbols a row's key holds for an alphabet of base matchable symbols:
+// as many digits of base as fit in 31 bits (15 for DNA), or 0 when that is no use.
+func KeyLength(base int) int {
 	if base < 2 {
 		return 0
 	}
 	m, v := 0, uint64(1)
-	for v*uint64(base) <= 1<<32 {
+	for v*uint64(base) < 1<<31 {
 		v *= uint64(base)
 		m++
 	}
 	return m
 }
 
-// keyAhead is how many rows ahead buildKeyedIndex asks for a row's text.
+// keyAhead is how many rows ahead the keys' computation asks for a row's text.
 const keyAhead = 64
 
-// buildKeyedIndex builds the keyed search's arrays for p and its k-mer table kt, on up to threads
-// goroutines; nil when keys would be of no use. Only the rows of K-mers get keys: the search
-// never reads the others.
+// RowKeys returns the key of every row of p (see the top of this file) for the K-mers of kt (K
+// and the alphabet), on up to threads goroutines: for an index file, which then saves every
+// search the work (the rows' texts read at random, tens of milliseconds on E. coli). nil when
+// keys would be of no use.
+func RowKeys(p *Page, kt *KmerTable, threads int) []int32 {
+	m := KeyLength(kt.base)
+	if m == 0 || kt.K == 0 {
+		return nil
+	}
+	keys := make([]int32, len(p.sa))
+	storeParallel(len(keys), threads, func(_, lo, hi int) error {
+		var pf prefetcher
+		for r := lo; r < hi; r++ {
+			keyPrefetch(&pf, p, kt.K, r, hi)
+			keys[r] = int32(rowKey(p.w, int(p.sa[r])+kt.K, m, kt.base))
+		}
+		return nil
+	})
+	return keys
+}
+
+// keyPrefetch asks, every eight rows, for the texts of the eight rows keyAhead further on (before
+// end), so that many of the rows' texts, read at random, are in flight at once (twice as fast).
+func keyPrefetch(pf *prefetcher, p *Page, k, r, end int) {
+	if r%8 != 0 {
+		return
+	}
+	for a := r + keyAhead; a < min(r+keyAhead+8, end); a++ {
+		if q := int(p.sa[a]) + k; q < len(p.w) {
+			pf.add(unsafe.Pointer(&p.w[q]))
+		}
+	}
+	pf.flush()
+}
+
+// rowKey returns the key of the symbols of w from q on: their m digits in base base, times two,
+// plus one if the key is exact (see the top of this file).
+func rowKey(w []byte, q, m, base int) uint32 {
+	if base == 4 && m == 15 && q+16 <= len(w) {
+		a, oka := dnaBits8(binary.BigEndian.Uint64(w[q:]))
+		b, okb := dnaBits8(binary.BigEndian.Uint64(w[q+8:]))
+		if oka && okb { // 16 bases, of which the key holds 15
+			return uint32(a<<16|b)>>2<<1 | 1
+		}
+	}
+	key, pad := uint32(0), false
+	for i := range m {
+		d := 0
+		if x := q + i; !pad && x < len(w) && int(w[x]) >= kernels.FirstCode && int(w[x]) < kernels.FirstCode+base {
+			d = int(w[x]) - kernels.FirstCode
+		} else {
+			pad = true
+		}
+		key = key*uint32(base) + uint32(d)
+	}
+	if pad {
+		return key << 1
+	}
+	return key<<1 | 1
+}
+
+// buildKeyedIndex builds the keyed search's arrays for p and its k-mer table kt (with its rows'
+// keys, or else computing them), on up to threads goroutines; nil when keys would be of no use.
+// Only the rows of K-mers get keys: the search never reads the others.
 func buildKeyedIndex(p *Page, kt *KmerTable, threads int) *keyedIndex {
-	m := keyLength(kt.base)
+	m := KeyLength(kt.base)
 	if m == 0 {
 		return nil
 	}
@@ -86,7 +151,6 @@ func buildKeyedIndex(p *Page, kt *KmerTable, threads int) *keyedIndex {
 	x := &keyedIndex{k: k, keyLen: m, base: kt.base, rows: hugeSlice[uint64](len(sa))}
 	parts := x.refinement(kmers, len(w))
 	x.table = hugeSlice[int32](kmers * (parts + 1))
-	dna := x.base == 4 && m == 16
 	if x.base == 4 {
 		x.letters = hugeSlice[byte](len(w))
 		storeParallel(len(w), threads, func(_, lo, hi int) error {
@@ -98,40 +162,23 @@ func buildKeyedIndex(p *Page, kt *KmerTable, threads int) *keyedIndex {
 			return nil
 		})
 	}
+	keys := kt.Keys
 	// Each K-mer's rows, and in the same pass its part of the refined table.
 	storeParallel(kmers, threads, func(_, lo, hi int) error {
-		// The rows' texts are read at random: each eight rows ask for the texts of eight rows
-		// keyAhead further on, so that many reads are in flight at once (twice as fast).
 		var pf prefetcher
 		for c := lo; c < hi; c++ {
 			start, end := kt.Rows[2*c], kt.Rows[2*c+1]
 			t := x.table[c*(parts+1) : (c+1)*(parts+1)]
 			d := 0
 			for r := start; r < end; r++ {
-				if r%8 == 0 {
-					for a := r + keyAhead; a < min(r+keyAhead+8, int32(len(sa))); a++ {
-						if q := int(sa[a]) + k; q < len(w) {
-							pf.add(unsafe.Pointer(&w[q]))
-						}
-					}
-					pf.flush()
-				}
-				q := int(sa[r]) + k
 				var key uint32
-				exact := false
-				if dna && q+16 <= len(w) {
-					a, oka := dnaBits8(binary.BigEndian.Uint64(w[q:]))
-					b, okb := dnaBits8(binary.BigEndian.Uint64(w[q+8:]))
-					key, exact = uint32(a<<16|b), oka && okb
+				if keys != nil {
+					key = uint32(keys[r])
+				} else {
+					keyPrefetch(&pf, p, k, int(r), len(sa))
+					key = rowKey(w, int(sa[r])+k, m, x.base)
 				}
-				if !exact { // a separator or the end within the key, or not DNA
-					key, exact = slowKey(w, q, m, x.base)
-				}
-				v := uint64(key)<<32 | uint64(uint32(sa[r]))
-				if !exact {
-					v |= inexactKey
-				}
-				x.rows[r] = v
+				x.rows[r] = uint64(key)<<32 | uint64(uint32(sa[r]))
 				// The keys are in order within the K-mer: r is the first row of the strings
 				// of sub symbols up to its own.
 				for sub := int(x.subDigits(uint64(key))); d <= sub; d++ {
@@ -155,7 +202,7 @@ func (x *keyedIndex) refinement(kmers, n int) int {
 		x.sub++
 		parts *= x.base
 	}
-	x.subDiv = 1
+	x.subDiv = 2 // the exact bit
 	for range x.keyLen - x.sub {
 		x.subDiv *= uint64(x.base)
 	}
@@ -166,35 +213,18 @@ func (x *keyedIndex) refinement(kmers, n int) int {
 	return parts
 }
 
-// inexactKey marks a row whose key is padded with zeros (rows' bit 31: suffix array entries are
-// below 2^31).
-const inexactKey = 1 << 31
-
 // rowPos returns the text position of a row of keyedIndex.rows.
-func rowPos(v uint64) int { return int(uint32(v) &^ inexactKey) }
+func rowPos(v uint64) int { return int(uint32(v)) }
 
-// slowKey returns the key of the symbols of w from q on (see keyedIndex), a symbol at a time, and
-// whether it is exact: m matchable symbols, not padded.
-func slowKey(w []byte, q, m, base int) (uint32, bool) {
-	key, pad := uint64(0), false
-	for i := range m {
-		d := 0
-		if x := q + i; !pad && x < len(w) && int(w[x]) >= kernels.FirstCode && int(w[x]) < kernels.FirstCode+base {
-			d = int(w[x]) - kernels.FirstCode
-		} else {
-			pad = true
-		}
-		key = key*uint64(base) + uint64(d)
-	}
-	return uint32(key), !pad
-}
+// rowExact reports whether the key of a row of keyedIndex.rows is exact.
+func rowExact(v uint64) bool { return v>>32&1 != 0 }
 
 // patternKeys returns the range [lo, hi) of the keys of the rows whose suffix from offset K on
 // starts with pat (the pattern's symbols after its first K), and false when pat holds a symbol
 // that never matches.
 func (x *keyedIndex) patternKeys(pat []byte, letters bool) (lo, hi uint64, ok bool) {
 	m, base := x.keyLen, uint64(x.base)
-	if base == 4 && len(pat) >= 16 {
+	if base == 4 && m == 15 && len(pat) >= 16 {
 		u, v := binary.BigEndian.Uint64(pat), binary.BigEndian.Uint64(pat[8:])
 		var a, b int
 		var oka, okb bool
@@ -205,8 +235,9 @@ func (x *keyedIndex) patternKeys(pat []byte, letters bool) (lo, hi uint64, ok bo
 			a, oka = dnaBits8(u)
 			b, okb = dnaBits8(v)
 		}
-		lo = uint64(a<<16 | b)
-		return lo, lo + 1, oka && okb
+		// The 16th symbol is the pattern's too: one that never matches is no match anyway.
+		lo = uint64(a<<16|b) >> 2 << 1
+		return lo, lo + 2, oka && okb
 	}
 	var key uint64
 	p := min(len(pat), m)
@@ -220,12 +251,12 @@ func (x *keyedIndex) patternKeys(pat []byte, letters bool) (lo, hi uint64, ok bo
 		}
 		key = key*base + d
 	}
-	span := uint64(1)
+	span := uint64(2)
 	for range m - p {
 		key *= base
 		span *= base
 	}
-	return key, key + span, true
+	return 2 * key, 2*key + span, true
 }
 
 // keyScan is the most rows whose keys narrow scans; it binary searches more.
@@ -321,7 +352,7 @@ func (p *Page) searchKeyed(b *kernels.Patterns, starts []int, kt *KmerTable, x *
 			first, last := int32(-1), int32(-2)
 			for r := sl.lo; r < sl.hi; r++ {
 				q, from := rowPos(rows[r]), int(sl.skip)
-				if uint32(rows[r])&inexactKey != 0 {
+				if !rowExact(rows[r]) {
 					from = 0
 				}
 				if q+len(pat) > len(w) {
@@ -366,7 +397,7 @@ func (p *Page) searchKeyed(b *kernels.Patterns, starts []int, kt *KmerTable, x *
 				skip, exact := min(l, k+x.keyLen), true
 				for r := a; r < b; r++ {
 					q, from := rowPos(rows[r]), skip
-					if uint32(rows[r])&inexactKey != 0 {
+					if !rowExact(rows[r]) {
 						from, exact = 0, false
 					}
 					if q+l > len(w) || from == l {

@@ -15,6 +15,9 @@ type KmerTable struct {
 	K    int
 	base int     // matchable codes: sigma - FirstCode
 	Rows []int32 // lo, hi of k-mer j at 2j, 2j+1; a k-mer's code is its symbols in base `base`, first symbol most significant
+	// Keys holds the key of every suffix-array row (RowKeys) for the keyed search, or is nil:
+	// then a search that wants them computes them.
+	Keys []int32
 }
 
 // maxKmer bounds K: 4^12 k-mers are 128 MiB of table.
@@ -67,12 +70,19 @@ func BuildKmerTable(p *Page, k int) *KmerTable {
 	return t
 }
 
-// LoadKmerTable wraps the table of k-mers of length k over a text of rows-1 codes < sigma, as an
-// index file holds it, checking that every interval lies within the rows.
-func LoadKmerTable(k, sigma int, rows []int32, nrows int) (*KmerTable, error) {
+// LoadKmerTable wraps the table of k-mers of length k over a text of nrows-1 codes < sigma, and
+// the rows' keys (or none), as an index file holds them, checking that every interval lies within
+// the rows and that there is a key for each row.
+func LoadKmerTable(k, sigma int, rows, keys []int32, nrows int) (*KmerTable, error) {
 	base := sigma - kernels.FirstCode
 	if k == 0 && len(rows) == 0 {
+		if len(keys) != 0 {
+			return nil, fmt.Errorf("%d row keys without a k-mer table", len(keys))
+		}
 		return nil, nil
+	}
+	if len(keys) != 0 && (len(keys) != nrows || KeyLength(base) == 0) {
+		return nil, fmt.Errorf("%d row keys for %d rows", len(keys), nrows)
 	}
 	entries := 1
 	for range k {
@@ -96,7 +106,11 @@ func LoadKmerTable(k, sigma int, rows []int32, nrows int) (*KmerTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &KmerTable{K: k, base: base, Rows: rows}, nil
+	t := &KmerTable{K: k, base: base, Rows: rows}
+	if len(keys) > 0 {
+		t.Keys = keys
+	}
+	return t, nil
 }
 
 // code returns the index in the table of the k-mer pat (len(pat) == K), and false if pat holds

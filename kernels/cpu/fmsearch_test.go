@@ -310,7 +310,7 @@ func TestKmerLength(t *testing.T) {
 func TestLoadKmerTable(t *testing.T) {
 	text := searchText(rand.New(rand.NewPCG(3, 3)), 2000, 6)
 	kt := BuildKmerTable(NewPage(text, 6, 0, 2000, 2000), 3)
-	if got, err := LoadKmerTable(3, 6, slices.Clone(kt.Rows), 2001); err != nil || !slices.Equal(got.Rows, kt.Rows) {
+	if got, err := LoadKmerTable(3, 6, slices.Clone(kt.Rows), nil, 2001); err != nil || !slices.Equal(got.Rows, kt.Rows) {
 		t.Fatalf("%v", err)
 	}
 	for _, bad := range []func(r []int32) []int32{
@@ -319,12 +319,28 @@ func TestLoadKmerTable(t *testing.T) {
 		func(r []int32) []int32 { r[6], r[7] = 9, 8; return r },
 		func(r []int32) []int32 { return r[2:] },
 	} {
-		if _, err := LoadKmerTable(3, 6, bad(slices.Clone(kt.Rows)), 2001); err == nil {
+		if _, err := LoadKmerTable(3, 6, bad(slices.Clone(kt.Rows)), nil, 2001); err == nil {
 			t.Error("a damaged table loaded")
 		}
 	}
-	if _, err := LoadKmerTable(13, 6, nil, 2001); err == nil {
+	if _, err := LoadKmerTable(13, 6, nil, nil, 2001); err == nil {
 		t.Error("a 13-mer table loaded")
+	}
+	keys := make([]int32, 2001)
+	if got, err := LoadKmerTable(3, 6, slices.Clone(kt.Rows), keys, 2001); err != nil || len(got.Keys) != 2001 {
+		t.Errorf("keys for every row: %v", err)
+	}
+	for _, bad := range []struct {
+		k    int
+		keys []int32
+	}{{3, keys[1:]}, {0, keys}} {
+		rows := slices.Clone(kt.Rows)
+		if bad.k == 0 {
+			rows = nil
+		}
+		if _, err := LoadKmerTable(bad.k, 6, rows, bad.keys, 2001); err == nil {
+			t.Errorf("%d keys for %d rows with %d-mers loaded", len(bad.keys), 2001, bad.k)
+		}
 	}
 }
 
@@ -480,8 +496,8 @@ func BenchmarkKeyedIndexEcoli(b *testing.B) {
 }
 
 // TestKeyedIndex: the keyed search's rows of K-mers hold their suffix array entries and keys that are
-// the digits of the symbols after their first K, marked exact when they are all there and
-// matchable, in order within each K-mer's rows.
+// the digits of the symbols after their first K (times two, plus one when they are all there and
+// matchable), in order within each K-mer's rows, computed or from RowKeys (an index file's).
 func TestKeyedIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 12))
 	for r := range 40 {
@@ -492,6 +508,10 @@ func TestKeyedIndex(t *testing.T) {
 		k := 1 + rng.IntN(4)
 		kt := BuildKmerTable(p, k)
 		x := buildKeyedIndex(p, kt, 1+rng.IntN(3))
+		kt.Keys = RowKeys(p, kt, 1+rng.IntN(3))
+		if y := buildKeyedIndex(p, kt, 1+rng.IntN(3)); !slices.Equal(x.rows, y.rows) || !slices.Equal(x.table, y.table) {
+			t.Fatalf("round %d: the keyed index from RowKeys differs from the one it computes", r)
+		}
 		base := sigma - kernels.FirstCode
 		inKmer := make([]bool, len(x.rows)) // the rows that have keys
 		for j := range len(kt.Rows) / 2 {
@@ -508,7 +528,7 @@ func TestKeyedIndex(t *testing.T) {
 			}
 			q := int(p.sa[row]) + k
 			exact := q+x.keyLen <= n && !bytes.ContainsFunc(text[q:q+x.keyLen], func(c rune) bool { return c < kernels.FirstCode })
-			if got := uint32(v)&inexactKey == 0; got != exact {
+			if got := rowExact(v); got != exact {
 				t.Fatalf("round %d: row %d's key exact %v, want %v", r, row, got, exact)
 			}
 			if !exact {
@@ -518,7 +538,7 @@ func TestKeyedIndex(t *testing.T) {
 			for _, c := range text[q : q+x.keyLen] {
 				want = want*uint64(base) + uint64(c-kernels.FirstCode)
 			}
-			if v>>32 != want {
+			if v>>32 != 2*want+1 {
 				t.Fatalf("round %d: row %d has key %#x, want %#x", r, row, v>>32, want)
 			}
 		}
