@@ -5,8 +5,8 @@ import "math"
 // The adaptive models: counters that learn the probability of a 1 in one context, and a mixer
 // that combines the guesses of several contexts in the logistic domain, learning online which
 // context to trust (the approach of the PAQ family of compressors, here in a small form).
-// Everything is integer arithmetic so that encoder and decoder agree bit for bit on every
-// platform.
+// Everything is integer arithmetic (but for one conversion of an integer to a float32, exactly
+// rounded, in runsfreq.go's lg) so that encoder and decoder agree bit for bit on every platform.
 
 // stretch(p) = ln(p/(1-p)) and squash, its inverse, in fixed point: probabilities in 1/4096ths,
 // the logistic domain in 1/256ths, clamped to ±2047.
