@@ -1,18 +1,24 @@
 package cpu
 
-import "runtime"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // Suffix array construction by induced sorting (SA-IS; Nong, Zhang and Chan, 2009), in linear
 // time. The end of the text is a virtual sentinel, smaller than every symbol, so the text needs no
 // terminator and every byte value may occur in it.
 //
-// The top level (bytes, this file and sais_byte.go) is engineered for memory latency, which is
-// what limits SA-IS on large inputs: types are never stored but recomputed from neighbouring
-// symbols, the spare sign bit of suffix array entries carries a flag instead, LMS substrings are
-// named while they are induced (no second pass comparing them), and every induction scan reads
-// the text in blocks, gathering the symbols of a block of entries before placing any of them, so
-// that many cache misses are outstanding at once. The reduced problems (names of LMS substrings,
-// int32) are solved by sais_int.go.
+// Every level of the recursion (bytes at the top, names of LMS substrings below) runs the same
+// passes, engineered for memory latency, which is what limits SA-IS on large inputs: types are
+// never stored but recomputed from neighbouring symbols, spare bits of the suffix array entries
+// carry flags instead, LMS substrings are named while they are induced (no second pass comparing
+// them), and the induction scans (sais_induce.go) go in blocks whose text symbols are asked for
+// many entries ahead, so that many cache misses are outstanding at once. Their inner loops, and
+// those of the passes over the text (sais_text.go), are kernels in assembly on amd64
+// (sais_kernels.go). With several threads each pass is cut into parts (sais_parallel.go,
+// sais_team.go); the result does not depend on how many. The per-symbol tables of a reduced level
+// are carved from the part of the suffix array that the level above leaves free.
 
 // SuffixArray fills sa (len(sa) == len(text)) with the suffix array of text: the start positions
 // of its suffixes in lexicographic order, a shorter suffix before a longer one it prefixes. It
@@ -43,81 +49,19 @@ func SuffixArrayThreads(text []byte, sa []int32, threads int) {
 const (
 	saFlag = -1 << 31  // the sign bit of an entry: a flag beside the position
 	saPos  = 1<<31 - 1 // the position under the flag
-	minRun = 16        // shorter runs of final entries are induced one at a time
 )
 
-// layout is where each symbol's suffixes go in stage 1: bucket c is [start[c], start[c+1]), its
-// LL suffixes first (L-type with an L-type predecessor, or position 0), then LS (L-type with an
-// S-type predecessor), S (S-type, not LMS) and LMS. Stage 3 uses the same buckets, L-type suffixes
-// (LL and LS) first.
+// bucketLayout is where each symbol's suffixes go in stage 1: bucket c is [start[c], start[c+1]),
+// its LL suffixes first (L-type with an L-type predecessor, or position 0), then LS (L-type with
+// an S-type predecessor), S (S-type, not LMS) and LMS. Stage 3 uses the same buckets, L-type
+// suffixes (LL and LS) first.
 type bucketLayout struct {
 	k              int     // alphabet size
+	pm, pb         int32   // stage 1 entries: the position mask, the bit that says p-1 is S-type
 	start          []int32 // k+1
 	nLL, nLS, nLMS []int32 // k each
 	m              int     // LMS positions in all
-}
-
-// newBucketLayout counts the suffixes of t by first symbol and kind. Symbols must be in [0, k).
-func newBucketLayout[T symbol](t []T, k int) *bucketLayout {
-	l := &bucketLayout{k: k}
-	buf := make([]int32, 4*k+1)
-	l.start, l.nLL, l.nLS, l.nLMS = buf[:k+1], buf[k+1:2*k+1], buf[2*k+1:3*k+1], buf[3*k+1:]
-	cnt := make([]int32, 4*k) // per symbol: LL, LS, LMS, S
-	n := len(t)
-	// Walk backwards with the type of the position to the right (1 for S); t[n-1] is L-type
-	// because the virtual sentinel after it is smaller. Position i+1 is classified once the type
-	// of i is known.
-	next, nextS := t[n-1], int32(0)
-	for i := n - 2; i >= 0; i-- {
-		c := t[i]
-		s := bit(c < next) | bit(c == next)&nextS
-		cnt[4*int(next)+int(2*nextS+s)]++
-		next, nextS = c, s
-	}
-	cnt[4*int(next)+int(3*nextS)]++ // position 0: LL or S
-	var sum int32
-	for c := range k {
-		l.start[c] = sum
-		l.nLL[c], l.nLS[c], l.nLMS[c] = cnt[4*c], cnt[4*c+1], cnt[4*c+2]
-		sum += cnt[4*c] + cnt[4*c+1] + cnt[4*c+2] + cnt[4*c+3]
-		l.m += int(cnt[4*c+2])
-	}
-	l.start[k] = sum
-	return l
-}
-
-// placeLMS writes the LMS positions of t into their buckets' LMS regions, in text order within
-// each. tail has k entries.
-func placeLMS[T symbol](t []T, sa []int32, l *bucketLayout, tail []int32) {
-	copy(tail, l.start[1:])
-	n := len(t)
-	// Positions that are not LMS are written to a slot of an L-type region instead (the bucket
-	// of t[n-1] has one), which stage 1 overwrites: no branch to mispredict.
-	trash := l.start[t[n-1]]
-	next, nextS := t[n-1], int32(0)
-	for i := n - 2; i >= 0; i-- {
-		c := t[i]
-		s := bit(c < next) | bit(c == next)&nextS
-		lms := nextS &^ s
-		tail[next] -= lms
-		sa[trash+(tail[next]-trash)&-lms] = int32(i + 1)
-		next, nextS = c, s
-	}
-}
-
-// gatherLMS writes the LMS positions of t, in text order, to sa[len(sa)-m:]. Positions that are
-// not LMS are written just below, to sa[len(sa)-m-1], which must be free.
-func gatherLMS[T symbol](t []T, sa []int32, m int) {
-	n := len(t)
-	k := int32(len(sa))
-	next, nextS := t[n-1], int32(0)
-	for i := n - 2; i >= 0; i-- {
-		c := t[i]
-		s := bit(c < next) | bit(c == next)&nextS
-		k -= nextS &^ s
-		sa[k-1+nextS&^s] = int32(i + 1)
-		next, nextS = c, s
-	}
+	parts          textParts
 }
 
 func saisBytes(t []byte, sa []int32, threads int) {
@@ -125,37 +69,79 @@ func saisBytes(t []byte, sa []int32, threads int) {
 		threads = 1
 	}
 	adviseHugePages(t, sa)
-	g := newGatherers(threads)
+	g := newTeam(threads)
 	defer g.close()
-	saisLevel(t, sa, 256, g)
+	bufs := newParBufs(g.size)
+	saisLevel(t, sa, 256, g, bufs, saScratch{})
+}
+
+// regionsFrom is the text length from which stage 1 entries have no bit to spare (a variable for
+// the tests).
+var regionsFrom = 1 << 30
+
+// saScratch hands out int32 tables from a free part of a suffix array, or from the heap once that
+// is used up.
+type saScratch struct{ free []int32 }
+
+// take returns n entries (not cleared), starting on a cache line.
+func (s *saScratch) take(n int) []int32 {
+	skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(s.free))) & 63 / 4)
+	if skip+n <= len(s.free) {
+		b := s.free[skip : skip+n : skip+n]
+		s.free = s.free[skip+n:]
+		return b
+	}
+	return make([]int32, n)
 }
 
 // saisLevel fills sa with the suffix array of t (len(t) >= 2), whose symbols are in [0, k).
-func saisLevel[T symbol](t []T, sa []int32, k int, g *gatherers) {
+func saisLevel[T symbol](t []T, sa []int32, k int, g *team, bufs *parBufs, mem saScratch) {
 	n := len(t)
 	saPhase("start")
-	l := newBucketLayout(t, k)
+	// Per symbol: kind counts, then the stage 1 bucket pointers (sub-buckets 2c and 2c+1 at 4c
+	// and 4c+1, their last groups at 4c+2 and 4c+3: one cache line for the symbol), then the
+	// stage 3 ones.
+	st := mem.take(4 * k)
+	l := newBucketLayout(t, k, &mem, st, g)
 	saPhase("count")
+	ps := newParScan(g, bufs, t, sa, k)
 	m := l.m
-	work := make([]int32, 4*k)
 	if m > 0 {
-		// Stage 1: sort and name the LMS substrings.
-		placeLMS(t, sa, l, work[:k])
+		// Stage 1: sort and name the LMS substrings. The scans read every slot (but for
+		// texts of 2^30 bytes or more), so those not written yet must be empty.
+		if l.pb != 0 {
+			g.clear(sa, unsafe.Sizeof(t[0]) == 1)
+		}
+		saPhase("clear")
+		placeLMS(t, sa, l, st[:k], g)
+		markSeeds(sa, l)
 		saPhase("placeLMS")
-		partialLeft(t, sa, l, g, work[:2*k], work[2*k:])
-		saPhase("partialLeft")
-		partialRight(t, sa, l, g, work[:2*k], work[2*k:])
+		if l.pb == 0 {
+			partialLeftRegions(t, sa, l, st)
+			fixLSMarks(sa, l, g)
+			saPhase("partialLeft")
+			partialRightRegions(t, sa, l, st)
+		} else {
+			partialLeft(ps, t, sa, l, st)
+			fixLSMarks(sa, l, g)
+			saPhase("partialLeft")
+			partialRight(ps, t, sa, l, st)
+		}
 		saPhase("partialRight")
-		names := l.collectNames(sa)
+		names := l.collectNames(sa, g)
 		saPhase("collectNames")
 		s1, sa1 := sa[n-m:], sa[:m]
-		scatterNames(sa, m)
+		scatterNames(sa, m, g)
 		saPhase("scatterNames")
 		saPhaseLevel(n, m, names)
 		// Stage 2: sort the LMS suffixes, recursively when names repeat.
 		if names < m {
+			child := mem
+			if between := sa[m : n-m]; len(between) > len(child.free) {
+				child.free = between
+			}
 			saPhaseDepth(1)
-			saisReduced(s1, sa1, names, g)
+			saisReduced(s1, sa1, names, g, bufs, child)
 			saPhaseDepth(-1)
 		} else {
 			for i, c := range s1 {
@@ -163,10 +149,8 @@ func saisLevel[T symbol](t []T, sa []int32, k int, g *gatherers) {
 			}
 		}
 		saPhase("recurse")
-		gatherLMS(t, sa, m)
-		for i, r := range sa1 {
-			sa1[i] = s1[r]
-		}
+		gatherLMS(t, sa, l, g)
+		mapLMS(sa1, s1, g)
 		// The sorted LMS suffixes, grouped by first symbol, move to their buckets' ends.
 		j := m
 		for c := k - 1; c >= 0; c-- {
@@ -178,20 +162,22 @@ func saisLevel[T symbol](t []T, sa []int32, k int, g *gatherers) {
 	}
 	saPhase("map+move")
 	// Stage 3: induce the order of all suffixes from the LMS ones.
-	finalLeft(t, sa, l, g, work[:k])
+	clearS(sa, l, g)
+	finalLeft(ps, t, sa, l, st[:k])
 	saPhase("finalLeft")
-	finalRight(t, sa, l, g, work[:k])
+	finalRight(ps, t, sa, l, st[:k])
 	saPhase("finalRight")
 }
 
-// saisReduced sorts the suffixes of a reduced string, with the bucketed scans when its alphabet
-// is small enough for their per-symbol tables (12 entries a symbol at most) to stay modest, else
-// with the plain SA-IS of sais_int.go. Measured (CPU time, best of 4): the level below the 100 MiB
-// Linux tar (27 M symbols, 790 K names) takes 10.9 s in all bucketed, 13.9 s plain; the level
-// below its first 20 MB (4.7 M, 227 K names) is 10% faster bucketed.
-func saisReduced(t, sa []int32, k int, g *gatherers) {
-	if 12*k <= len(t) {
-		saisLevel(t, sa, k, g)
+const (
+	pfDist = 64 // entries between asking for a line and using it
+	pfStep = 32 // entries asked for at once
+)
+
+// saisReduced sorts the suffixes of a reduced string: with the bucketed scans, unless it is small.
+func saisReduced(t, sa []int32, k int, g *team, bufs *parBufs, mem saScratch) {
+	if len(t) >= 1<<12 {
+		saisLevel(t, sa, k, g, bufs, mem)
 	} else {
 		saisInt(t, sa, k)
 	}
@@ -200,7 +186,7 @@ func saisReduced(t, sa []int32, k int, g *gatherers) {
 // collectNames moves the sorted LMS positions from their regions to sa[:m], and stores the name
 // of each (the rank of its LMS substring among the distinct ones) plus one in sa[m+p/2] for
 // position p, zero elsewhere in sa[m:]. It returns the number of distinct names.
-func (l *bucketLayout) collectNames(sa []int32) int {
+func (l *bucketLayout) collectNames(sa []int32, tm *team) int {
 	j := 0
 	for c := range l.k {
 		nc := int(l.nLMS[c])
@@ -209,29 +195,89 @@ func (l *bucketLayout) collectNames(sa []int32) int {
 		j += nc
 	}
 	m := l.m
-	clear(sa[m:])
-	name := int32(0)
-	for i := 0; i < m; i++ {
-		v := sa[i]
-		p := v & saPos
-		sa[i] = p
-		// LMS positions are at least two apart and m <= (n-1)/2, so p/2 slots never collide and
-		// stay inside sa.
-		sa[m+int(p>>1)] = name + 1
-		// A mark is on the last LMS substring of each group.
-		name -= v >> 31
+	tm.clear(sa[m:], false)
+	// A mark is on the last LMS substring of each group: the name of entry i is the number of
+	// marks before it. With several parts, each counts its marks first.
+	parts := tm.parts(m)
+	var base [maxThreads + 1]int32
+	if parts > 1 {
+		tm.run(parts, func(p int) {
+			marks := int32(0)
+			for _, v := range sa[m*p/parts : m*(p+1)/parts] {
+				marks -= v >> 31
+			}
+			base[p+1] = marks
+		})
+		for p := range parts {
+			base[p+1] += base[p]
+		}
 	}
-	return int(name)
+	names := unsafe.Pointer(unsafe.SliceData(sa[m:]))
+	var end [maxThreads]int32
+	tm.run(parts, func(p int) {
+		name := base[p]
+		lo, hi := m*p/parts, m*(p+1)/parts
+		for i0 := lo; i0 < hi; i0 += pfStep {
+			if j := i0 + pfDist; j < hi {
+				prefetchIdx(names, sa[j:min(j+pfStep, hi)], 1, 2)
+			}
+			for i := i0; i < min(i0+pfStep, hi); i++ {
+				v := sa[i]
+				p := v & saPos
+				sa[i] = p
+				// LMS positions are at least two apart and m <= (n-1)/2, so p/2 slots
+				// never collide and stay inside sa.
+				sa[m+int(p>>1)] = name + 1
+				name -= v >> 31
+			}
+		}
+		end[p] = name
+	})
+	return int(end[parts-1])
 }
 
 // scatterNames compacts the names stored in sa[m:] (plus one, zero for empty) into the end of sa,
-// in text order: the reduced string.
-func scatterNames(sa []int32, m int) {
-	j := len(sa) - 1
-	for i := len(sa) - 1; i >= m; i-- {
-		if v := sa[i]; v != 0 {
-			sa[j] = v - 1
-			j--
-		}
+// in text order: the reduced string. Each part compacts its own stretch to its top, then the
+// stretches move up into place, the top one first.
+func scatterNames(sa []int32, m int, tm *team) {
+	n := len(sa)
+	parts := tm.parts(n - m)
+	var lo, cnt [maxThreads + 1]int
+	for p := range parts + 1 {
+		lo[p] = m + (n-m)*p/parts
 	}
+	tm.run(parts, func(p int) {
+		// Zeros are written too, where the next name goes: no branch to mispredict.
+		j := lo[p+1] - 1
+		for i := j; i >= lo[p]; i-- {
+			v := sa[i]
+			sa[j] = v - 1
+			j -= int(nz(v))
+		}
+		cnt[p] = lo[p+1] - 1 - j
+	})
+	top := n
+	for p := parts - 1; p >= 0; p-- {
+		copy(sa[top-cnt[p]:top], sa[lo[p+1]-cnt[p]:lo[p+1]])
+		top -= cnt[p]
+	}
+}
+
+// mapLMS replaces each entry r of sa1 (the order of the reduced string's suffixes) by s1[r], the
+// LMS position of text that suffix r stands for.
+func mapLMS(sa1, s1 []int32, tm *team) {
+	m := len(sa1)
+	parts := tm.parts(m)
+	const far = 2 * pfDist
+	tm.run(parts, func(p int) {
+		lo, hi := m*p/parts, m*(p+1)/parts
+		for i0 := lo; i0 < hi; i0 += pfStep {
+			if j := i0 + far; j < hi {
+				prefetchIdx(unsafe.Pointer(unsafe.SliceData(s1)), sa1[j:min(j+pfStep, hi)], 0, 2)
+			}
+			for i := i0; i < min(i0+pfStep, hi); i++ {
+				sa1[i] = s1[sa1[i]]
+			}
+		}
+	})
 }

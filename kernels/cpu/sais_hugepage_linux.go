@@ -9,15 +9,20 @@ import (
 // input also misses the TLB (and a page walk under virtualisation is costly), so a large text is
 // asked to be backed by 2 MiB pages: MADV_HUGEPAGE, and MADV_COLLAPSE (Linux 6.1) for the pages
 // already there. Both are hints; errors (an old kernel, a file mapping, THP disabled) are ignored
-// and the contents are unchanged either way. The suffix array is left alone: its accesses are
-// mostly sequential streams, and faulting in a fresh one as huge pages can stall on compaction
-// (measured: slower).
+// and the contents are unchanged either way. The suffix array is left alone: faulting in a fresh
+// one as huge pages can stall on compaction (measured on the 2-core development VM: 400 MB took
+// 0.08 to 1.4 s, against 0.3 s with 4 KiB pages).
+//
+// The suffix array is instead faulted in up front, a part per thread, with MADV_POPULATE_WRITE
+// (Linux 5.14): one call for many pages, 0.17 s for 400 MB on that VM where touching each page
+// takes 0.3 s.
 
 const (
-	madvHugepage = 14
-	madvCollapse = 25
-	hugePage     = 2 << 20
-	hugeMin      = 16 << 20 // smaller texts fit the TLB's reach with 4 KiB pages anyway
+	madvHugepage      = 14
+	madvPopulateWrite = 23
+	madvCollapse      = 25
+	hugePage          = 2 << 20
+	hugeMin           = 16 << 20 // smaller texts fit the TLB's reach with 4 KiB pages anyway
 )
 
 func adviseHugePages(text []byte, _ []int32) {
@@ -35,4 +40,15 @@ func advise(p unsafe.Pointer, n uintptr) {
 	}
 	syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, madvHugepage)
 	syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, madvCollapse)
+}
+
+// populate faults in the pages of s for writing (a hint: errors are ignored).
+func populate(s []int32) {
+	const page = 4 << 10
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	lo := (p + page - 1) &^ (page - 1)
+	hi := (p + 4*uintptr(len(s))) &^ (page - 1)
+	if hi > lo {
+		syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, madvPopulateWrite)
+	}
 }

@@ -1,38 +1,35 @@
 package cpu
 
-// The induction scans. Each scan walks the buckets region by region in suffix order. A region's
-// entries are read in blocks of final entries (ones no later induction can change): first every
-// entry of the block is read together with the text symbols it needs (gather: independent loads,
-// so their cache misses overlap; with several threads, each gathers a part of the block), then the
-// induced entries are written in scan order (place: bucket heads stay in cache). Types are never
-// looked up: the type of p-1 follows from t[p-1], t[p] and the type of p, which the region being
-// scanned gives.
+import "unsafe"
+
+// The induction scans. Each scan reads the suffix array in order (left to right, or right to
+// left), and each entry p that induces gives the suffix p-1 its place: at the head (or tail) of
+// the bucket of t[p-1]. Types are never stored: the type of p-1 follows from t[p-1], t[p] and the
+// type of p, which the entry tells.
 //
 // Stage 1 (partial*) sorts the LMS substrings and groups equal ones as it goes: the sign bit of an
-// entry marks a group boundary within its region, and a running group number d, advanced at
-// marks, tells whether two entries induced into one region came from the same group. L regions
-// mark the first (leftmost) entry of each group, S regions the last, as each is filled in its own
-// direction. Each bucket is split by the type of the predecessor so that every entry a scan reads
-// induces one: LL (L-type, L-type predecessor; read by the left-to-right scan), LS (L-type, S-type
-// predecessor; read right to left), S (S-type, not LMS; read right to left) and LMS (written last,
-// read by nobody: they come out sorted, grouped and together).
+// entry marks a group boundary, and a running group number d, advanced at marks, tells whether
+// two entries induced into one sub-bucket came from the same group. Each bucket is split by the
+// type of the predecessor: LL (L-type, L-type predecessor), LS (L-type, S-type predecessor), S
+// (S-type, not LMS) and LMS; an entry carries the bit pb when p-1 is S-type. The left-to-right
+// scan reads every slot and induces from those without pb (LL entries and the LMS seeds), the
+// right-to-left scan from those with it (LS and S entries); slots not yet written are empty (0).
+// L regions are filled upwards and mark the first entry of each group, S regions downwards and
+// mark the last; the LS marks are moved to the last entry afterwards (fixLSMarks), so the
+// right-to-left scan meets every group's mark first. The LMS regions come out sorted, grouped and
+// together. Texts of 2^30 bytes or more have no bit to spare for pb: their stage 1 scans read
+// the regions they induce from only (*Regions), on one thread.
 //
 // Stage 3 (final*) induces the suffix array from the sorted LMS suffixes in plain buckets (L
 // region, then S region); the sign bit of an entry p says that p-1 is S-type, so the left-to-right
 // scan induces from the entries without it and the right-to-left scan from the entries with it,
 // clearing it.
-
-// chunkBuf holds the gathered inductions of a chunk of a block, in scan order: destination
-// (bucket or sub-bucket), entry, and group number relative to the chunk's start (stage 1).
-type chunkBuf struct {
-	dst, pos, grp [gatherChunk]int32
-	sink          int32
-}
-
-// gatherFunc gathers the inductions of the entries in [lo, hi) (a left-to-right scan) or [lo, hi]
-// read from hi down (right to left), at most gatherChunk of them, into b, returning their number
-// and the advance of the group number over the range.
-type gatherFunc func(lo, hi int32, b *chunkBuf) (k int, d int32)
+//
+// The scans go block by block (sais_parallel.go): a block is a run of final entries, those no
+// later induction can change; the kernels (sais_kernels.go) read a block's entries and the text
+// symbols they need, asking for those cache lines ahead, and then write its inductions. A run of
+// fewer than minRun final entries (a bucket inducing into itself, as in a run of one symbol) is
+// induced one entry at a time.
 
 func bit(b bool) int32 {
 	if b {
@@ -41,262 +38,259 @@ func bit(b bool) int32 {
 	return 0
 }
 
-// partialLeft induces the L-type entries of stage 1 from the LMS positions in their regions.
-// Sub-bucket 2c is the LL region of bucket c, 2c+1 its LS region.
-func partialLeft[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, head, last []int32) {
-	n := len(t)
+// bigAlphabet reports whether the per-symbol tables of a level are too large to stay in cache,
+// so that the scans ask for bucket pointers ahead as well.
+func bigAlphabet[T symbol](k int) bool {
+	var z T
+	return unsafe.Sizeof(z) == 4 && k >= 1<<13
+}
+
+// initLeft readies the stage 1 pointers for the left-to-right scan and places the suffix before
+// the sentinel, alone in its group (its LMS substring reaches the end).
+func initLeft[T symbol](t []T, sa []int32, l *bucketLayout, st []int32) {
 	for c := range l.k {
-		head[2*c] = l.start[c]
-		head[2*c+1] = l.start[c] + l.nLL[c]
+		st[4*c] = l.start[c]
+		st[4*c+1] = l.start[c] + l.nLL[c]
+		st[4*c+2], st[4*c+3] = -1, -1
 	}
-	for s := range last {
-		last[s] = -1
+	n := len(t)
+	b := bit(t[n-2] < t[n-1])
+	h := 4*int32(t[n-1]) + b
+	sa[st[h]] = int32(n-1) | saFlag | l.pb&-b
+	st[h]++
+	st[h+2] = -2
+}
+
+// initRight readies the stage 1 pointers for the right-to-left scan. Sub-bucket 2c is the S
+// (non-LMS) region of bucket c, 2c+1 its LMS region.
+func initRight(l *bucketLayout, st []int32) {
+	for c := range l.k {
+		st[4*c] = l.start[c+1] - l.nLMS[c]
+		st[4*c+1] = l.start[c+1]
+		st[4*c+2], st[4*c+3] = -1, -1
 	}
-	// The suffix before the sentinel is alone in its group (its LMS substring reaches the end).
-	s := 2*int32(t[n-1]) + bit(t[n-2] < t[n-1])
-	sa[head[s]] = int32(n-1) | saFlag
-	head[s]++
-	last[s] = -2
-	ll := func(lo, hi int32, b *chunkBuf) (int, int32) {
-		if saTouch {
-			touchUp(t, sa, lo, hi, b)
+}
+
+// induceL places the L-type suffix q (first symbol a; b: q-1 is S-type) at the head of its
+// sub-bucket, in group d, marking the first entry of each group. (The right-to-left scan reads
+// LS entries and wants their marks on the last: fixLSMarks moves them after the scan.)
+func induceL(sa, st []int32, q, a, b, d, pb int32) {
+	h := 4*a + b
+	mark := saFlag & -nz(st[h+2]^d)
+	st[h+2] = d
+	y := st[h]
+	st[h] = y + 1
+	sa[y] = q | pb&-b | mark
+}
+
+// nz is 1 if x is not zero, else 0.
+func nz(x int32) int32 { return int32(uint32(x|-x) >> 31) }
+
+// induceS places the S-type suffix q (first symbol a; b: q-1 is L-type, so q is LMS) at the tail
+// of its sub-bucket, in group d, marking the first placed (the last in suffix order) of each
+// group.
+func induceS(sa, st []int32, q, a, b, d, pb int32) {
+	h := 4*a + b
+	mark := saFlag & -nz(st[h+2]^d)
+	st[h+2] = d
+	y := st[h] - 1
+	st[h] = y
+	sa[y] = q | pb&(b-1) | mark
+}
+
+// markSeeds marks the first LMS position of each bucket after placeLMS: each bucket's seeds
+// are one group.
+func markSeeds(sa []int32, l *bucketLayout) {
+	for c := range l.k {
+		if l.nLMS[c] > 0 {
+			sa[l.start[c+1]-l.nLMS[c]] |= saFlag
 		}
-		k, d := 0, int32(0)
-		for i := lo; i < hi; i++ {
-			v := sa[i]
-			d -= v >> 31
-			p := v & saPos
-			q := max(p-1, 0)
-			a := t[q]
-			r := max(q-1, 0)
-			b.dst[k], b.pos[k], b.grp[k] = 2*int32(a)+bit(t[r] < a), q, d
-			k += int(bit(p > 0))
-		}
-		return k, d
 	}
-	seeds := func(lo, hi int32, b *chunkBuf) (int, int32) {
-		if saTouch {
-			touchUp(t, sa, lo, hi, b)
+}
+
+// fixLSMarks moves the marks of each LS region from the first entry of each group to the last,
+// after the left-to-right scan: the right-to-left scan, which reads them, meets a group's last
+// entry first.
+func fixLSMarks(sa []int32, l *bucketLayout, tm *team) {
+	parts := tm.parts(len(sa))
+	tm.run(parts, func(p int) {
+		for c := l.k * p / parts; c < l.k*(p+1)/parts; c++ {
+			lo := l.start[c] + l.nLL[c]
+			run := sa[lo : lo+l.nLS[c]]
+			carry := int32(saFlag)
+			for x := len(run) - 1; x >= 0; x-- {
+				v := run[x]
+				run[x] = v&^saFlag | carry
+				carry = v & saFlag
+			}
 		}
-		k := 0
-		for i := lo; i < hi; i++ {
-			q := sa[i] - 1
-			a := t[q]
-			r := max(q-1, 0)
-			b.dst[k], b.pos[k], b.grp[k] = 2*int32(a)+bit(t[r] < a), q, 0
-			k++
-		}
-		return k, 0
-	}
+	})
+}
+
+// partialLeftRegions is partialLeft for texts of 2^30 bytes or more, whose entries have no bit to
+// spare for the type of p-1: the scan reads the LL and LMS regions of each bucket only.
+func partialLeftRegions[T symbol](t []T, sa []int32, l *bucketLayout, st []int32) {
+	initLeft(t, sa, l, st)
 	d := int32(0)
 	for c := range l.k {
-		i, e := l.start[c], l.start[c]+l.nLL[c]
-		for i < e {
-			hi := max(min(e, head[2*c], i+g.span), i+1)
-			if hi-i < minRun {
-				// A short run of final entries (the bucket induces into itself, as in a run of
-				// one symbol): one at a time.
-				v := sa[i]
-				d -= v >> 31
-				if p := v & saPos; p > 0 {
-					q := p - 1
-					a := t[q]
-					s := 2*int32(a) + bit(t[max(q-1, 0)] < a)
-					mark := saFlag & -bit(last[s] != d)
-					last[s] = d
-					sa[head[s]] = q | mark
-					head[s]++
-				}
-				i++
-				continue
+		for i, e := l.start[c], l.start[c]+l.nLL[c]; i < e; i++ {
+			v := sa[i]
+			d -= v >> 31
+			if p := v & saPos; p > 0 {
+				q := p - 1
+				a := t[q]
+				induceL(sa, st, q, int32(a), bit(t[max(q-1, 0)] < a), d, 0)
 			}
-			g.gather(ll, i, hi, false)
-			d = g.placeGroupedUp(sa, d, head, last)
-			i = hi
 		}
 		// The LMS positions of bucket c, one group.
 		d++
-		i, e = l.start[c+1]-l.nLMS[c], l.start[c+1]
-		for i < e {
-			hi := min(e, i+g.span)
-			g.gather(seeds, i, hi, false)
-			d = g.placeGroupedUp(sa, d, head, last)
-			i = hi
+		for i, e := l.start[c+1]-l.nLMS[c], l.start[c+1]; i < e; i++ {
+			q := sa[i]&saPos - 1
+			a := t[q]
+			induceL(sa, st, q, int32(a), bit(t[max(q-1, 0)] < a), d, 0)
 		}
 	}
 }
 
-// placeGroupedUp places the gathered parts at the heads of their sub-buckets, marking each
-// entry whose group differs from the previous one in its sub-bucket; d is the group number before
-// the block, and the one after it is returned.
-func (g *gatherers) placeGroupedUp(sa []int32, d int32, head, last []int32) int32 {
-	if len(head) > touchBuckets {
-		g.touchPlaces(sa, head)
-	}
-	for j, pt := range g.chunks[:g.nchunks] {
-		b := &g.bufs[j]
-		for x := range pt.k {
-			s := b.dst[x]
-			gr := b.grp[x] + d
-			mark := int32(0)
-			if last[s] != gr {
-				mark = saFlag
-			}
-			last[s] = gr
-			h := head[s]
-			sa[h] = b.pos[x] | mark
-			head[s] = h + 1
-		}
-		d += pt.d
-	}
-	return d
-}
-
-// partialRight induces the S-type entries of stage 1 from the LS ones, right to left. Sub-bucket
-// 2c is the S (non-LMS) region of bucket c, 2c+1 its LMS region.
-func partialRight[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, tail, last []int32) {
-	for c := range l.k {
-		tail[2*c] = l.start[c+1] - l.nLMS[c]
-		tail[2*c+1] = l.start[c+1]
-	}
-	for s := range last {
-		last[s] = -1
-	}
-	// S non-LMS entries carry marks on the last entry of each group: the group number advances
-	// before the entry.
-	sn := func(lo, hi int32, b *chunkBuf) (int, int32) {
-		if saTouch {
-			touchUp(t, sa, lo, hi+1, b)
-		}
-		k, d := 0, int32(0)
-		for i := hi; i >= lo; i-- {
-			v := sa[i]
-			d -= v >> 31
-			p := v & saPos
-			q := max(p-1, 0)
-			a := t[q]
-			r := max(q-1, 0)
-			b.dst[k], b.pos[k], b.grp[k] = 2*int32(a)+bit(t[r] > a), q, d
-			k += int(bit(p > 0))
-		}
-		return k, d
-	}
-	// LS entries carry marks on the first entry of each group: it advances after the entry.
-	ls := func(lo, hi int32, b *chunkBuf) (int, int32) {
-		if saTouch {
-			touchUp(t, sa, lo, hi+1, b)
-		}
-		k, d := 0, int32(0)
-		for i := hi; i >= lo; i-- {
-			v := sa[i]
-			p := v & saPos
-			q := p - 1
-			a := t[q]
-			r := max(q-1, 0)
-			b.dst[k], b.pos[k], b.grp[k] = 2*int32(a)+bit(t[r] > a), q, d
-			k++
-			d -= v >> 31
-		}
-		return k, d
-	}
+// partialRightRegions is partialRight for texts of 2^30 bytes or more: the scan reads the S and
+// LS regions of each bucket only.
+func partialRightRegions[T symbol](t []T, sa []int32, l *bucketLayout, st []int32) {
+	initRight(l, st)
 	d := int32(0)
 	for c := l.k - 1; c >= 0; c-- {
-		lo := l.start[c] + l.nLL[c] + l.nLS[c]
-		i := l.start[c+1] - l.nLMS[c] - 1
-		for i >= lo {
-			b := min(max(lo, tail[2*c], i-g.span+1), i)
-			if i-b < minRun {
-				v := sa[i]
-				d -= v >> 31
-				if p := v & saPos; p > 0 {
-					q := p - 1
-					a := t[q]
-					s := 2*int32(a) + bit(t[max(q-1, 0)] > a)
-					mark := saFlag & -bit(last[s] != d)
-					last[s] = d
-					tail[s]--
-					sa[tail[s]] = q | mark
-				}
-				i--
-				continue
+		for i, lo := l.start[c+1]-l.nLMS[c]-1, l.start[c]+l.nLL[c]; i >= lo; i-- {
+			v := sa[i]
+			d -= v >> 31
+			if p := v & saPos; p > 0 {
+				q := p - 1
+				a := t[q]
+				induceS(sa, st, q, int32(a), bit(t[max(q-1, 0)] > a), d, 0)
 			}
-			g.gather(sn, b, i, true)
-			d = g.placeGroupedDown(sa, d, tail, last)
-			i = b - 1
 		}
 		d++
-		lo = l.start[c] + l.nLL[c]
-		i = lo + l.nLS[c] - 1
-		for i >= lo {
-			b := max(lo, i-g.span+1)
-			g.gather(ls, b, i, true)
-			d = g.placeGroupedDown(sa, d, tail, last)
-			i = b - 1
-		}
 	}
 }
 
-// placeGroupedDown is placeGroupedUp for a right-to-left scan: it places at the tails.
-func (g *gatherers) placeGroupedDown(sa []int32, d int32, tail, last []int32) int32 {
-	if len(tail) > touchBuckets {
-		g.touchPlaces(sa, tail)
-	}
-	for j, pt := range g.chunks[:g.nchunks] {
-		b := &g.bufs[j]
-		for x := range pt.k {
-			s := b.dst[x]
-			gr := b.grp[x] + d
-			mark := int32(0)
-			if last[s] != gr {
-				mark = saFlag
-			}
-			last[s] = gr
-			h := tail[s] - 1
-			sa[h] = b.pos[x] | mark
-			tail[s] = h
+// clearS clears the S-type slots of stage 3 other than the LMS ones, so that its left-to-right
+// scan can run straight through the array.
+func clearS(sa []int32, l *bucketLayout, tm *team) {
+	parts := tm.parts(len(sa))
+	tm.run(parts, func(p int) {
+		for c := l.k * p / parts; c < l.k*(p+1)/parts; c++ {
+			clear(sa[l.start[c]+l.nLL[c]+l.nLS[c] : l.start[c+1]-l.nLMS[c]])
 		}
-		d += pt.d
-	}
-	return d
+	})
 }
 
-// finalLeft induces the L-type suffixes from the sorted LMS suffixes at their buckets' ends. The
-// S-type slots other than those are cleared first, so that the scan can run straight through
-// the array: a block goes on across buckets as long as its entries are final (below the head of
-// an L region), which keeps blocks long where buckets are small (reduced strings).
-func finalLeft[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, head []int32) {
-	n := len(t)
+// partialLeft induces the L-type entries of stage 1 from the LMS positions, left to right, in
+// blocks. Every slot is read: those of S-type suffixes are still empty, and LS entries say that
+// they induce nothing here (l.pb; the text must be under 2^30 bytes). A block goes on across buckets as long as
+// its entries are final (below the head of an LL region; the other regions induce nothing here,
+// and their entries are complete or still empty).
+func partialLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, st []int32) {
+	initLeft(t, sa, l, st)
+	n := int32(len(t))
 	k := l.k
-	for c := range k {
-		clear(sa[l.start[c]+l.nLL[c]+l.nLS[c] : l.start[c+1]-l.nLMS[c]])
+	pm, pb := l.pm, l.pb
+	ps.start(scanL, st, pm, pb, l)
+	span := ps.span()
+	d := int32(0)
+	cb := 0 // the bucket of i
+	for i := int32(0); i < n; {
+		for l.start[cb+1] <= i {
+			cb++
+		}
+		hi, limit := i, min(i+span, n)
+		for x := cb; x < k && hi < limit; x++ {
+			if llEnd := l.start[x] + l.nLL[x]; hi < llEnd && st[4*x] < llEnd {
+				hi = max(hi, st[4*x])
+				break
+			}
+			hi = l.start[x+1]
+		}
+		hi = max(min(hi, limit), i+1)
+		if hi-i >= minRun {
+			d = ps.block(i, hi, d)
+			i = hi
+			continue
+		}
+		// A short run of final entries (a bucket inducing into itself, as in a run of one
+		// symbol): one at a time.
+		for ; i < hi; i++ {
+			v := sa[i]
+			d -= v >> 31
+			if u := v & ^saFlag; uint32(u-1) < uint32(pb-1) {
+				q := u - 1
+				a := t[q]
+				induceL(sa, st, q, int32(a), bit(t[max(q-1, 0)] < a), d, pb)
+			}
+		}
 	}
+}
+
+// partialRight induces the S-type entries of stage 1 from the L-type ones, right to left, in
+// blocks. Every slot is read; the entries that induce (S and LS) say so (l.pb). A group boundary
+// is marked on its entry nearest the end (a mark advances d before the entry). A block goes on across buckets as long as
+// its entries are final (at or above the tail of an S region; LS regions are complete, and the
+// others induce nothing here).
+func partialRight[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, st []int32) {
+	initRight(l, st)
+	n := int32(len(t))
+	pm, pb := l.pm, l.pb
+	ps.start(scanR, st, pm, pb, l)
+	span := ps.span()
+	d := int32(0)
+	cb := l.k - 1 // the bucket of i
+	for i := n - 1; i >= 0; {
+		for l.start[cb] > i {
+			cb--
+		}
+		lo, limit := i+1, max(i-span+1, 0)
+		for x := cb; x >= 0 && lo > limit; x-- {
+			if sStart := l.start[x] + l.nLL[x] + l.nLS[x]; lo > sStart && st[4*x] > sStart {
+				lo = min(lo, st[4*x])
+				break
+			}
+			lo = l.start[x]
+		}
+		lo = min(max(lo, limit), i)
+		if i+1-lo >= minRun {
+			d = ps.block(lo, i+1, d)
+			i = lo - 1
+			continue
+		}
+		for ; i >= lo; i-- {
+			v := sa[i]
+			d -= v >> 31
+			if u := v & ^saFlag; u > pb {
+				q := u&pm - 1
+				a := t[q]
+				induceS(sa, st, q, int32(a), bit(t[max(q-1, 0)] > a), d, pb)
+			}
+		}
+	}
+}
+
+// finalLeft induces the L-type suffixes from the sorted LMS suffixes at their buckets' ends, in
+// blocks. A block goes on across buckets as long as its
+// entries are final (below the head of an L region), which keeps blocks long where buckets are
+// small (reduced strings).
+func finalLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, head []int32) {
+	n := int32(len(t))
+	k := l.k
 	copy(head, l.start[:k])
 	c := t[n-1]
-	sa[head[c]] = int32(n-1) | saFlag&-bit(t[n-2] < c)
+	sa[head[c]] = (n - 1) | saFlag&-bit(t[n-2] < c)
 	head[c]++
-	// Each p without the flag induces p-1, flagged when p-2 is S-type.
-	fl := func(lo, hi int32, b *chunkBuf) (int, int32) {
-		if saTouch {
-			touchInducing(t, sa, lo, hi, b, false)
-		}
-		k := 0
-		for i := lo; i < hi; i++ {
-			v := sa[i]
-			q := max(v-1, 0)
-			a := t[q]
-			r := max(q-1, 0)
-			b.dst[k], b.pos[k] = int32(a), q|saFlag&-bit(q > 0 && t[r] < a)
-			k += int(bit(v > 0))
-		}
-		return k, 0
-	}
+	ps.start(scanFL, head, saPos, 0, l)
+	span := ps.span()
 	cb := 0 // the bucket of i
-	for i := int32(0); i < int32(n); {
+	for i := int32(0); i < n; {
 		for l.start[cb+1] <= i {
 			cb++
 		}
 		// Extend the block [i, hi) while its entries are final.
-		hi, limit := i, i+g.span
+		hi, limit := i, min(i+span, n)
 		for x := cb; x < k && hi < limit; x++ {
 			if lEnd := l.start[x] + l.nLL[x] + l.nLS[x]; hi < lEnd && head[x] < lEnd {
 				hi = max(hi, head[x])
@@ -305,9 +299,12 @@ func finalLeft[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, head 
 			hi = l.start[x+1]
 		}
 		hi = max(min(hi, limit), i+1)
-		if hi-i < minRun {
-			// A short run of final entries (the bucket induces into itself, as in a run of one
-			// symbol): one at a time.
+		if hi-i >= minRun {
+			ps.block(i, hi, 0)
+			i = hi
+			continue
+		}
+		for ; i < hi; i++ {
 			if v := sa[i]; v > 0 {
 				q := v - 1
 				a := t[q]
@@ -315,64 +312,25 @@ func finalLeft[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, head 
 				sa[h] = q | saFlag&-bit(q > 0 && t[max(q-1, 0)] < a)
 				head[a] = h + 1
 			}
-			i++
-			continue
-		}
-		g.gather(fl, i, hi, false)
-		g.placeUp(sa, head)
-		i = hi
-	}
-}
-
-func (g *gatherers) placeUp(sa []int32, head []int32) {
-	if len(head) > touchBuckets {
-		g.touchPlaces(sa, head)
-	}
-	for j, pt := range g.chunks[:g.nchunks] {
-		b := &g.bufs[j]
-		for x := range pt.k {
-			a := b.dst[x]
-			h := head[a]
-			sa[h] = b.pos[x]
-			head[a] = h + 1
 		}
 	}
 }
 
 // finalRight induces the S-type suffixes from the L-type ones, right to left, and clears the
-// flags. Blocks run across buckets as long as their entries are final (at or above the tail of
-// an S region; L regions are complete).
-func finalRight[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, tail []int32) {
-	n := len(t)
+// flags, in blocks. Blocks run across buckets as long as their
+// entries are final (at or above the tail of an S region; L regions are complete).
+func finalRight[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, tail []int32) {
+	n := int32(len(t))
 	copy(tail, l.start[1:])
-	// Each flagged p induces p-1, flagged when p-2 is S-type.
-	fr := func(lo, hi int32, b *chunkBuf) (int, int32) {
-		if saTouch {
-			touchInducing(t, sa, lo, hi+1, b, true)
-		}
-		k := 0
-		for i := hi; i >= lo; i-- {
-			v := sa[i]
-			p := v & saPos
-			sa[i] = p
-			q := p - 1
-			if v >= 0 {
-				q = 0
-			}
-			a := t[q]
-			r := max(q-1, 0)
-			b.dst[k], b.pos[k] = int32(a), q|saFlag&-bit(q > 0 && t[r] <= a)
-			k += int(bit(v < 0))
-		}
-		return k, 0
-	}
+	ps.start(scanFR, tail, saPos, 0, l)
+	span := ps.span()
 	cb := l.k - 1 // the bucket of i
-	for i := int32(n - 1); i >= 0; {
+	for i := n - 1; i >= 0; {
 		for l.start[cb] > i {
 			cb--
 		}
 		// Extend the block [lo, i] downwards while its entries are final.
-		lo, limit := i+1, i-g.span+1
+		lo, limit := i+1, max(i-span+1, 0)
 		for x := cb; x >= 0 && lo > limit; x-- {
 			if sStart := l.start[x] + l.nLL[x] + l.nLS[x]; lo > sStart {
 				if tail[x] > sStart {
@@ -383,7 +341,12 @@ func finalRight[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, tail
 			lo = l.start[x]
 		}
 		lo = min(max(lo, limit), i)
-		if i-lo < minRun {
+		if i+1-lo >= minRun {
+			ps.block(lo, i+1, 0)
+			i = lo - 1
+			continue
+		}
+		for ; i >= lo; i-- {
 			if v := sa[i]; v < 0 {
 				p := v & saPos
 				sa[i] = p
@@ -393,77 +356,6 @@ func finalRight[T symbol](t []T, sa []int32, l *bucketLayout, g *gatherers, tail
 				sa[h] = q | saFlag&-bit(q > 0 && t[max(q-1, 0)] <= a)
 				tail[a] = h
 			}
-			i--
-			continue
-		}
-		g.gather(fr, lo, i, true)
-		g.placeDown(sa, tail)
-		i = lo - 1
-	}
-}
-
-func (g *gatherers) placeDown(sa []int32, tail []int32) {
-	if len(tail) > touchBuckets {
-		g.touchPlaces(sa, tail)
-	}
-	for j, pt := range g.chunks[:g.nchunks] {
-		b := &g.bufs[j]
-		for x := range pt.k {
-			a := b.dst[x]
-			h := tail[a] - 1
-			sa[h] = b.pos[x]
-			tail[a] = h
 		}
 	}
-}
-
-const saTouch = true
-
-// touchUp loads the text symbol before each entry of sa[lo:hi], so that the cache misses of a
-// block are all outstanding at once: a short loop keeps many in flight, where the full gather
-// (many instructions per entry) would stall on each in turn.
-func touchUp[T symbol](t []T, sa []int32, lo, hi int32, b *chunkBuf) {
-	var x T
-	for _, v := range sa[lo:hi] {
-		x += t[max(v&saPos-1, 0)]
-	}
-	b.sink = int32(x)
-}
-
-// touchInducing is touchUp for the entries of stage 3 that induce: those with the flag (flagged)
-// or without it. The others would only fetch a line for nothing.
-func touchInducing[T symbol](t []T, sa []int32, lo, hi int32, b *chunkBuf, flagged bool) {
-	var x T
-	if flagged {
-		for _, v := range sa[lo:hi] {
-			q := v&saPos - 1
-			if v >= 0 {
-				q = 0
-			}
-			x += t[max(q, 0)]
-		}
-	} else {
-		for _, v := range sa[lo:hi] {
-			x += t[max(v-1, 0)]
-		}
-	}
-	b.sink = int32(x)
-}
-
-// touchBuckets is the alphabet size past which the bucket pointers and the slots they point to
-// no longer stay in cache, and placement touches them ahead (see touchUp).
-const touchBuckets = 1 << 15
-
-// touchPlaces loads the bucket pointer of every gathered induction and the suffix array slot it
-// points to, so that placement finds them in cache.
-func (g *gatherers) touchPlaces(sa []int32, ptr []int32) {
-	var x int32
-	for j, pt := range g.chunks[:g.nchunks] {
-		b := &g.bufs[j]
-		for _, s := range b.dst[:pt.k] {
-			h := ptr[s]
-			x += sa[max(h-1, 0)]
-		}
-	}
-	g.bufs[0].sink = x
 }

@@ -1,246 +1,191 @@
 package cpu
 
-import (
-	"runtime"
-	"sync/atomic"
-)
+import "unsafe"
 
-// gatherers splits the gather step of each induction block between the calling goroutine and
-// helper goroutines; the place step stays on the caller, in scan order, so the result never
-// depends on the number of threads.
+// The blocks of the induction scans. A block is a run of final entries (ones no later induction
+// can change) in scan order, and takes two steps of the team (sais_team.go):
 //
-// A block is cut into small chunks that threads claim one at a time, so a helper that starts
-// late (a busy machine) just takes fewer of them, and the caller waits at most for the chunks a
-// running helper has in hand (spinning briefly, then blocking, so that a helper sharing its core
-// gets to run). Between blocks helpers spin for a while (the time a block's placement takes),
-// then park.
-type gatherers struct {
-	span    int32 // the largest block
-	bufs    []chunkBuf
-	chunks  []chunkResult
-	nchunks int32
-
-	// The current block, immutable once published. claim is epoch<<32 | chunks<<16 | claimed:
-	// a new epoch publishes a block, and claiming a chunk is one compare-and-swap. done[j] holds
-	// the epoch in which chunk j was last gathered.
-	blk   atomic.Pointer[gatherBlock]
-	claim atomic.Uint64
-	done  []atomic.Uint64
-	epoch uint64
-
-	// The caller blocked waiting for a helper's chunk: waiting is set, and a helper that
-	// finishes a chunk clears it and sends on finished.
-	waiting  atomic.Bool
-	finished chan struct{}
-
-	unhelped int // blocks in a row the helpers took no chunk of
-	solo     int // blocks left to gather without them
-
-	helpers []*gatherHelper
-}
-
-type gatherBlock struct {
-	f      gatherFunc
-	lo, hi int32
-	down   bool
-	epoch  uint64
-}
-
-type chunkResult struct {
-	k int   // inductions gathered
-	d int32 // group number advance over the chunk
-}
+//   - gather: the block is cut into parts that the threads claim one at a time; the gather kernel
+//     reads each part's entries with the text symbols they need (the random accesses; asked for
+//     ahead), and writes the suffixes they induce to the part's buffers, one per side: the
+//     destination buckets are split into two sides at the symbol that leaves about as many
+//     suffixes in the buckets on each;
+//   - place: each side's inductions are written at its buckets' heads (or tails), part after
+//     part, so in scan order within every bucket, by the thread that claims the side; the sides'
+//     buckets are disjoint, and so are the pointers the threads move.
+//
+// So the result never depends on the number of threads. There are a few parts per thread, so
+// that a thread the system stops while it holds one (a busy machine) holds up little. Blocks
+// shorter than parMin stay on the calling thread.
 
 const (
-	gatherChunk  = 512     // entries a thread claims at once
-	gatherChunks = 16      // chunks in the largest block
-	spinBudget   = 1 << 17 // loads a helper spins through waiting for a block before parking
-	awaitSpin    = 1 << 16 // loads the caller spins through waiting for a chunk before blocking
-	soloAfter    = 8       // blocks in a row without help before the caller goes it alone...
-	soloBlocks   = 256     // ...for this many blocks
+	maxThreads = 4        // threads a scan uses at most
+	maxParts   = 16       // parts of a block at most
+	maxSides   = 2        // sides at most
+	partCap    = 2048     // entries of a part at most
+	parMin     = 2 * 1024 // shorter runs of final entries go on the calling thread...
+	minRun     = 16       // ...and shorter than this, one at a time (the kernels ask ahead)
 )
 
-func newGatherers(threads int) *gatherers {
-	threads = max(1, min(threads, runtime.GOMAXPROCS(0)))
-	g := &gatherers{
-		span:   gatherChunk * gatherChunks,
-		bufs:   make([]chunkBuf, gatherChunks),
-		chunks: make([]chunkResult, gatherChunks),
-		done:   make([]atomic.Uint64, gatherChunks),
+// Kinds of block, each with its own gather.
+const (
+	scanL  = iota // stage 1, upwards
+	scanR         // stage 1, downwards
+	scanFL        // stage 3, upwards
+	scanFR        // stage 3, downwards
+)
 
-		finished: make(chan struct{}, 1),
-	}
-	for range threads - 1 {
-		h := &gatherHelper{g: g, wake: make(chan struct{}, 1)}
-		g.helpers = append(g.helpers, h)
-		go h.loop()
-	}
-	return g
+// blockPart is a part of a block: its entries, and the inductions they make, in records (rec1 or
+// rec3) by side: side s from buf[s] to end[s], in scan order.
+type blockPart struct {
+	lo, hi int32 // entries [lo, hi)
+	d      int32 // the group number's advance over the part
+	buf    [maxSides][]rec1
+	end    [maxSides]unsafe.Pointer
 }
 
-// close ends the helpers.
-func (g *gatherers) close() {
-	for _, h := range g.helpers {
-		h.closed.Store(true)
-		if h.parked.CompareAndSwap(true, false) {
-			h.wake <- struct{}{}
+// parBufs are the buffers of the scans, shared by the levels of a construction.
+type parBufs struct {
+	parts, sides int
+	part         [maxParts]blockPart
+}
+
+func newParBufs(threads int) *parBufs {
+	threads = min(threads, maxThreads)
+	pb := &parBufs{parts: min(4*threads, maxParts), sides: min(threads, maxSides)}
+	for j := range pb.parts {
+		for s := range pb.sides {
+			pb.part[j].buf[s] = make([]rec1, partCap+1) // +1: the end stays inside
+		}
+	}
+	return pb
+}
+
+// parScan is the state of a scan in blocks.
+type parScan[T symbol] struct {
+	tm     *team
+	t      []T
+	sa     []int32
+	ptr    []int32 // bucket pointers: stage 1 st (see saisLevel), stage 3 heads or tails
+	pm, pb int32
+	big    bool
+
+	kind  int
+	d     int32 // the group number before the block
+	split int32 // inductions to symbols from split on go to side 1
+	*parBufs
+
+	gatherF, placeF func(int)
+}
+
+func newParScan[T symbol](tm *team, bufs *parBufs, t []T, sa []int32, k int) *parScan[T] {
+	ps := &parScan[T]{tm: tm, t: t, sa: sa, big: bigAlphabet[T](k), parBufs: bufs}
+	ps.gatherF = ps.gather
+	ps.placeF = ps.place
+	return ps
+}
+
+// span is the most entries of a block.
+func (ps *parScan[T]) span() int32 { return int32(ps.parts) * partCap }
+
+// start readies the scan for its blocks: kind, bucket pointers, and the sides, split at the
+// symbol that leaves about as many suffixes in the buckets on each side.
+func (ps *parScan[T]) start(kind int, ptr []int32, pm, pb int32, l *bucketLayout) {
+	ps.kind, ps.ptr, ps.pm, ps.pb, ps.d = kind, ptr, pm, pb, 0
+	ps.split = 1<<31 - 1
+	if ps.sides > 1 {
+		total := int64(l.start[l.k])
+		for c := range l.k {
+			if 2*int64(l.start[c+1]) >= total {
+				ps.split = int32(c + 1)
+				break
+			}
 		}
 	}
 }
 
-// gather runs f over the block [lo, hi) (left to right) or [lo, hi] (down: right to left), at
-// most g.span entries, in chunks; the results are in g.chunks[:g.nchunks] and g.bufs, in scan
-// order.
-func (g *gatherers) gather(f gatherFunc, lo, hi int32, down bool) {
+// block induces from the entries [lo, hi) (at most span), in scan order (downwards: from hi-1
+// down), with group number d before them (stage 1), and returns the group number after them.
+func (ps *parScan[T]) block(lo, hi, d int32) int32 {
+	ps.d = d
 	n := hi - lo
-	if down {
-		n++
-	}
-	nc := (n + gatherChunk - 1) / gatherChunk
-	g.nchunks = nc
-	if g.solo > 0 {
-		g.solo--
-	}
-	if nc == 1 || len(g.helpers) == 0 || g.solo > 0 {
-		for j := range nc {
-			g.runChunk(f, lo, hi, down, j)
+	p := min(int32(ps.parts), (n+partCap-1)/partCap)
+	down := ps.kind == scanR || ps.kind == scanFR
+	for j := range p {
+		a, b := lo+n*j/p, lo+n*(j+1)/p
+		if down {
+			a, b = hi-n*(j+1)/p, hi-n*j/p
 		}
-		return
+		ps.part[j].lo, ps.part[j].hi = a, b
 	}
-	g.epoch++
-	e := g.epoch
-	g.blk.Store(&gatherBlock{f, lo, hi, down, e})
-	g.claim.Store(e<<32 | uint64(nc)<<16)
-	for _, h := range g.helpers {
-		if h.parked.CompareAndSwap(true, false) {
-			h.wake <- struct{}{}
+	for j := p; j < int32(ps.parts); j++ {
+		pt := &ps.part[j]
+		pt.lo, pt.hi, pt.d = 0, 0, 0
+		for s := range ps.sides {
+			pt.end[s] = unsafe.Pointer(unsafe.SliceData(pt.buf[s]))
 		}
 	}
-	mine := int32(0)
-	for {
-		j, ok := g.claimChunk(e)
-		if !ok {
-			break
+	if n < parMin {
+		ps.gather(0)
+		for s := range ps.sides {
+			ps.place(s)
 		}
-		g.runChunk(f, lo, hi, down, j)
-		mine++
-	}
-	for j := range nc {
-		g.await(j, e)
-	}
-	// A helper that gets no chunks is not being run (the machine is busy): stop handing it
-	// blocks for a while rather than keep it spinning.
-	if mine < nc {
-		g.unhelped = 0
-	} else if g.unhelped++; g.unhelped >= soloAfter {
-		g.unhelped, g.solo = 0, soloBlocks
-	}
-}
-
-// await waits for chunk j of the block of epoch e, which a helper has in hand: spinning a while,
-// then blocking, so that a helper the system runs on this thread's core gets to finish it.
-func (g *gatherers) await(j int32, e uint64) {
-	for spins := 0; g.done[j].Load() != e; spins++ {
-		if spins < awaitSpin {
-			continue
-		}
-		g.waiting.Store(true)
-		if g.done[j].Load() != e {
-			<-g.finished
-		} else if !g.waiting.CompareAndSwap(true, false) {
-			<-g.finished // a helper saw us waiting: take its token
-		}
-		spins = 0
-	}
-}
-
-// claimChunk claims the next unclaimed chunk of the block of epoch e, if there is one.
-func (g *gatherers) claimChunk(e uint64) (int32, bool) {
-	for {
-		s := g.claim.Load()
-		j, nc := int32(s&0xffff), int32(s>>16&0xffff)
-		if s>>32 != e || j >= nc {
-			return 0, false
-		}
-		if g.claim.CompareAndSwap(s, s+1) {
-			return j, true
-		}
-	}
-}
-
-// runChunk gathers chunk j of the block, in scan order, into g.bufs[j] and marks it done.
-func (g *gatherers) runChunk(f gatherFunc, lo, hi int32, down bool, j int32) {
-	var k int
-	var d int32
-	if !down {
-		a := lo + j*gatherChunk
-		k, d = f(a, min(a+gatherChunk, hi), &g.bufs[j])
 	} else {
-		z := hi - j*gatherChunk
-		k, d = f(max(z-gatherChunk+1, lo), z, &g.bufs[j])
+		ps.tm.run(int(p), ps.gatherF)
+		ps.tm.run(ps.sides, ps.placeF)
 	}
-	g.chunks[j] = chunkResult{k, d}
-	g.done[j].Store(g.epoch)
+	for j := range p {
+		d += ps.part[j].d
+	}
+	return d
 }
 
-type gatherHelper struct {
-	g      *gatherers
-	wake   chan struct{}
-	parked atomic.Bool
-	closed atomic.Bool
+// gather reads the entries of part j and buffers the suffixes they induce by side.
+func (ps *parScan[T]) gather(j int) {
+	pt := &ps.part[j]
+	a := scanArgs{t: unsafe.Pointer(unsafe.SliceData(ps.t)), n: int(pt.hi - pt.lo), split: ps.split}
+	for s := range ps.sides {
+		a.wp[s] = unsafe.Pointer(unsafe.SliceData(pt.buf[s]))
+	}
+	switch ps.kind {
+	case scanL:
+		a.sa = unsafe.Pointer(&ps.sa[pt.lo])
+		gatherL[T](&a)
+	case scanR:
+		a.sa = unsafe.Pointer(&ps.sa[pt.hi-1])
+		gatherR[T](&a)
+	case scanFL:
+		a.sa = unsafe.Pointer(&ps.sa[pt.lo])
+		gatherFL[T](&a)
+	default:
+		a.sa = unsafe.Pointer(&ps.sa[pt.hi-1])
+		gatherFR[T](&a)
+	}
+	pt.d = a.d
+	pt.end = a.wp
 }
 
-func (h *gatherHelper) loop() {
-	g := h.g
-	seen := uint64(0)
-	for {
-		// Wait for a new block.
-		for spins := 0; ; spins++ {
-			if e := g.claim.Load() >> 32; e != seen {
-				break
-			}
-			if h.closed.Load() {
-				return
-			}
-			if spins < spinBudget {
-				continue
-			}
-			spins = 0
-			h.parked.Store(true)
-			if g.claim.Load()>>32 == seen && !h.closed.Load() {
-				<-h.wake // the publisher clears parked and sends
-			} else if !h.parked.CompareAndSwap(true, false) {
-				<-h.wake // the publisher saw parked first: take its token
-			}
+// place writes side s's inductions of the block, part after part.
+func (ps *parScan[T]) place(s int) {
+	a := placeArgs{sa: unsafe.Pointer(unsafe.SliceData(ps.sa)), ptr: unsafe.Pointer(unsafe.SliceData(ps.ptr)), d: ps.d, big: int32(bit(ps.big))}
+	size := uintptr(12)
+	if ps.kind >= scanFL {
+		size = 8
+	}
+	for j := range ps.parts {
+		pt := &ps.part[j]
+		a.rec = unsafe.Pointer(unsafe.SliceData(pt.buf[s]))
+		a.n = int((uintptr(pt.end[s]) - uintptr(a.rec)) / size)
+		switch ps.kind {
+		case scanL:
+			placeL(&a)
+		case scanR:
+			placeR(&a)
+		case scanFL:
+			placeFL(&a)
+		default:
+			placeFR(&a)
 		}
-		// The block was stored before its epoch was published; the caller does not move on
-		// until every chunk it has is done, ours included.
-		blk := g.blk.Load()
-		seen = blk.epoch
-		for {
-			j, ok := g.claimChunk(seen)
-			if !ok {
-				break
-			}
-			h.run(blk, j)
-		}
-	}
-}
-
-func (h *gatherHelper) run(blk *gatherBlock, j int32) {
-	g := h.g
-	var k int
-	var d int32
-	if !blk.down {
-		a := blk.lo + j*gatherChunk
-		k, d = blk.f(a, min(a+gatherChunk, blk.hi), &g.bufs[j])
-	} else {
-		z := blk.hi - j*gatherChunk
-		k, d = blk.f(max(z-gatherChunk+1, blk.lo), z, &g.bufs[j])
-	}
-	g.chunks[j] = chunkResult{k, d}
-	g.done[j].Store(blk.epoch)
-	if g.waiting.CompareAndSwap(true, false) {
-		g.finished <- struct{}{}
+		a.d += pt.d
 	}
 }

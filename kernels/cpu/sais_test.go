@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -174,6 +175,61 @@ func TestSuffixArrayLarge(t *testing.T) {
 			// Short common prefixes: the sorting oracle is fast here.
 			if want := naiveSuffixArray(text); !slices.Equal(first, want) {
 				t.Fatalf("%s: differs from the naive suffix array", name)
+			}
+		}
+	}
+}
+
+// TestSuffixArrayRegions builds with the stage 1 scans that texts of 2^30 bytes or more use.
+func TestSuffixArrayRegions(t *testing.T) {
+	defer func(r int) { regionsFrom = r }(regionsFrom)
+	regionsFrom = 0
+	rng := rand.New(rand.NewSource(4))
+	for _, text := range saTexts(rng) {
+		got := make([]int32, len(text))
+		SuffixArray(text, got)
+		if want := naiveSuffixArray(text); !slices.Equal(got, want) {
+			t.Fatalf("SuffixArray(%q) = %v, want %v", shorten(text), got[:min(len(got), 20)], want[:min(len(want), 20)])
+		}
+	}
+	for name, text := range largeTexts(rng, 100_000) {
+		for _, threads := range []int{1, 2} {
+			sa := make([]int32, len(text))
+			SuffixArrayThreads(text, sa, threads)
+			if err := checkSuffixArray(text, sa); err != nil {
+				t.Fatalf("%s, %d threads: %v", name, threads, err)
+			}
+		}
+	}
+}
+
+// TestSuffixArrayParts builds with the text passes cut into parts for small texts too, on one
+// thread and several, and with texts that leave the parts few L-type suffixes.
+func TestSuffixArrayParts(t *testing.T) {
+	defer func(p int) { partsFrom = p }(partsFrom)
+	partsFrom = 1 << 10
+	// Four threads even on fewer cores: four parts.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0))))
+	rng := rand.New(rand.NewSource(5))
+	texts := largeTexts(rng, 80_000)
+	run := bytes.Repeat([]byte{'a'}, 80_000)
+	// Two L-type suffixes, fewer than the parts.
+	texts["one run"] = append(append([]byte{'b'}, run...), 'b')
+	// LMS positions every other byte: no room beside the reduced string for a slot a part.
+	texts["ab"] = bytes.Repeat([]byte("ab"), 40_000)
+	texts["ba"] = bytes.Repeat([]byte("ba"), 40_000)
+	for name, text := range texts {
+		var first []int32
+		for _, threads := range []int{1, 2, 4} {
+			sa := make([]int32, len(text))
+			SuffixArrayThreads(text, sa, threads)
+			if err := checkSuffixArray(text, sa); err != nil {
+				t.Fatalf("%s, %d threads: %v", name, threads, err)
+			}
+			if first == nil {
+				first = sa
+			} else if !slices.Equal(sa, first) {
+				t.Fatalf("%s: %d threads differ from 1", name, threads)
 			}
 		}
 	}

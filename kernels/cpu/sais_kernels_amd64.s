@@ -1,0 +1,442 @@
+#include "textflag.h"
+
+// The gather and place kernels of the induction scans (sais_kernels.go has their definitions in
+// Go). The gathers share one skeleton: a prologue asks for the text lines of the run's first
+// kernAhead (64) entries, the main loop handles an entry while asking for the line of the entry
+// 64 on, and a tail loop handles the last 64. Registers in the gathers:
+//
+//	R9  the scanArgs	SI  the text	DI  the entry	R12 entries left in the loop
+//	R11 the group number d	R10 the side split	R8  zero
+//	AX BX CX DX R13 scratch
+//
+// scanArgs: t 0, sa 8, n 16, d 24, split 28, wp 32 (side 0), 40 (side 1).
+// placeArgs: rec 0, n 8, sa 16, ptr 24, d 32, big 36.
+
+// Text symbols: byte or int32, loaded zero-extended into a 32-bit register.
+#define SYM8(i, dst) MOVBLZX (SI)(i*1), dst
+#define SYM32(i, dst) MOVL (SI)(i*4), dst
+
+// Ask for the text line before position v&mask (v in AX; BX scratch), per kind of scan. Entries
+// that do not induce ask for t[-1], as does position 0.
+#define ASK_L(scale, disp) MOVL AX, BX; ANDL $0x3fffffff, AX; TESTL $0x40000000, BX; CMOVLNE R8, AX; PREFETCHT0 disp(SI)(AX*scale)
+#define ASK_R(scale, disp) MOVL AX, BX; ANDL $0x3fffffff, AX; TESTL $0x40000000, BX; CMOVLEQ R8, AX; PREFETCHT0 disp(SI)(AX*scale)
+#define ASK_FL(scale, disp) TESTL AX, AX; CMOVLLT R8, AX; PREFETCHT0 disp(SI)(AX*scale)
+#define ASK_FR(scale, disp) MOVL AX, BX; ANDL $0x7fffffff, AX; TESTL BX, BX; CMOVLGE R8, AX; PREFETCHT0 disp(SI)(AX*scale)
+
+// The symbol before q (AX) into CX: t[q-1], or t[0] for q = 0.
+#define PREV(SYM) LEAL -1(AX), CX; TESTL AX, AX; CMOVLEQ AX, CX; SYM(CX, CX)
+
+// Append the record in R13 (h), CX (pos) [and R11 (grp)] to the side of symbol BX. BX, AX are
+// scratch.
+#define PUT1 \
+	CMPL BX, R10; SBBL BX, BX; INCL BX; \
+	MOVQ 32(R9)(BX*8), AX; \
+	MOVL R13, (AX); MOVL CX, 4(AX); MOVL R11, 8(AX); \
+	ADDQ $12, AX; MOVQ AX, 32(R9)(BX*8)
+#define PUT3 \
+	CMPL BX, R10; SBBL BX, BX; INCL BX; \
+	MOVQ 32(R9)(BX*8), AX; \
+	MOVL R13, (AX); MOVL CX, 4(AX); \
+	ADDQ $8, AX; MOVQ AX, 32(R9)(BX*8)
+
+// The bodies: the entry is in AX. An entry that induces nothing jumps to next (a branch: whether
+// entries induce comes in runs); one that induces puts a record and falls through to it.
+
+// Stage 1, upwards: a mark advances the group number; LS entries (bit 30) and empty ones (0)
+// induce nothing.
+#define BODY_L(SYM, next) \
+	MOVL AX, BX; SARL $31, BX; SUBL BX, R11; \
+	ANDL $0x7fffffff, AX; DECL AX; CMPL AX, $0x3fffffff; JCC next; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL CX, BX; SBBL CX, CX; \
+	LEAL (BX*4), R13; SUBL CX, R13; \
+	ANDL $0x40000000, CX; ORL AX, CX; \
+	PUT1
+
+// Stage 1, downwards: entries with bit 30 (p-1 S-type) and a position over 0 induce.
+#define BODY_R(SYM, next) \
+	MOVL AX, BX; SARL $31, BX; SUBL BX, R11; \
+	ANDL $0x7fffffff, AX; CMPL AX, $0x40000000; JLS next; \
+	ANDL $0x3fffffff, AX; DECL AX; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL BX, CX; SBBL CX, CX; \
+	LEAL (BX*4), R13; SUBL CX, R13; \
+	NOTL CX; ANDL $0x40000000, CX; ORL AX, CX; \
+	PUT1
+
+// Stage 3, upwards: entries over 0 induce.
+#define BODY_FL(SYM, next) \
+	TESTL AX, AX; JLE next; DECL AX; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL CX, BX; SBBL CX, CX; \
+	ANDL $0x80000000, CX; ORL AX, CX; MOVL BX, R13; \
+	PUT3
+
+// Stage 3, downwards: flagged entries induce, and their flag is cleared.
+#define BODY_FR(SYM, next) \
+	TESTL AX, AX; JGE next; \
+	ANDL $0x7fffffff, AX; MOVL AX, (DI); DECL AX; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL BX, CX; SBBL CX, CX; NOTL CX; \
+	XORL R13, R13; TESTL AX, AX; SETNE R13B; NEGL R13; ANDL R13, CX; \
+	ANDL $0x80000000, CX; ORL AX, CX; MOVL BX, R13; \
+	PUT3
+
+// The skeleton of a gather. step is +4 upwards, -4 downwards; ahead is 64 entries in bytes.
+#define GATHER(ASK, scale, disp, BODY, SYM, step, ahead) \
+	MOVQ a+0(FP), R9; \
+	MOVQ 0(R9), SI; \
+	MOVQ 8(R9), DI; \
+	MOVQ 16(R9), R12; \
+	MOVL 28(R9), R10; \
+	XORL R11, R11; \
+	XORL R8, R8; \
+	MOVQ R12, DX; \
+	CMPQ DX, $64; \
+	JLE  pro; \
+	MOVQ $64, DX; \
+pro: \
+	TESTQ DX, DX; \
+	JEQ main; \
+	MOVQ DI, R13; \
+proloop: \
+	MOVL (R13), AX; \
+	ASK(scale, disp); \
+	ADDQ $step, R13; \
+	DECQ DX; \
+	JNE proloop; \
+main: \
+	SUBQ $64, R12; \
+	JLE tailset; \
+mainloop: \
+	MOVL ahead(DI), AX; \
+	ASK(scale, disp); \
+	MOVL (DI), AX; \
+	BODY(SYM, next1); \
+next1: \
+	ADDQ $step, DI; \
+	DECQ R12; \
+	JNE mainloop; \
+tailset: \
+	ADDQ $64, R12; \
+	JEQ done; \
+tailloop: \
+	MOVL (DI), AX; \
+	BODY(SYM, next2); \
+next2: \
+	ADDQ $step, DI; \
+	DECQ R12; \
+	JNE tailloop; \
+done: \
+	MOVL R11, 24(R9); \
+	RET
+
+// func gatherL8(a *scanArgs)
+TEXT ·gatherL8(SB), NOSPLIT, $0-8
+	GATHER(ASK_L, 1, -1, BODY_L, SYM8, 4, 256)
+
+// func gatherL32(a *scanArgs)
+TEXT ·gatherL32(SB), NOSPLIT, $0-8
+	GATHER(ASK_L, 4, -4, BODY_L, SYM32, 4, 256)
+
+// func gatherR8(a *scanArgs)
+TEXT ·gatherR8(SB), NOSPLIT, $0-8
+	GATHER(ASK_R, 1, -1, BODY_R, SYM8, -4, -256)
+
+// func gatherR32(a *scanArgs)
+TEXT ·gatherR32(SB), NOSPLIT, $0-8
+	GATHER(ASK_R, 4, -4, BODY_R, SYM32, -4, -256)
+
+// func gatherFL8(a *scanArgs)
+TEXT ·gatherFL8(SB), NOSPLIT, $0-8
+	GATHER(ASK_FL, 1, -1, BODY_FL, SYM8, 4, 256)
+
+// func gatherFL32(a *scanArgs)
+TEXT ·gatherFL32(SB), NOSPLIT, $0-8
+	GATHER(ASK_FL, 4, -4, BODY_FL, SYM32, 4, 256)
+
+// func gatherFR8(a *scanArgs)
+TEXT ·gatherFR8(SB), NOSPLIT, $0-8
+	GATHER(ASK_FR, 1, -1, BODY_FR, SYM8, -4, -256)
+
+// func gatherFR32(a *scanArgs)
+TEXT ·gatherFR32(SB), NOSPLIT, $0-8
+	GATHER(ASK_FR, 4, -4, BODY_FR, SYM32, -4, -256)
+
+// The places. Registers: SI the record, CX records left in the loop, DI the suffix array, R9
+// the bucket pointers, R10 the group number before the run; AX BX DX scratch. The record size
+// is 12 (stage 1) or 8 (stage 3).
+
+// Stage 1, at the heads: mark the first of each group (ptr[h+2] holds the last group).
+#define PLACE_L \
+	MOVL (SI), AX; \
+	MOVL 8(SI), BX; ADDL R10, BX; \
+	MOVL 8(R9)(AX*4), DX; MOVL BX, 8(R9)(AX*4); \
+	XORL BX, DX; NEGL DX; SBBL DX, DX; ANDL $0x80000000, DX; \
+	MOVL (R9)(AX*4), BX; \
+	ORL 4(SI), DX; MOVL DX, (DI)(BX*4); \
+	INCL BX; MOVL BX, (R9)(AX*4)
+
+// Stage 1, at the tails.
+#define PLACE_R \
+	MOVL (SI), AX; \
+	MOVL 8(SI), BX; ADDL R10, BX; \
+	MOVL 8(R9)(AX*4), DX; MOVL BX, 8(R9)(AX*4); \
+	XORL BX, DX; NEGL DX; SBBL DX, DX; ANDL $0x80000000, DX; \
+	MOVL (R9)(AX*4), BX; DECL BX; \
+	ORL 4(SI), DX; MOVL DX, (DI)(BX*4); \
+	MOVL BX, (R9)(AX*4)
+
+// Stage 3, at the heads.
+#define PLACE_FL \
+	MOVL (SI), AX; \
+	MOVL (R9)(AX*4), BX; \
+	MOVL 4(SI), DX; MOVL DX, (DI)(BX*4); \
+	INCL BX; MOVL BX, (R9)(AX*4)
+
+// Stage 3, at the tails.
+#define PLACE_FR \
+	MOVL (SI), AX; \
+	MOVL (R9)(AX*4), BX; DECL BX; \
+	MOVL 4(SI), DX; MOVL DX, (DI)(BX*4); \
+	MOVL BX, (R9)(AX*4)
+
+// Ask for the bucket pointer line of the record at off(SI), and the suffix array line of the
+// pointer of the record at off2(SI) (asked for earlier: in cache). R11, R12 scratch.
+#define ASK_PTR(off) MOVL off(SI), R11; PREFETCHT0 (R9)(R11*4)
+#define ASK_SLOT(off) MOVL off(SI), R11; MOVL (R9)(R11*4), R12; PREFETCHT0 (DI)(R12*4)
+
+#define PLACE_SETUP \
+	MOVQ a+0(FP), R8; \
+	MOVQ 0(R8), SI; \
+	MOVQ 8(R8), CX; \
+	MOVQ 16(R8), DI; \
+	MOVQ 24(R8), R9; \
+	MOVL 32(R8), R10
+
+// A place: without asking ahead (small alphabets), or asking for the pointer lines 64 records on
+// and the slots 32 on. size is the record size.
+#define PLACE(BODY, size) \
+	PLACE_SETUP; \
+	MOVL 36(R8), DX; \
+	TESTL DX, DX; \
+	JNE big; \
+	TESTQ CX, CX; \
+	JEQ done; \
+loop: \
+	BODY; \
+	ADDQ $size, SI; \
+	DECQ CX; \
+	JNE loop; \
+done: \
+	RET; \
+big: \
+	MOVQ CX, DX; \
+	CMPQ DX, $64; \
+	JLE pro; \
+	MOVQ $64, DX; \
+pro: \
+	TESTQ DX, DX; \
+	JEQ pro2; \
+	MOVQ SI, BX; \
+proloop: \
+	MOVL (BX), R11; PREFETCHT0 (R9)(R11*4); \
+	ADDQ $size, BX; \
+	DECQ DX; \
+	JNE proloop; \
+pro2: \
+	MOVQ CX, DX; \
+	CMPQ DX, $32; \
+	JLE pro3; \
+	MOVQ $32, DX; \
+pro3: \
+	TESTQ DX, DX; \
+	JEQ main; \
+	MOVQ SI, BX; \
+pro3loop: \
+	MOVL (BX), R11; MOVL (R9)(R11*4), R12; PREFETCHT0 (DI)(R12*4); \
+	ADDQ $size, BX; \
+	DECQ DX; \
+	JNE pro3loop; \
+main: \
+	SUBQ $64, CX; \
+	JLE tailset; \
+mainloop: \
+	ASK_PTR(64*size); \
+	ASK_SLOT(32*size); \
+	BODY; \
+	ADDQ $size, SI; \
+	DECQ CX; \
+	JNE mainloop; \
+tailset: \
+	ADDQ $64, CX; \
+	JEQ done; \
+tailloop: \
+	BODY; \
+	ADDQ $size, SI; \
+	DECQ CX; \
+	JNE tailloop; \
+	RET
+
+// func placeL(a *placeArgs)
+TEXT ·placeL(SB), NOSPLIT, $0-8
+	PLACE(PLACE_L, 12)
+
+// func placeR(a *placeArgs)
+TEXT ·placeR(SB), NOSPLIT, $0-8
+	PLACE(PLACE_R, 12)
+
+// func placeFL(a *placeArgs)
+TEXT ·placeFL(SB), NOSPLIT, $0-8
+	PLACE(PLACE_FL, 8)
+
+// func placeFR(a *placeArgs)
+TEXT ·placeFR(SB), NOSPLIT, $0-8
+	PLACE(PLACE_FR, 8)
+
+// The text passes (sais_text.go): each walks positions i from textArgs.i down to textArgs.stop,
+// with the symbol after i and its type (1 for S) in AX and BX, classifying position i+1.
+// textArgs: t 0, i 8, stop 16, next 24, nextS 28, tab 32, sa 40, trash 48, k 52, big 56.
+
+// The type of i (symbol in DX) into R10: S-type when t[i] < t[i+1] + (type of i+1).
+#define TYPE LEAL (AX)(BX*1), R9; XORL R10, R10; CMPL DX, R9; SETLT R10B
+
+// countKinds: cnt[4*next + 2*nextS + s]++. tab is cnt (DI), stop R12.
+#define COUNT(SYM) \
+	SYM(CX, DX); TYPE; \
+	LEAL (R10)(BX*2), R11; LEAL (R11)(AX*4), R11; INCL (DI)(R11*4); \
+	MOVL DX, AX; MOVL R10, BX
+
+// placeLMS: position i+1 is LMS when i+1 is S-type and i is not; it goes to tail[next]-1. (A
+// branch: LMS positions are a quarter or so, and the pointer of a run of one symbol would be a
+// chain of dependent loads and stores.) tab is tail (DI), sa R13, stop R8.
+#define PLACELMS(SYM) \
+	SYM(CX, DX); TYPE; \
+	CMPL R10, BX; JCC 6(PC); \
+	MOVL (DI)(AX*4), R9; DECL R9; MOVL R9, (DI)(AX*4); \
+	LEAL 1(CX), R11; MOVL R11, (R13)(R9*4); \
+	MOVL DX, AX; MOVL R10, BX
+
+// gatherLMS: LMS positions go to sa[k-1], k going down. sa R13, k R8, stop DI.
+#define GATHERLMS(SYM) \
+	SYM(CX, DX); TYPE; \
+	CMPL R10, BX; JCC 4(PC); \
+	DECL R8; LEAL 1(CX), R11; MOVL R11, (R13)(R8*4); \
+	MOVL DX, AX; MOVL R10, BX
+
+// Ask for the table line of the symbol 64 positions on (int32 texts): shift by the scale of a
+// symbol's entries (16 bytes for cnt, 4 for tail).
+#define ASK_CNT MOVL -256(SI)(CX*4), R9; SHLL $1, R9; PREFETCHT0 (DI)(R9*8)
+#define ASK_TAIL MOVL -256(SI)(CX*4), R9; PREFETCHT0 (DI)(R9*4)
+#define ASK_NONE NOP
+
+// A text pass: plain, or (big) asking ahead while i - 64 >= stop. STOP is the stop register; the
+// function's own setup loads the others (the args in R11 first).
+#define TEXTPASS(BODY, SYM, ASK, STOP) \
+	MOVQ 8(R11), CX; \
+	MOVQ 16(R11), STOP; \
+	MOVL 24(R11), AX; \
+	MOVL 28(R11), BX; \
+	CMPL 56(R11), $0; \
+	JEQ tail; \
+	ADDQ $64, STOP; \
+	CMPQ CX, STOP; \
+	JLT tailfix; \
+bigloop: \
+	ASK; \
+	BODY(SYM); \
+	DECQ CX; \
+	CMPQ CX, STOP; \
+	JGE bigloop; \
+tailfix: \
+	SUBQ $64, STOP; \
+tail: \
+	CMPQ CX, STOP; \
+	JLT done; \
+loop: \
+	BODY(SYM); \
+	DECQ CX; \
+	CMPQ CX, STOP; \
+	JGE loop; \
+done: \
+	MOVQ a+0(FP), R11; \
+	MOVL AX, 24(R11); \
+	MOVL BX, 28(R11)
+
+// func countKinds8(a *textArgs)
+TEXT ·countKinds8(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), R11
+	MOVQ 0(R11), SI
+	MOVQ 32(R11), DI
+	TEXTPASS(COUNT, SYM8, ASK_NONE, R12)
+	RET
+
+// func countKinds32(a *textArgs)
+TEXT ·countKinds32(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), R11
+	MOVQ 0(R11), SI
+	MOVQ 32(R11), DI
+	TEXTPASS(COUNT, SYM32, ASK_CNT, R12)
+	RET
+
+// func placeLMS8(a *textArgs)
+TEXT ·placeLMS8(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), R11
+	MOVQ 0(R11), SI
+	MOVQ 32(R11), DI
+	MOVQ 40(R11), R13
+	TEXTPASS(PLACELMS, SYM8, ASK_NONE, R8)
+	RET
+
+// func placeLMS32(a *textArgs)
+TEXT ·placeLMS32(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), R11
+	MOVQ 0(R11), SI
+	MOVQ 32(R11), DI
+	MOVQ 40(R11), R13
+	TEXTPASS(PLACELMS, SYM32, ASK_TAIL, R8)
+	RET
+
+// func gatherLMS8(a *textArgs)
+TEXT ·gatherLMS8(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), R11
+	MOVQ 0(R11), SI
+	MOVQ 40(R11), R13
+	MOVL 52(R11), R8
+	TEXTPASS(GATHERLMS, SYM8, ASK_NONE, DI)
+	MOVL R8, 52(R11)
+	RET
+
+// func gatherLMS32(a *textArgs)
+TEXT ·gatherLMS32(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), R11
+	MOVQ 0(R11), SI
+	MOVQ 40(R11), R13
+	MOVL 52(R11), R8
+	TEXTPASS(GATHERLMS, SYM32, ASK_NONE, DI)
+	MOVL R8, 52(R11)
+	RET
+
+// func prefetchIdx(base unsafe.Pointer, v []int32, rshift, lshift uint)
+// Asks for base + ((v&0x7fffffff)>>rshift)<<lshift for each entry v.
+TEXT ·prefetchIdx(SB), NOSPLIT, $0-48
+	MOVQ base+0(FP), SI
+	MOVQ v_base+8(FP), DI
+	MOVQ v_len+16(FP), R12
+	MOVQ rshift+32(FP), R9
+	MOVQ lshift+40(FP), R10
+	TESTQ R12, R12
+	JEQ donei
+loopi:
+	MOVL (DI), AX
+	ANDL $0x7fffffff, AX
+	MOVQ R9, CX
+	SHRQ CX, AX
+	MOVQ R10, CX
+	SHLQ CX, AX
+	PREFETCHT0 (SI)(AX*1)
+	ADDQ $4, DI
+	DECQ R12
+	JNE loopi
+donei:
+	RET

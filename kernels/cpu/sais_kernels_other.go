@@ -1,0 +1,23 @@
+//go:build !amd64
+
+package cpu
+
+import "unsafe"
+
+// Without the assembly kernels (sais_kernels_amd64.s), the Go definitions run.
+
+func gatherL[T symbol](a *scanArgs)  { gatherLGo[T](a) }
+func gatherR[T symbol](a *scanArgs)  { gatherRGo[T](a) }
+func gatherFL[T symbol](a *scanArgs) { gatherFLGo[T](a) }
+func gatherFR[T symbol](a *scanArgs) { gatherFRGo[T](a) }
+
+func placeL(a *placeArgs)  { placeLGo(a) }
+func placeR(a *placeArgs)  { placeRGo(a) }
+func placeFL(a *placeArgs) { placeFLGo(a) }
+func placeFR(a *placeArgs) { placeFRGo(a) }
+
+func countKindsK[T symbol](a *textArgs) { countKindsGo[T](a) }
+func placeLMSK[T symbol](a *textArgs)   { placeLMSGo[T](a) }
+func gatherLMSK[T symbol](a *textArgs)  { gatherLMSGo[T](a) }
+
+func prefetchIdx(unsafe.Pointer, []int32, uint, uint) {}

@@ -1,0 +1,269 @@
+package cpu
+
+import (
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+	"unsafe"
+)
+
+// kernelTexts returns a byte text and an int32 text of n symbols, with runs of equal symbols.
+func kernelTexts(rng *rand.Rand, n int) ([]byte, []int32) {
+	b := make([]byte, n)
+	w := make([]int32, n)
+	for i := range n {
+		if i > 0 && rng.Intn(3) == 0 {
+			b[i], w[i] = b[i-1], w[i-1]
+			continue
+		}
+		b[i] = byte(rng.Intn(256))
+		w[i] = int32(rng.Intn(1 << 20))
+	}
+	return b, w
+}
+
+// kernelEntries returns n entries of the kind of scan: positions below len with the flags that
+// kind of scan meets, zeros among them.
+func kernelEntries(rng *rand.Rand, n, length int, kind int) []int32 {
+	e := make([]int32, n)
+	for i := range e {
+		p := int32(rng.Intn(length))
+		if rng.Intn(10) == 0 {
+			p = 0
+		}
+		switch kind {
+		case scanL, scanR:
+			if rng.Intn(2) == 0 {
+				p |= kernPB
+			}
+			if rng.Intn(4) == 0 {
+				p |= saFlag
+			}
+		default:
+			if rng.Intn(2) == 0 && p > 0 {
+				p |= saFlag
+			}
+		}
+		e[i] = p
+	}
+	return e
+}
+
+// runGather runs a gather kernel (the assembly or the Go definition) on a copy of entries and
+// returns the records of each side as bytes, the group advance and the entries afterwards.
+func runGather[T symbol](t []T, entries []int32, kind int, split int32, goVersion bool) ([2][]byte, int32, []int32) {
+	sa := slices.Clone(entries)
+	size := 12
+	if kind >= scanFL {
+		size = 8
+	}
+	var bufs [2][]byte
+	a := &scanArgs{t: unsafe.Pointer(unsafe.SliceData(t)), n: len(sa), split: split}
+	for s := range bufs {
+		bufs[s] = make([]byte, size*(len(sa)+1))
+		a.wp[s] = unsafe.Pointer(unsafe.SliceData(bufs[s]))
+	}
+	if len(sa) > 0 {
+		a.sa = unsafe.Pointer(&sa[0])
+		if kind == scanR || kind == scanFR {
+			a.sa = unsafe.Pointer(&sa[len(sa)-1])
+		}
+	}
+	switch {
+	case kind == scanL && goVersion:
+		gatherLGo[T](a)
+	case kind == scanL:
+		gatherL[T](a)
+	case kind == scanR && goVersion:
+		gatherRGo[T](a)
+	case kind == scanR:
+		gatherR[T](a)
+	case kind == scanFL && goVersion:
+		gatherFLGo[T](a)
+	case kind == scanFL:
+		gatherFL[T](a)
+	case goVersion:
+		gatherFRGo[T](a)
+	default:
+		gatherFR[T](a)
+	}
+	var out [2][]byte
+	for s := range bufs {
+		n := uintptr(a.wp[s]) - uintptr(unsafe.Pointer(unsafe.SliceData(bufs[s])))
+		out[s] = bufs[s][:n]
+	}
+	return out, a.d, sa
+}
+
+// TestGatherKernels compares the gather kernels with their Go definitions on random runs.
+func TestGatherKernels(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	tb, tw := kernelTexts(rng, 5000)
+	for _, kind := range []int{scanL, scanR, scanFL, scanFR} {
+		for _, n := range []int{0, 1, 2, 63, 64, 65, 127, 128, 200, 1000} {
+			for _, split := range []int32{0, 100, 1 << 19, 1<<31 - 1} {
+				entries := kernelEntries(rng, n, len(tb), kind)
+				name := fmt.Sprintf("kind %d, %d entries, split %d", kind, n, split)
+				check := func(w string, ga, gb [2][]byte, da, db int32, ea, eb []int32) {
+					if !slices.Equal(ga[0], gb[0]) || !slices.Equal(ga[1], gb[1]) || da != db || !slices.Equal(ea, eb) {
+						t.Fatalf("%s, %s: kernel differs from its definition (group %d, want %d)", name, w, da, db)
+					}
+				}
+				ga, da, ea := runGather(tb, entries, kind, split, false)
+				gb, db, eb := runGather(tb, entries, kind, split, true)
+				check("bytes", ga, gb, da, db, ea, eb)
+				ga, da, ea = runGather(tw, entries, kind, split, false)
+				gb, db, eb = runGather(tw, entries, kind, split, true)
+				check("int32", ga, gb, da, db, ea, eb)
+			}
+		}
+	}
+}
+
+// TestPlaceKernels compares the place kernels with their Go definitions on random records.
+func TestPlaceKernels(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for _, kind := range []int{scanL, scanR, scanFL, scanFR} {
+		for _, n := range []int{0, 1, 31, 32, 33, 63, 64, 65, 100, 1000} {
+			for _, big := range []int32{0, 1} {
+				const buckets = 50
+				size := 12
+				if kind >= scanFL {
+					size = 8
+				}
+				// Buckets of room 2n each, the pointers in the middle; stage 1 pointers in
+				// groups of four (two pointers, two last groups).
+				ptr := make([]int32, 4*buckets)
+				for c := range buckets {
+					if kind < scanFL {
+						ptr[4*c], ptr[4*c+1] = int32(2*n*(2*c)+n), int32(2*n*(2*c+1)+n)
+						ptr[4*c+2], ptr[4*c+3] = int32(rng.Intn(3)), -1
+					} else {
+						ptr[c] = int32(2*n*c + n)
+					}
+				}
+				recs := make([]byte, size*n)
+				for i := range n {
+					var h int32
+					if kind < scanFL {
+						h = 4*int32(rng.Intn(buckets)) + int32(rng.Intn(2))
+					} else {
+						h = int32(rng.Intn(buckets))
+					}
+					w := unsafe.Slice((*int32)(unsafe.Pointer(&recs[size*i])), size/4)
+					w[0], w[1] = h, int32(rng.Intn(1<<30))
+					if size == 12 {
+						w[2] = int32(i / 7)
+					}
+				}
+				run := func(goVersion bool) ([]int32, []int32) {
+					sa := make([]int32, 4*n*buckets+1)
+					p := slices.Clone(ptr)
+					a := &placeArgs{n: n, sa: unsafe.Pointer(&sa[0]), ptr: unsafe.Pointer(&p[0]), d: 5, big: big}
+					if n > 0 {
+						a.rec = unsafe.Pointer(&recs[0])
+					}
+					switch {
+					case kind == scanL && goVersion:
+						placeLGo(a)
+					case kind == scanL:
+						placeL(a)
+					case kind == scanR && goVersion:
+						placeRGo(a)
+					case kind == scanR:
+						placeR(a)
+					case kind == scanFL && goVersion:
+						placeFLGo(a)
+					case kind == scanFL:
+						placeFL(a)
+					case goVersion:
+						placeFRGo(a)
+					default:
+						placeFR(a)
+					}
+					return sa, p
+				}
+				sa1, p1 := run(false)
+				sa2, p2 := run(true)
+				if !slices.Equal(sa1, sa2) || !slices.Equal(p1, p2) {
+					t.Fatalf("kind %d, %d records, big %d: kernel differs from its definition", kind, n, big)
+				}
+			}
+		}
+	}
+}
+
+// TestTextKernels compares the text pass kernels with their Go definitions.
+func TestTextKernels(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	const k = 300
+	tb := make([]byte, 3000)
+	tw := make([]int32, 3000)
+	for i := range tb {
+		tb[i], tw[i] = byte(rng.Intn(4)), int32(rng.Intn(k))
+		if i > 0 && rng.Intn(4) == 0 {
+			tb[i], tw[i] = tb[i-1], tw[i-1]
+		}
+	}
+	for r := 0; r < 200; r++ {
+		stop := rng.Intn(1000)
+		i := stop - 1 + rng.Intn(1500)
+		for pass := range 3 {
+			for _, words := range []bool{false, true} {
+				run := func(goVersion bool) ([]int32, []int32, textArgs) {
+					tab := make([]int32, 4*k)
+					for x := range tab {
+						tab[x] = int32(4000 + 3*x)
+					}
+					sa := make([]int32, 20000)
+					a := textArgs{i: i, stop: stop, next: 7, nextS: int32(r & 1), tab: unsafe.Pointer(&tab[0]),
+						sa: unsafe.Pointer(&sa[0]), k: 19000, big: int32(r & 2)}
+					if pass == 2 {
+						a.big = 0
+					}
+					if !words {
+						a.t, a.big = unsafe.Pointer(&tb[0]), 0
+						switch {
+						case pass == 0 && goVersion:
+							countKindsGo[byte](&a)
+						case pass == 0:
+							countKindsK[byte](&a)
+						case pass == 1 && goVersion:
+							placeLMSGo[byte](&a)
+						case pass == 1:
+							placeLMSK[byte](&a)
+						case goVersion:
+							gatherLMSGo[byte](&a)
+						default:
+							gatherLMSK[byte](&a)
+						}
+					} else {
+						a.t = unsafe.Pointer(&tw[0])
+						switch {
+						case pass == 0 && goVersion:
+							countKindsGo[int32](&a)
+						case pass == 0:
+							countKindsK[int32](&a)
+						case pass == 1 && goVersion:
+							placeLMSGo[int32](&a)
+						case pass == 1:
+							placeLMSK[int32](&a)
+						case goVersion:
+							gatherLMSGo[int32](&a)
+						default:
+							gatherLMSK[int32](&a)
+						}
+					}
+					a.t, a.tab, a.sa = nil, nil, nil
+					return tab, sa, a
+				}
+				tab1, sa1, a1 := run(false)
+				tab2, sa2, a2 := run(true)
+				if !slices.Equal(tab1, tab2) || !slices.Equal(sa1, sa2) || a1 != a2 {
+					t.Fatalf("pass %d, words %v, i %d, stop %d: kernel differs from its definition", pass, words, i, stop)
+				}
+			}
+		}
+	}
+}

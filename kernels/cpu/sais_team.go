@@ -1,0 +1,215 @@
+package cpu
+
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// team runs the tasks of a step (f(0) ... f(n-1)) on the calling goroutine and helper goroutines:
+// each thread claims tasks one at a time, so a helper that starts late (a busy machine) just
+// takes fewer of them, and the caller waits at most for the tasks a running helper has in hand
+// (spinning briefly, then blocking, so that a helper sharing its core gets to run). Between steps
+// helpers spin for a while (the time a step of the scans takes), then park. A step's tasks may
+// depend on nothing but the steps before it.
+type team struct {
+	size    int // threads, the caller included
+	helpers []*teamHelper
+
+	// The current step, immutable once published. claim is epoch<<32 | tasks<<16 | claimed:
+	// a new epoch publishes a step, and claiming a task is one compare-and-swap. done is
+	// epoch<<32 | tasks finished.
+	step  atomic.Pointer[teamStep]
+	claim atomic.Uint64
+	done  atomic.Uint64
+	epoch uint64
+
+	// The caller blocked waiting for a helper's task: waiting is set, and a helper that
+	// finishes a task clears it and sends on finished.
+	waiting  atomic.Bool
+	finished chan struct{}
+
+	unhelped int // steps in a row the helpers took no task of
+	solo     int // steps left to run without them
+}
+
+type teamStep struct {
+	f     func(int)
+	epoch uint64
+}
+
+const (
+	spinBudget = 1 << 19 // loads a helper spins through waiting for a step before parking
+	awaitSpin  = 1 << 16 // loads the caller spins through waiting for a task before blocking
+	soloAfter  = 16      // steps in a row without help before the caller goes it alone...
+	soloSteps  = 32      // ...for this many steps
+)
+
+func newTeam(threads int) *team {
+	threads = max(1, min(threads, runtime.GOMAXPROCS(0)))
+	tm := &team{size: threads, finished: make(chan struct{}, 1)}
+	for range threads - 1 {
+		h := &teamHelper{tm: tm, wake: make(chan struct{}, 1)}
+		tm.helpers = append(tm.helpers, h)
+		go h.loop()
+	}
+	return tm
+}
+
+// close ends the helpers.
+func (tm *team) close() {
+	for _, h := range tm.helpers {
+		h.closed.Store(true)
+		if h.parked.CompareAndSwap(true, false) {
+			h.wake <- struct{}{}
+		}
+	}
+}
+
+// run calls f(0), ..., f(n-1) (n < 1<<16), each once, and returns when all have returned.
+func (tm *team) run(n int, f func(int)) {
+	if tm.solo > 0 {
+		tm.solo--
+	}
+	if n == 1 || len(tm.helpers) == 0 || tm.solo > 0 {
+		for j := range n {
+			f(j)
+		}
+		return
+	}
+	tm.epoch++
+	e := tm.epoch
+	tm.step.Store(&teamStep{f, e})
+	tm.done.Store(e << 32)
+	tm.claim.Store(e<<32 | uint64(n)<<16)
+	for _, h := range tm.helpers {
+		if h.parked.CompareAndSwap(true, false) {
+			h.wake <- struct{}{}
+		}
+	}
+	mine := 0
+	for {
+		j, ok := tm.claimTask(e)
+		if !ok {
+			break
+		}
+		f(j)
+		tm.done.Add(1)
+		mine++
+	}
+	blocked := tm.await(e<<32 | uint64(n))
+	// A helper that gets no tasks, or keeps the caller waiting until it blocks, is not being
+	// run (the machine is busy): stop handing it steps for a while rather than wait for it.
+	switch {
+	case blocked:
+		tm.unhelped, tm.solo = 0, soloSteps
+	case mine < n:
+		tm.unhelped = 0
+	default:
+		if tm.unhelped++; tm.unhelped >= soloAfter {
+			tm.unhelped, tm.solo = 0, soloSteps
+		}
+	}
+}
+
+// await waits until done reads all: spinning a while, then blocking, so that a helper the system
+// runs on this thread's core gets to finish. It reports whether it blocked.
+func (tm *team) await(all uint64) bool {
+	blocked := false
+	for spins := 0; tm.done.Load() != all; spins++ {
+		if spins < awaitSpin {
+			continue
+		}
+		blocked = true
+		tm.waiting.Store(true)
+		if tm.done.Load() != all {
+			<-tm.finished
+		} else if !tm.waiting.CompareAndSwap(true, false) {
+			<-tm.finished // a helper saw us waiting: take its token
+		}
+		spins = 0
+	}
+	return blocked
+}
+
+// claimTask claims the next unclaimed task of the step of epoch e, if there is one.
+func (tm *team) claimTask(e uint64) (int, bool) {
+	for {
+		s := tm.claim.Load()
+		j, n := int(s&0xffff), int(s>>16&0xffff)
+		if s>>32 != e || j >= n {
+			return 0, false
+		}
+		if tm.claim.CompareAndSwap(s, s+1) {
+			return j, true
+		}
+	}
+}
+
+type teamHelper struct {
+	tm     *team
+	wake   chan struct{}
+	parked atomic.Bool
+	closed atomic.Bool
+}
+
+func (h *teamHelper) loop() {
+	tm := h.tm
+	seen := uint64(0)
+	for {
+		// Wait for a new step.
+		for spins := 0; ; spins++ {
+			if e := tm.claim.Load() >> 32; e != seen {
+				break
+			}
+			if h.closed.Load() {
+				return
+			}
+			if spins < spinBudget {
+				continue
+			}
+			spins = 0
+			h.parked.Store(true)
+			if tm.claim.Load()>>32 == seen && !h.closed.Load() {
+				<-h.wake // the publisher clears parked and sends
+			} else if !h.parked.CompareAndSwap(true, false) {
+				<-h.wake // the publisher saw parked first: take its token
+			}
+		}
+		// The step was stored before its epoch was published; the caller does not move on
+		// until every task it has is done, ours included.
+		st := tm.step.Load()
+		seen = st.epoch
+		for {
+			j, ok := tm.claimTask(seen)
+			if !ok {
+				break
+			}
+			st.f(j)
+			tm.done.Add(1)
+			if tm.waiting.CompareAndSwap(true, false) {
+				tm.finished <- struct{}{}
+			}
+		}
+	}
+}
+
+// parts is the number of parts to cut n entries of a pass into: one per thread when there are
+// many.
+func (tm *team) parts(n int) int {
+	if n < partsFrom || tm.solo > 0 {
+		return 1
+	}
+	return min(tm.size, maxThreads)
+}
+
+// clear clears s, a part per thread when it is large; with fresh, faulted in first.
+func (tm *team) clear(s []int32, fresh bool) {
+	parts := tm.parts(len(s))
+	tm.run(parts, func(j int) {
+		part := s[len(s)*j/parts : len(s)*(j+1)/parts]
+		if fresh {
+			populate(part)
+		}
+		clear(part)
+	})
+}
