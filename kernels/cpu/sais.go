@@ -157,7 +157,7 @@ func saisLevel[T symbol](t []T, sa []int32, k int, g *team, bufs *parBufs, mem s
 			nc := int(l.nLMS[c])
 			j -= nc
 			e := int(l.start[c+1])
-			copy(sa[e-nc:e], sa[j:j+nc])
+			moveUp(sa[e-nc:e], sa[j:j+nc])
 		}
 	}
 	saPhase("map+move")
@@ -191,7 +191,7 @@ func (l *bucketLayout) collectNames(sa []int32, tm *team) int {
 	for c := range l.k {
 		nc := int(l.nLMS[c])
 		e := int(l.start[c+1])
-		copy(sa[j:j+nc], sa[e-nc:e])
+		moveDown(sa[j:j+nc], sa[e-nc:e])
 		j += nc
 	}
 	m := l.m
@@ -212,28 +212,31 @@ func (l *bucketLayout) collectNames(sa []int32, tm *team) int {
 			base[p+1] += base[p]
 		}
 	}
-	names := unsafe.Pointer(unsafe.SliceData(sa[m:]))
 	var end [maxThreads]int32
 	tm.run(parts, func(p int) {
-		name := base[p]
-		lo, hi := m*p/parts, m*(p+1)/parts
-		for i0 := lo; i0 < hi; i0 += pfStep {
-			if j := i0 + pfDist; j < hi {
-				prefetchIdx(names, sa[j:min(j+pfStep, hi)], 1, 2)
-			}
-			for i := i0; i < min(i0+pfStep, hi); i++ {
-				v := sa[i]
-				p := v & saPos
-				sa[i] = p
-				// LMS positions are at least two apart and m <= (n-1)/2, so p/2 slots
-				// never collide and stay inside sa.
-				sa[m+int(p>>1)] = name + 1
-				name -= v >> 31
-			}
-		}
-		end[p] = name
+		end[p] = nameRun(sa[m*p/parts:m*(p+1)/parts], sa[m:], base[p])
 	})
 	return int(end[parts-1])
+}
+
+// nameRun clears the marks of the sorted LMS positions in run, stores name+1 for each position p
+// in names[p/2], counting the marks (each ends a group) from name on, and returns the count.
+func nameRun(run, names []int32, name int32) int32 {
+	np := unsafe.Pointer(unsafe.SliceData(names))
+	for i0 := 0; i0 < len(run); i0 += pfStep {
+		if j := i0 + pfDist; j < len(run) {
+			prefetchIdx(np, run[j:min(j+pfStep, len(run))], 1, 2)
+		}
+		for x, v := range run[i0:min(i0+pfStep, len(run))] {
+			p := v & saPos
+			run[i0+x] = p
+			// LMS positions are at least two apart and m <= (n-1)/2, so p/2 slots never
+			// collide and stay inside sa.
+			names[p>>1] = name + 1
+			name -= v >> 31
+		}
+	}
+	return name
 }
 
 // scatterNames compacts the names stored in sa[m:] (plus one, zero for empty) into the end of sa,
@@ -247,14 +250,7 @@ func scatterNames(sa []int32, m int, tm *team) {
 		lo[p] = m + (n-m)*p/parts
 	}
 	tm.run(parts, func(p int) {
-		// Zeros are written too, where the next name goes: no branch to mispredict.
-		j := lo[p+1] - 1
-		for i := j; i >= lo[p]; i-- {
-			v := sa[i]
-			sa[j] = v - 1
-			j -= int(nz(v))
-		}
-		cnt[p] = lo[p+1] - 1 - j
+		cnt[p] = compactNames(sa[lo[p]:lo[p+1]])
 	})
 	top := n
 	for p := parts - 1; p >= 0; p-- {
@@ -263,21 +259,61 @@ func scatterNames(sa []int32, m int, tm *team) {
 	}
 }
 
+// compactNames moves the names in s (plus one, zero for empty) to its top, minus one, in order,
+// and returns how many. Zeros are written too, where the next name goes: no branch to mispredict.
+func compactNames(s []int32) int {
+	j := len(s) - 1
+	for i := len(s) - 1; i >= 0; i-- {
+		v := s[i]
+		s[j] = v - 1
+		j -= int(nz(v))
+	}
+	return len(s) - 1 - j
+}
+
 // mapLMS replaces each entry r of sa1 (the order of the reduced string's suffixes) by s1[r], the
 // LMS position of text that suffix r stands for.
 func mapLMS(sa1, s1 []int32, tm *team) {
 	m := len(sa1)
 	parts := tm.parts(m)
-	const far = 2 * pfDist
 	tm.run(parts, func(p int) {
-		lo, hi := m*p/parts, m*(p+1)/parts
-		for i0 := lo; i0 < hi; i0 += pfStep {
-			if j := i0 + far; j < hi {
-				prefetchIdx(unsafe.Pointer(unsafe.SliceData(s1)), sa1[j:min(j+pfStep, hi)], 0, 2)
-			}
-			for i := i0; i < min(i0+pfStep, hi); i++ {
-				sa1[i] = s1[sa1[i]]
-			}
-		}
+		mapRun(sa1[m*p/parts:m*(p+1)/parts], s1)
 	})
+}
+
+func mapRun(run, s1 []int32) {
+	const far = 2 * pfDist
+	sp := unsafe.Pointer(unsafe.SliceData(s1))
+	for i0 := 0; i0 < len(run); i0 += pfStep {
+		if j := i0 + far; j < len(run) {
+			prefetchIdx(sp, run[j:min(j+pfStep, len(run))], 0, 2)
+		}
+		for x, r := range run[i0:min(i0+pfStep, len(run))] {
+			run[i0+x] = s1[r]
+		}
+	}
+}
+
+// moveDown and moveUp are copy (dst below src, or above it) for the many short runs of a large
+// alphabet's buckets, where a call to memmove costs more than the run.
+func moveDown(dst, src []int32) {
+	if len(src) > 16 {
+		copy(dst, src)
+		return
+	}
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = v
+	}
+}
+
+func moveUp(dst, src []int32) {
+	if len(src) > 16 {
+		copy(dst, src)
+		return
+	}
+	src = src[:len(dst)]
+	for i := len(src) - 1; i >= 0; i-- {
+		dst[i] = src[i]
+	}
 }

@@ -115,16 +115,22 @@ func fixLSMarks(sa []int32, l *bucketLayout, tm *team) {
 	parts := tm.parts(len(sa))
 	tm.run(parts, func(p int) {
 		for c := l.k * p / parts; c < l.k*(p+1)/parts; c++ {
-			lo := l.start[c] + l.nLL[c]
-			run := sa[lo : lo+l.nLS[c]]
-			carry := int32(saFlag)
-			for x := len(run) - 1; x >= 0; x-- {
-				v := run[x]
-				run[x] = v&^saFlag | carry
-				carry = v & saFlag
+			if n := l.nLS[c]; n > 0 {
+				lo := l.start[c] + l.nLL[c]
+				shiftMarks(sa[lo : lo+n])
 			}
 		}
 	})
+}
+
+// shiftMarks moves each mark of run one entry down, and marks its last entry.
+func shiftMarks(run []int32) {
+	carry := int32(saFlag)
+	for x := len(run) - 1; x >= 0; x-- {
+		v := run[x]
+		run[x] = v&^saFlag | carry
+		carry = v & saFlag
+	}
 }
 
 // partialLeftRegions is partialLeft for texts of 2^30 bytes or more, whose entries have no bit to
@@ -177,7 +183,13 @@ func clearS(sa []int32, l *bucketLayout, tm *team) {
 	parts := tm.parts(len(sa))
 	tm.run(parts, func(p int) {
 		for c := l.k * p / parts; c < l.k*(p+1)/parts; c++ {
-			clear(sa[l.start[c]+l.nLL[c]+l.nLS[c] : l.start[c+1]-l.nLMS[c]])
+			if s := sa[l.start[c]+l.nLL[c]+l.nLS[c] : l.start[c+1]-l.nLMS[c]]; len(s) > 16 {
+				clear(s)
+			} else {
+				for x := range s {
+					s[x] = 0
+				}
+			}
 		}
 	})
 }

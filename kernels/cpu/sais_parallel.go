@@ -19,12 +19,13 @@ import "unsafe"
 // shorter than parMin stay on the calling thread.
 
 const (
-	maxThreads = 4        // threads a scan uses at most
-	maxParts   = 16       // parts of a block at most
-	maxSides   = 2        // sides at most
-	partCap    = 2048     // entries of a part at most
-	parMin     = 2 * 1024 // shorter runs of final entries go on the calling thread...
-	minRun     = 16       // ...and shorter than this, one at a time (the kernels ask ahead)
+	maxThreads = 4    // threads a scan uses at most
+	maxParts   = 16   // parts of a block at most
+	maxSides   = 2    // sides at most
+	partCap    = 2048 // entries of a part at most
+	partMin    = 256  // entries of a part at least, unless the block is shorter
+	parMin     = 512  // shorter runs of final entries go on the calling thread...
+	minRun     = 16   // ...and shorter than this, one at a time (the kernels ask ahead)
 )
 
 // Kinds of block, each with its own gather.
@@ -109,7 +110,7 @@ func (ps *parScan[T]) start(kind int, ptr []int32, pm, pb int32, l *bucketLayout
 func (ps *parScan[T]) block(lo, hi, d int32) int32 {
 	ps.d = d
 	n := hi - lo
-	p := min(int32(ps.parts), (n+partCap-1)/partCap)
+	p := min(int32(ps.parts), max((n+partCap-1)/partCap, n/partMin))
 	down := ps.kind == scanR || ps.kind == scanFR
 	for j := range p {
 		a, b := lo+n*j/p, lo+n*(j+1)/p

@@ -96,30 +96,23 @@ func (tm *team) run(n int, f func(int)) {
 		tm.done.Add(1)
 		mine++
 	}
-	blocked := tm.await(e<<32 | uint64(n))
-	// A helper that gets no tasks, or keeps the caller waiting until it blocks, is not being
-	// run (the machine is busy): stop handing it steps for a while rather than wait for it.
-	switch {
-	case blocked:
-		tm.unhelped, tm.solo = 0, soloSteps
-	case mine < n:
+	tm.await(e<<32 | uint64(n))
+	// A helper that gets no tasks is not being run (the machine is busy): stop handing it
+	// steps for a while rather than keep it spinning.
+	if mine < n {
 		tm.unhelped = 0
-	default:
-		if tm.unhelped++; tm.unhelped >= soloAfter {
-			tm.unhelped, tm.solo = 0, soloSteps
-		}
+	} else if tm.unhelped++; tm.unhelped >= soloAfter {
+		tm.unhelped, tm.solo = 0, soloSteps
 	}
 }
 
 // await waits until done reads all: spinning a while, then blocking, so that a helper the system
-// runs on this thread's core gets to finish. It reports whether it blocked.
-func (tm *team) await(all uint64) bool {
-	blocked := false
+// runs on this thread's core gets to finish.
+func (tm *team) await(all uint64) {
 	for spins := 0; tm.done.Load() != all; spins++ {
 		if spins < awaitSpin {
 			continue
 		}
-		blocked = true
 		tm.waiting.Store(true)
 		if tm.done.Load() != all {
 			<-tm.finished
@@ -128,7 +121,6 @@ func (tm *team) await(all uint64) bool {
 		}
 		spins = 0
 	}
-	return blocked
 }
 
 // claimTask claims the next unclaimed task of the step of epoch e, if there is one.

@@ -61,7 +61,13 @@ func countKinds[T symbol](t []T, lo, hi int, cnt []int32, big bool) {
 // newBucketLayout counts the suffixes of t by first symbol and kind, with cnt (4k entries) as
 // scratch. Symbols must be in [0, k).
 func newBucketLayout[T symbol](t []T, k int, mem *saScratch, cnt []int32, tm *team) *bucketLayout {
-	l := &bucketLayout{k: k, pm: saPos, parts: newTextParts(len(t), tm.size)}
+	// With a large alphabet, one part: a table of counts per part, cleared and summed, would
+	// cost more than the parts save.
+	threads := tm.size
+	if 8*k > len(t) {
+		threads = 1
+	}
+	l := &bucketLayout{k: k, pm: saPos, parts: newTextParts(len(t), threads)}
 	if len(t) < regionsFrom {
 		// Stage 1 entries have a bit to spare: whether p-1 is S-type, so that prefetches can
 		// pass over the entries that do not induce in a scan.
