@@ -174,13 +174,20 @@ const (
 	pfStep = 32 // entries asked for at once
 )
 
-// saisReduced sorts the suffixes of a reduced string: with the bucketed scans, unless it is small.
+// saisReduced sorts the suffixes of a reduced string: small ones by plain SA-IS, those whose
+// names are nearly all distinct by doubling (sais_doubling.go), the others by the bucketed scans.
 func saisReduced(t, sa []int32, k int, g *team, bufs *parBufs, mem saScratch) {
-	if len(t) >= 1<<12 {
-		saisLevel(t, sa, k, g, bufs, mem)
-	} else {
+	switch {
+	case len(t) < 1<<12:
 		saisInt(t, sa, k)
+		return
+	case doublingDense(len(t), k):
+		m := mem
+		if sortDoubling(t, sa, k, m.take(len(t)), m.take(k+1)) {
+			return
+		}
 	}
+	saisLevel(t, sa, k, g, bufs, mem)
 }
 
 // collectNames moves the sorted LMS positions from their regions to sa[:m], and stores the name

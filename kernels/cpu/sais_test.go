@@ -235,6 +235,47 @@ func TestSuffixArrayParts(t *testing.T) {
 	}
 }
 
+// TestSortDoubling compares sorting by doubling with the naive suffix array on strings of many
+// distinct symbols, and checks that it gives up on long repeats.
+func TestSortDoubling(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	naive := func(s []int32) []int32 {
+		sa := make([]int32, len(s))
+		for i := range sa {
+			sa[i] = int32(i)
+		}
+		slices.SortFunc(sa, func(a, b int32) int { return slices.Compare(s[a:], s[b:]) })
+		return sa
+	}
+	for _, n := range []int{1, 2, 3, 10, 100, 5000} {
+		for _, k := range []int{n, n/2 + 1, 3} {
+			s := make([]int32, n)
+			for i := range s {
+				s[i] = int32(rng.Intn(k))
+			}
+			sa := make([]int32, n)
+			if sortDoubling(s, sa, k, make([]int32, n), make([]int32, k+1)) {
+				if want := naive(s); !slices.Equal(sa, want) {
+					t.Fatalf("n %d, k %d: %v, want %v", n, k, sa[:min(n, 20)], want[:min(n, 20)])
+				}
+			} else if k > 3 {
+				t.Fatalf("n %d, k %d: gave up", n, k)
+			}
+		}
+	}
+	// A random string repeated: groups break up only after as many rounds as it is long.
+	s := make([]int32, 4000)
+	for i := range 1000 {
+		s[i] = int32(rng.Intn(1000))
+	}
+	for i := 1000; i < len(s); i++ {
+		s[i] = s[i-1000]
+	}
+	if sortDoubling(s, make([]int32, len(s)), 1000, make([]int32, len(s)), make([]int32, 1001)) {
+		t.Fatal("did not give up on a string repeated four times")
+	}
+}
+
 // TestSuffixArrayConcurrent runs several multi-threaded builds at once, as the BWT of several
 // blocks does: each has its own helpers and nothing is shared.
 func TestSuffixArrayConcurrent(t *testing.T) {
