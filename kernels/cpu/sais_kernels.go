@@ -187,7 +187,7 @@ type textArgs struct {
 	next, nextS int32          // 24, 28
 	tab         unsafe.Pointer // 32: the counts (countKinds) or the tails (placeLMS)
 	sa          unsafe.Pointer // 40
-	_           int32          // 48
+	trash       int32          // 48: gatherLMS: where positions that are not LMS go
 	k           int32          // 52: gatherLMS: the next LMS position goes to sa[k-1]
 	big         int32          // 56: ask for table lines ahead (int32 texts only)
 }
@@ -222,16 +222,16 @@ func placeLMSGo[T symbol](a *textArgs) {
 	a.next, a.nextS = next, nextS
 }
 
-// gatherLMSGo writes the LMS positions i+1 to sa[k-1], k going down.
+// gatherLMSGo writes the LMS positions i+1 to sa[k-1], k going down, and the others to the trash
+// slot.
 func gatherLMSGo[T symbol](a *textArgs) {
 	next, nextS, k := a.next, a.nextS, a.k
 	for i := a.i; i >= a.stop; i-- {
 		c := sym[T](a.t, int32(i))
 		s := bit(c < next+nextS)
-		if nextS > s {
-			k--
-			*ptrAt(a.sa, k) = int32(i + 1)
-		}
+		lms := nextS &^ s
+		k -= lms
+		*ptrAt(a.sa, a.trash+(k-a.trash)&-lms) = int32(i + 1)
 		next, nextS = c, s
 	}
 	a.next, a.nextS, a.k = next, nextS, k

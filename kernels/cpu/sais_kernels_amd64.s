@@ -317,11 +317,14 @@ TEXT ·placeFR(SB), NOSPLIT, $0-8
 	LEAL 1(CX), R11; MOVL R11, (R13)(R9*4); \
 	MOVL DX, AX; MOVL R10, BX
 
-// gatherLMS: LMS positions go to sa[k-1], k going down. sa R13, k R8, stop DI.
+// gatherLMS: LMS positions go to sa[k-1], k going down; the others to the trash slot, without a
+// branch (a register, not a pointer in memory, counts here). sa R13, trash R12, k R8, stop DI.
 #define GATHERLMS(SYM) \
 	SYM(CX, DX); TYPE; \
-	CMPL R10, BX; JCC 4(PC); \
-	DECL R8; LEAL 1(CX), R11; MOVL R11, (R13)(R8*4); \
+	MOVL R10, R11; NOTL R11; ANDL BX, R11; \
+	SUBL R11, R8; MOVL R8, R9; \
+	NEGL R11; SUBL R12, R9; ANDL R11, R9; ADDL R12, R9; \
+	LEAL 1(CX), R11; MOVL R11, (R13)(R9*4); \
 	MOVL DX, AX; MOVL R10, BX
 
 // Ask for the table line of the symbol 64 positions on (int32 texts): shift by the scale of a
@@ -402,6 +405,7 @@ TEXT ·gatherLMS8(SB), NOSPLIT, $0-8
 	MOVQ a+0(FP), R11
 	MOVQ 0(R11), SI
 	MOVQ 40(R11), R13
+	MOVL 48(R11), R12
 	MOVL 52(R11), R8
 	TEXTPASS(GATHERLMS, SYM8, ASK_NONE, DI)
 	MOVL R8, 52(R11)
@@ -412,6 +416,7 @@ TEXT ·gatherLMS32(SB), NOSPLIT, $0-8
 	MOVQ a+0(FP), R11
 	MOVQ 0(R11), SI
 	MOVQ 40(R11), R13
+	MOVL 48(R11), R12
 	MOVL 52(R11), R8
 	TEXTPASS(GATHERLMS, SYM32, ASK_NONE, DI)
 	MOVL R8, 52(R11)

@@ -218,7 +218,7 @@ func TestTextKernels(t *testing.T) {
 					}
 					sa := make([]int32, 20000)
 					a := textArgs{i: i, stop: stop, next: 7, nextS: int32(r & 1), tab: unsafe.Pointer(&tab[0]),
-						sa: unsafe.Pointer(&sa[0]), k: 19000, big: int32(r & 2)}
+						sa: unsafe.Pointer(&sa[0]), trash: 19999, k: 19000, big: int32(r & 2)}
 					if pass == 2 {
 						a.big = 0
 					}
