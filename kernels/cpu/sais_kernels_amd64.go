@@ -1,8 +1,10 @@
+//go:build amd64 && !purego
+
 package cpu
 
 import "unsafe"
 
-// The gather and place kernels in assembly (sais_kernels_amd64.s).
+// The kernels in assembly (sais_kernels_amd64.s); the build tag purego leaves them out.
 
 //go:noescape
 func gatherL8(a *scanArgs)

@@ -1,3 +1,5 @@
+//go:build amd64 && !purego
+
 #include "textflag.h"
 
 // The gather and place kernels of the induction scans (sais_kernels.go has their definitions in

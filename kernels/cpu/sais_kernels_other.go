@@ -1,10 +1,11 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
 package cpu
 
 import "unsafe"
 
-// Without the assembly kernels (sais_kernels_amd64.s), the Go definitions run.
+// Without the assembly kernels (sais_kernels_amd64.s: other architectures, or the build tag
+// purego), the Go definitions run.
 
 func gatherL[T symbol](a *scanArgs)  { gatherLGo[T](a) }
 func gatherR[T symbol](a *scanArgs)  { gatherRGo[T](a) }
