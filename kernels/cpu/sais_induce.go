@@ -133,6 +133,11 @@ func shiftMarks(run []int32) {
 	}
 }
 
+// skipRegions reports whether the scans pass over the regions that induce nothing (LS and S in
+// stage 1's left-to-right scan, LMS and LL in its right-to-left one, the empty S slots in stage
+// 3's left-to-right one) rather than read them: where buckets are large, as with bytes.
+func (l *bucketLayout) skipRegions() bool { return int(l.start[l.k]) >= 64*l.k }
+
 // partialLeftRegions is partialLeft for texts of 2^30 bytes or more, whose entries have no bit to
 // spare for the type of p-1: the scan reads the LL and LMS regions of each bucket only.
 func partialLeftRegions[T symbol](t []T, sa []int32, l *bucketLayout, st []int32) {
@@ -206,16 +211,25 @@ func partialLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, s
 	pm, pb := l.pm, l.pb
 	ps.start(scanL, st, pm, pb, l)
 	span := ps.span()
+	skip := l.skipRegions()
 	d := int32(0)
 	cb := 0 // the bucket of i
 	for i := int32(0); i < n; {
 		for l.start[cb+1] <= i {
 			cb++
 		}
+		if lmsStart := l.start[cb+1] - l.nLMS[cb]; skip && i == l.start[cb]+l.nLL[cb] && i < lmsStart {
+			// The LS and S regions induce nothing here.
+			i = lmsStart
+			continue
+		}
 		hi, limit := i, min(i+span, n)
 		for x := cb; x < k && hi < limit; x++ {
 			if llEnd := l.start[x] + l.nLL[x]; hi < llEnd && st[4*x] < llEnd {
 				hi = max(hi, st[4*x])
+				break
+			} else if skip && hi < llEnd {
+				hi = llEnd
 				break
 			}
 			hi = l.start[x+1]
@@ -251,16 +265,31 @@ func partialRight[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, 
 	pm, pb := l.pm, l.pb
 	ps.start(scanR, st, pm, pb, l)
 	span := ps.span()
+	skip := l.skipRegions()
 	d := int32(0)
 	cb := l.k - 1 // the bucket of i
 	for i := n - 1; i >= 0; {
 		for l.start[cb] > i {
 			cb--
 		}
+		if skip {
+			// The LMS and LL regions induce nothing here.
+			if lmsStart := l.start[cb+1] - l.nLMS[cb]; i >= lmsStart {
+				i = lmsStart - 1
+				continue
+			}
+			if i < l.start[cb]+l.nLL[cb] {
+				i = l.start[cb] - 1
+				continue
+			}
+		}
 		lo, limit := i+1, max(i-span+1, 0)
 		for x := cb; x >= 0 && lo > limit; x-- {
 			if sStart := l.start[x] + l.nLL[x] + l.nLS[x]; lo > sStart && st[4*x] > sStart {
 				lo = min(lo, st[4*x])
+				break
+			} else if lsStart := l.start[x] + l.nLL[x]; skip {
+				lo = min(lo, lsStart)
 				break
 			}
 			lo = l.start[x]
@@ -296,16 +325,25 @@ func finalLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, hea
 	head[c]++
 	ps.start(scanFL, head, saPos, 0, l)
 	span := ps.span()
+	skip := l.skipRegions()
 	cb := 0 // the bucket of i
 	for i := int32(0); i < n; {
 		for l.start[cb+1] <= i {
 			cb++
+		}
+		if lmsStart := l.start[cb+1] - l.nLMS[cb]; skip && i == l.start[cb]+l.nLL[cb]+l.nLS[cb] && i < lmsStart {
+			// The S region is empty but for its LMS suffixes.
+			i = lmsStart
+			continue
 		}
 		// Extend the block [i, hi) while its entries are final.
 		hi, limit := i, min(i+span, n)
 		for x := cb; x < k && hi < limit; x++ {
 			if lEnd := l.start[x] + l.nLL[x] + l.nLS[x]; hi < lEnd && head[x] < lEnd {
 				hi = max(hi, head[x])
+				break
+			} else if skip && hi < lEnd {
+				hi = lEnd
 				break
 			}
 			hi = l.start[x+1]
