@@ -71,7 +71,7 @@ func saisBytes(t []byte, sa []int32, threads int) {
 	adviseHugePages(t, sa)
 	g := newTeam(threads)
 	defer g.close()
-	bufs := newParBufs(g.size)
+	bufs := newParBufs(g.size, len(t))
 	saisLevel(t, sa, 256, g, bufs, saScratch{})
 }
 

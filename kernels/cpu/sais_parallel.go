@@ -51,12 +51,12 @@ type parBufs struct {
 	part         [maxParts]blockPart
 }
 
-func newParBufs(threads int) *parBufs {
+func newParBufs(threads, n int) *parBufs {
 	threads = min(threads, maxThreads)
 	pb := &parBufs{parts: min(4*threads, maxParts), sides: min(threads, maxSides)}
 	for j := range pb.parts {
 		for s := range pb.sides {
-			pb.part[j].buf[s] = make([]rec1, partCap+1) // +1: the end stays inside
+			pb.part[j].buf[s] = make([]rec1, min(partCap, n)+1) // +1: the end stays inside
 		}
 	}
 	return pb

@@ -45,7 +45,7 @@ const (
 )
 
 func newTeam(threads int) *team {
-	threads = max(1, min(threads, runtime.GOMAXPROCS(0)))
+	threads = max(1, min(threads, runtime.GOMAXPROCS(0), maxThreads))
 	tm := &team{size: threads, finished: make(chan struct{}, 1)}
 	for range threads - 1 {
 		h := &teamHelper{tm: tm, wake: make(chan struct{}, 1)}
