@@ -194,14 +194,16 @@ func (tm *team) parts(n int) int {
 	return min(tm.size, maxThreads)
 }
 
-// clear clears s, a part per thread when it is large; with fresh, faulted in first.
+// clear clears s, a part per thread when it is large; with fresh (the suffix array at the top
+// level), by zeroPages.
 func (tm *team) clear(s []int32, fresh bool) {
 	parts := tm.parts(len(s))
 	tm.run(parts, func(j int) {
 		part := s[len(s)*j/parts : len(s)*(j+1)/parts]
 		if fresh {
-			populate(part)
+			zeroPages(part)
+		} else {
+			clear(part)
 		}
-		clear(part)
 	})
 }
