@@ -38,7 +38,7 @@ type teamStep struct {
 }
 
 const (
-	spinBudget = 1 << 19 // loads a helper spins through waiting for a step before parking
+	spinBudget = 1 << 18 // loads a helper spins through waiting for a step before parking
 	awaitSpin  = 1 << 16 // loads the caller spins through waiting for a task before blocking
 	soloAfter  = 16      // steps in a row without help before the caller goes it alone...
 	soloSteps  = 32      // ...for this many steps
