@@ -65,3 +65,8 @@ func zeroPages(s []int32) {
 	clear(s[:(lo-p)/4])
 	clear(s[(hi-p)/4:])
 }
+
+// osYield gives the thread's core to another thread that wants it, if any (sched_yield): a
+// helper or caller spinning on a core it shares with the other (a busy machine) would otherwise
+// take the time the other needs to finish what it waits for.
+func osYield() { syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0) }

@@ -3,6 +3,7 @@ package cpu
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // team runs the tasks of a step (f(0) ... f(n-1)) on the calling goroutine and helper goroutines:
@@ -30,6 +31,7 @@ type team struct {
 
 	unhelped int // steps in a row the helpers took no task of
 	solo     int // steps left to run without them
+	backoff  int // times in a row the caller went alone
 }
 
 type teamStep struct {
@@ -41,7 +43,13 @@ const (
 	spinBudget = 1 << 18 // loads a helper spins through waiting for a step before parking
 	awaitSpin  = 1 << 16 // loads the caller spins through waiting for a task before blocking
 	soloAfter  = 16      // steps in a row without help before the caller goes it alone...
-	soloSteps  = 32      // ...for this many steps
+	soloSteps  = 32      // ...for this many steps, doubled up to maxBackoff times in a row
+	maxBackoff = 7
+	yieldEvery = 1<<10 - 1 // spinning yields the core every 1024 loads
+
+	// The longest the caller waits for helpers to finish a step (after its own tasks, and
+	// longer than those took) before it takes them for stopped by the system.
+	slowWait = 200 * time.Microsecond
 )
 
 func newTeam(threads int) *team {
@@ -86,6 +94,7 @@ func (tm *team) run(n int, f func(int)) {
 			h.wake <- struct{}{}
 		}
 	}
+	t0 := time.Now()
 	mine := 0
 	for {
 		j, ok := tm.claimTask(e)
@@ -96,14 +105,31 @@ func (tm *team) run(n int, f func(int)) {
 		tm.done.Add(1)
 		mine++
 	}
+	t1 := time.Now()
 	tm.await(e<<32 | uint64(n))
-	// A helper that gets no tasks is not being run (the machine is busy): stop handing it
-	// steps for a while rather than keep it spinning.
-	if mine < n {
+	wait := time.Since(t1)
+	// A helper that gets no tasks, or keeps the caller waiting longer than it worked, is not
+	// being run as it should (the machine is busy, and it may share the caller's core, where
+	// its spinning takes the caller's time): go alone for a while, longer each time in a row.
+	switch {
+	case mine == n:
+		if tm.unhelped++; tm.unhelped >= soloAfter {
+			tm.unhelped = 0
+			tm.goSolo()
+		}
+	case wait > slowWait && wait > t1.Sub(t0):
 		tm.unhelped = 0
-	} else if tm.unhelped++; tm.unhelped >= soloAfter {
-		tm.unhelped, tm.solo = 0, soloSteps
+		tm.goSolo()
+	default:
+		tm.unhelped = 0
+		tm.backoff = 0
 	}
+}
+
+// goSolo has the caller run the next steps alone, twice as many as the last time in a row.
+func (tm *team) goSolo() {
+	tm.solo = soloSteps << tm.backoff
+	tm.backoff = min(tm.backoff+1, maxBackoff)
 }
 
 // await waits until done reads all: spinning a while, then blocking, so that a helper the system
@@ -111,6 +137,9 @@ func (tm *team) run(n int, f func(int)) {
 func (tm *team) await(all uint64) {
 	for spins := 0; tm.done.Load() != all; spins++ {
 		if spins < awaitSpin {
+			if spins&yieldEvery == yieldEvery {
+				osYield()
+			}
 			continue
 		}
 		tm.waiting.Store(true)
@@ -157,6 +186,9 @@ func (h *teamHelper) loop() {
 				return
 			}
 			if spins < spinBudget {
+				if spins&yieldEvery == yieldEvery {
+					osYield()
+				}
 				continue
 			}
 			spins = 0
