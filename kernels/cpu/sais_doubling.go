@@ -68,7 +68,13 @@ func sortDoubling(t, sa []int32, k int, rank, cnt []int32) bool {
 				}
 				keys = append(keys, key<<32|uint64(p))
 			}
-			slices.Sort(keys)
+			if len(keys) == 2 {
+				if keys[0] > keys[1] {
+					keys[0], keys[1] = keys[1], keys[0]
+				}
+			} else {
+				slices.Sort(keys)
+			}
 			start := a
 			for x, kp := range keys {
 				j := a + int32(x)
