@@ -183,7 +183,7 @@ func saisReduced(t, sa []int32, k int, g *team, bufs *parBufs, mem saScratch) {
 		return
 	case doublingDense(len(t), k):
 		m := mem
-		if sortDoubling(t, sa, k, m.take(len(t)), m.take(k+1)) {
+		if sortDoubling(t, sa, k, &m, g) {
 			return
 		}
 	}

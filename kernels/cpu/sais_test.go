@@ -242,6 +242,12 @@ func TestSuffixArrayParts(t *testing.T) {
 // distinct symbols, and checks that it gives up on long repeats.
 func TestSortDoubling(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
+	// Parts claimed by several threads: the bucket sort's for texts of partsFrom symbols or
+	// more, a round's for rounds of 1<<14 entries or more.
+	tm := newTeam(3)
+	defer tm.close()
+	defer func(p int) { partsFrom = p }(partsFrom)
+	partsFrom = 1 << 10
 	naive := func(s []int32) []int32 {
 		sa := make([]int32, len(s))
 		for i := range sa {
@@ -250,14 +256,14 @@ func TestSortDoubling(t *testing.T) {
 		slices.SortFunc(sa, func(a, b int32) int { return slices.Compare(s[a:], s[b:]) })
 		return sa
 	}
-	for _, n := range []int{1, 2, 3, 10, 100, 5000} {
-		for _, k := range []int{n, n/2 + 1, 3} {
+	for _, n := range []int{1, 2, 3, 10, 100, 5000, 100_000} {
+		for _, k := range []int{n, n/2 + 1, max(n/8, 2), 3} {
 			s := make([]int32, n)
 			for i := range s {
 				s[i] = int32(rng.Intn(k))
 			}
 			sa := make([]int32, n)
-			if sortDoubling(s, sa, k, make([]int32, n), make([]int32, k+1)) {
+			if sortDoubling(s, sa, k, &saScratch{}, tm) {
 				if want := naive(s); !slices.Equal(sa, want) {
 					t.Fatalf("n %d, k %d: %v, want %v", n, k, sa[:min(n, 20)], want[:min(n, 20)])
 				}
@@ -274,7 +280,7 @@ func TestSortDoubling(t *testing.T) {
 	for i := 1000; i < len(s); i++ {
 		s[i] = s[i-1000]
 	}
-	if sortDoubling(s, make([]int32, len(s)), 1000, make([]int32, len(s)), make([]int32, 1001)) {
+	if sortDoubling(s, make([]int32, len(s)), 1000, &saScratch{}, tm) {
 		t.Fatal("did not give up on a string repeated four times")
 	}
 }
