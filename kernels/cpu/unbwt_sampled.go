@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"sync"
+	"unsafe"
 )
 
 // The inverse BWT walks from row to row, one dependent random read per byte: on a block larger
@@ -40,20 +41,29 @@ func BWTSampled(text []byte, sa []int32, dst []byte, shift uint, threads int) (p
 	}
 	mask := int32(1)<<shift - 1
 	dst[0] = text[n-1]
+	// The text is read at random: ask for text[s], on the line of text[s-1] but at every 64th
+	// byte, 2*pfDist rows ahead. The Linux tar's 100 MiB on 2 threads: 1.05-1.27 s without,
+	// 0.46-0.53 s with.
+	tp := unsafe.Pointer(unsafe.SliceData(text))
 	parallelChunks(chunks, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			s := sa[i]
-			row := i + 1
-			if s == 0 {
-				continue
+		for i0 := lo; i0 < hi; i0 += pfStep {
+			if a := i0 + 2*pfDist; a < hi {
+				prefetchIdx(tp, sa[a:min(a+pfStep, hi)], 0, 0)
 			}
-			j := row
-			if row > primary {
-				j--
-			}
-			dst[j] = text[s-1]
-			if s&mask == 0 {
-				samples[s>>shift-1] = uint32(row)
+			for i := i0; i < min(i0+pfStep, hi); i++ {
+				s := sa[i]
+				row := i + 1
+				if s == 0 {
+					continue
+				}
+				j := row
+				if row > primary {
+					j--
+				}
+				dst[j] = text[s-1]
+				if s&mask == 0 {
+					samples[s>>shift-1] = uint32(row)
+				}
 			}
 		}
 	})
