@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sapipe/sapipe/formats/bwz"
@@ -74,8 +76,9 @@ func Compress(ctx context.Context, b kernels.Backend, opts CompressOptions, r io
 		}
 		return buf[:n], nil
 	}
+	var sorting atomic.Int32 // blocks being sorted now
 	fn := func(_ context.Context, data []byte) (compressed, error) {
-		return compressBlock(b, data, threads, bwz.BlockOptions{SegmentSize: opts.SegmentSize, Threads: threads, Fast: opts.Fast})
+		return compressBlock(b, data, threads, &sorting, bwz.BlockOptions{SegmentSize: opts.SegmentSize, Threads: threads, Fast: opts.Fast})
 	}
 	var crc uint32
 	sink := func(c compressed) error {
@@ -115,8 +118,27 @@ type sampledBWTBackend interface {
 	BWTSampled(text, dst []byte, shift uint, threads int) (primary int, samples []uint32, err error)
 }
 
-// compressBlock sorts, transforms and codes one block; its number is set by the writer.
-func compressBlock(b kernels.Backend, data []byte, threads int, bopts bwz.BlockOptions) (compressed, error) {
+// saPool holds suffix arrays for the next blocks: a fresh one per block would be zeroed by the
+// runtime, then cleared again by the sorting.
+var saPool sync.Pool // of *[]int32
+
+func getSA(n int) []int32 {
+	if p, ok := saPool.Get().(*[]int32); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]int32, n)
+}
+
+// threadedSorter is a backend that sorts on a given number of threads (the CPU).
+type threadedSorter interface {
+	SuffixArrayThreads(text []byte, sa []int32, threads int) error
+}
+
+// compressBlock sorts, transforms and codes one block; its number is set by the writer. On the
+// CPU the threads are shared among the blocks being sorted at the time (sorting counts them):
+// with many small blocks each is sorted on one thread, the others sorting beside it, rather
+// than all of them on every thread at once.
+func compressBlock(b kernels.Backend, data []byte, threads int, sorting *atomic.Int32, bopts bwz.BlockOptions) (compressed, error) {
 	n := len(data)
 	t0 := time.Now()
 	bwt := make([]byte, n)
@@ -129,8 +151,17 @@ func compressBlock(b kernels.Backend, data []byte, threads int, bopts bwz.BlockO
 			return compressed{}, fmt.Errorf("sorting a block of %d bytes on %s: %w", n, b.Name(), err)
 		}
 	} else {
-		sa := make([]int32, n)
-		if err := b.SuffixArray(data, sa); err != nil {
+		sa := getSA(n)
+		defer saPool.Put(&sa)
+		var err error
+		if ts, ok := b.(threadedSorter); ok {
+			active := int(sorting.Add(1))
+			err = ts.SuffixArrayThreads(data, sa, max(1, threads/active))
+			sorting.Add(-1)
+		} else {
+			err = b.SuffixArray(data, sa)
+		}
+		if err != nil {
 			return compressed{}, fmt.Errorf("sorting a block of %d bytes on %s: %w", n, b.Name(), err)
 		}
 		primary, samples = cpu.BWTSampled(data, sa, bwt, bwz.SampleShift, threads)

@@ -35,6 +35,16 @@ func (b *Backend) SuffixArray(text []byte, sa []int32) error {
 	return nil
 }
 
+// SuffixArrayThreads is SuffixArray on up to threads threads instead of b.Threads: for callers
+// that sort several texts at once.
+func (b *Backend) SuffixArrayThreads(text []byte, sa []int32, threads int) error {
+	if int64(len(text)) > 1<<31-1 {
+		return kernels.ErrTooLarge
+	}
+	SuffixArrayThreads(text, sa, threads)
+	return nil
+}
+
 // BWT transforms each block, up to Threads blocks at once.
 func (b *Backend) BWT(src, dst [][]byte, primary []int) error {
 	for _, s := range src {

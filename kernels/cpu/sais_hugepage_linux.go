@@ -14,7 +14,8 @@ import (
 // 0.08 to 1.4 s, against 0.3 s with 4 KiB pages).
 //
 // The suffix array is instead faulted in up front as zero pages, a part per thread (zeroPages):
-// one call for many pages, 0.17 s for 400 MB on that VM where touching each page takes 0.3 s.
+// one call for many pages, 0.17 s for 400 MB on that VM where touching each page takes 0.3 s;
+// unless its pages are in memory already.
 
 const (
 	madvDontneed      = 4
@@ -52,7 +53,7 @@ func zeroPages(s []int32) {
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
 	lo := (p + page - 1) &^ (page - 1)
 	hi := (p + 4*uintptr(len(s))) &^ (page - 1)
-	if hi <= lo {
+	if hi <= lo || resident(lo, hi) {
 		clear(s)
 		return
 	}
@@ -64,6 +65,24 @@ func zeroPages(s []int32) {
 	}
 	clear(s[:(lo-p)/4])
 	clear(s[(hi-p)/4:])
+}
+
+// resident reports whether most of the pages from lo to hi (page aligned) are in memory already
+// (mincore): a buffer used before. Those are cleared in place, 10 times faster than dropping
+// and faulting them again (4 MiB on the development VM: 0.14 ms against 1.7 ms); fresh pages are
+// faulted in ten times faster by zeroPages than by touching them (1.7 ms against 19 ms).
+func resident(lo, hi uintptr) bool {
+	const page = 4 << 10
+	vec := make([]byte, (hi-lo)/page)
+	_, _, e := syscall.Syscall(syscall.SYS_MINCORE, lo, hi-lo, uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
+	if e != 0 {
+		return false
+	}
+	in := 0
+	for _, v := range vec {
+		in += int(v & 1)
+	}
+	return 2*in > len(vec)
 }
 
 // osYield gives the thread's core to another thread that wants it, if any (sched_yield): a

@@ -386,3 +386,26 @@ func BenchmarkSuffixArrayText(b *testing.B) {
 	}
 	benchmarkSuffixArray(b, t)
 }
+
+// TestZeroPages clears buffers in memory already (cleared in place) and fresh ones (left to the
+// kernel), with edges that are not on page boundaries.
+func TestZeroPages(t *testing.T) {
+	for _, n := range []int{10, 5000, 1<<20 + 123} {
+		used := make([]int32, n)
+		for i := range used {
+			used[i] = 7
+		}
+		zeroPages(used[3:])
+		fresh := make([]int32, n)
+		zeroPages(fresh[3:])
+		for i := range n {
+			want := int32(0)
+			if i < 3 {
+				want = 7
+			}
+			if used[i] != want || fresh[i] != 0 {
+				t.Fatalf("n %d: entry %d is %d and %d after zeroPages, want %d and 0", n, i, used[i], fresh[i], want)
+			}
+		}
+	}
+}
