@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints `sapipe compress` (default and --fast) beside bzip2 -9, lbzip2, pbzip2, zstd -19 and xz -9 on the same files:
+# Prints `sapipe compress` (default, --fast, and -3 --fast: 4 MiB blocks) beside bzip2 -9, lbzip2, pbzip2, zstd -19 and xz -9 on the same files:
 # compressed size, ratio, compression and decompression speed (MB/s of original data, wall time,
 # best of REPS runs), and whether the round trip gives the input back. Files: the text corpus
 # (first 100 MiB of the Linux 6.1 tar, from ../shared/data/get-debian-data.sh --large, which needs
@@ -39,6 +39,7 @@ tool() {
 	case $1 in
 	sapipe) comp="$sapipe compress -q -p $threads" decomp="$sapipe decompress -q -p $threads" ;;
 	sapipe-fast) comp="$sapipe compress -q -F -p $threads" decomp="$sapipe decompress -q -p $threads" ;;
+	sapipe-3F) comp="$sapipe compress -q -3 -F -p $threads" decomp="$sapipe decompress -q -p $threads" ;;
 	bzip2) comp="bzip2 -9" decomp="bzip2 -d" ;;
 	lbzip2) comp="lbzip2 -9 -n $threads" decomp="lbzip2 -d -n $threads" ;;
 	pbzip2) comp="pbzip2 -9 -p$threads" decomp="pbzip2 -d -p$threads" ;;
@@ -47,7 +48,7 @@ tool() {
 	esac
 }
 
-tools=${TOOLS:-"sapipe sapipe-fast bzip2 lbzip2 pbzip2 zstd xz"}
+tools=${TOOLS:-"sapipe sapipe-fast sapipe-3F bzip2 lbzip2 pbzip2 zstd xz"}
 missing=""
 run_tools=""
 for t in $tools; do
