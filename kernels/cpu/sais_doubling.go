@@ -49,12 +49,9 @@ func sortDoubling(t, sa []int32, k int, mem *saScratch, tm *team) bool {
 	tm.run(parts, func(p int) {
 		cnt := cnts[p]
 		clear(cnt)
-		lo, hi := n*p/parts, n*(p+1)/parts
 		cp := unsafe.Pointer(unsafe.SliceData(cnt))
-		for i0 := lo; i0 < hi; i0 += dblChunk {
-			if j := i0 + dblAhead; j < hi {
-				prefetchIdx(cp, t[j:min(j+dblChunk, hi)], 0, 2)
-			}
+		for i0, hi := n*p/parts, n*(p+1)/parts; i0 < hi; i0 += dblChunk {
+			askAhead(cp, t, i0, hi)
 			for _, c := range t[i0:min(i0+dblChunk, hi)] {
 				cnt[c]++
 			}
@@ -99,12 +96,9 @@ func sortDoubling(t, sa []int32, k int, mem *saScratch, tm *team) bool {
 	}
 	tm.run(parts, func(p int) {
 		cnt := cnts[p]
-		lo, hi := n*p/parts, n*(p+1)/parts
 		cp := unsafe.Pointer(unsafe.SliceData(cnt))
-		for i0 := lo; i0 < hi; i0 += dblChunk {
-			if j := i0 + dblAhead; j < hi {
-				prefetchIdx(cp, t[j:min(j+dblChunk, hi)], 0, 2)
-			}
+		for i0, hi := n*p/parts, n*(p+1)/parts; i0 < hi; i0 += dblChunk {
+			askAhead(cp, t, i0, hi)
 			for x, c := range t[i0:min(i0+dblChunk, hi)] {
 				sa[cnt[c]] = int32(i0 + x)
 				cnt[c]++
@@ -115,11 +109,8 @@ func sortDoubling(t, sa []int32, k int, mem *saScratch, tm *team) bool {
 	end := cnts[parts-1]
 	ep := unsafe.Pointer(unsafe.SliceData(end))
 	tm.run(parts, func(p int) {
-		lo, hi := n*p/parts, n*(p+1)/parts
-		for i0 := lo; i0 < hi; i0 += dblChunk {
-			if j := i0 + dblAhead; j < hi {
-				prefetchIdx(ep, t[j:min(j+dblChunk, hi)], 0, 2)
-			}
+		for i0, hi := n*p/parts, n*(p+1)/parts; i0 < hi; i0 += dblChunk {
+			askAhead(ep, t, i0, hi)
 			r := rank[i0:min(i0+dblChunk, hi)]
 			for x, c := range t[i0 : i0+len(r)] {
 				r[x] = end[c] - 1
@@ -171,6 +162,14 @@ func sortDoubling(t, sa []int32, k int, mem *saScratch, tm *team) bool {
 		}
 	}
 	return true
+}
+
+// askAhead asks for the int32 entries at table that the chunk of t[:hi] dblAhead on from i0
+// indexes.
+func askAhead(table unsafe.Pointer, t []int32, i0, hi int) {
+	if j := i0 + dblAhead; j < hi {
+		prefetchIdx(table, t[j:min(j+dblChunk, hi)], 0, 2)
+	}
 }
 
 // groupWalk asks for the ranks at base + sa[j] for the entries j of groups, dblAhead entries
