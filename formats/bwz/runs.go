@@ -257,8 +257,13 @@ func (l *mtfList) shift(r int) {
 	}
 }
 
-// encodeRuns appends the run coding of src to out.
-func encodeRuns(src []byte, out []byte) []byte {
+// encodeRuns appends the run coding of src to out (method 2).
+func encodeRuns(src []byte, out []byte) []byte { return encodeRunsBy(src, out, false) }
+
+// encodeRunsBy appends the coding of src to out by method 2, or with freq by method 4: each run's
+// rank, then its length. Method 4 predicts the rank from the bytes' recent frequencies too
+// (runsfreq.go), and updates its counters the fast way.
+func encodeRunsBy(src []byte, out []byte, freq bool) []byte {
 	shift := rankShift(src)
 	e := newRangeEncoder(append(out, byte(shift)))
 	if len(src) == 0 {
@@ -267,8 +272,10 @@ func encodeRuns(src []byte, out []byte) []byte {
 	m := newRunModel()
 	defer runModels.Put(m)
 	m.rankLearn = learnRate{shift: shift, skip: 1}
+	if freq {
+		m.freq.init()
+	}
 	mtf := newMTF()
-	first := true
 	for i := 0; i < len(src); {
 		c := src[i]
 		j := i + 1
@@ -276,16 +283,25 @@ func encodeRuns(src []byte, out []byte) []byte {
 			j++
 		}
 		n := j - i
-		i = j
-		r := mtf.rankOf(c)
+		r := mtf.find(c)
 		m.touchNext(c)
-		if first {
+		switch {
+		case i == 0:
 			e.encodeDirect(uint32(c), 8)
-			first = false
-		} else {
+		case freq:
+			m.encodeRankFreq(e, r, mtf) // reads the list before the byte moves to its front
+		default:
 			m.encodeRank(e, r)
 		}
-		m.encodeLen(e, n, c, r)
+		mtf.shift(r)
+		mtf[0] = c
+		i = j
+		if freq {
+			m.freq.add(c)
+			m.encodeLenFast(e, n, c, r)
+		} else {
+			m.encodeLen(e, n, c, r)
+		}
 		m.next(c, r, n)
 	}
 	return e.finish()
@@ -374,8 +390,11 @@ func (m *runModel) encodeLongLen(e *rangeEncoder, n int, r int) {
 	}
 }
 
-// decodeRuns fills dst from the run coding in src.
-func decodeRuns(src []byte, dst []byte) error {
+// decodeRuns fills dst from the method-2 coding in src.
+func decodeRuns(src []byte, dst []byte) error { return decodeRunsBy(src, dst, false) }
+
+// decodeRunsBy fills dst from the coding in src by method 2, or with freq by method 4.
+func decodeRunsBy(src []byte, dst []byte, freq bool) error {
 	if len(dst) == 0 {
 		return nil
 	}
@@ -387,22 +406,33 @@ func decodeRuns(src []byte, dst []byte) error {
 	m := newRunModel()
 	defer runModels.Put(m)
 	m.rankLearn = learnRate{shift: shift, skip: 1}
+	if freq {
+		m.freq.init()
+	}
 	mtf := newMTF()
 	var c byte
 	r := 0
 	for i := 0; i < len(dst); {
-		if i == 0 {
+		switch {
+		case i == 0:
 			c = byte(d.decodeDirect(8))
 			r = mtf.rankOf(c)
-		} else {
-			var err error
-			if r, err = m.decodeRank(d); err != nil {
-				return err
-			}
+		case freq:
+			r = m.decodeRankFreq(d, mtf)
+			c = mtf.take(r)
+		default:
+			r = m.decodeRank(d)
 			c = mtf.take(r)
 		}
 		m.touchNext(c)
-		n, err := m.decodeLen(d, c, r, len(dst)-i)
+		var n int
+		var err error
+		if freq {
+			m.freq.add(c)
+			n, err = m.decodeLenFast(d, c, r, len(dst)-i)
+		} else {
+			n, err = m.decodeLen(d, c, r, len(dst)-i)
+		}
 		if err != nil {
 			return err
 		}
@@ -419,7 +449,7 @@ func decodeRuns(src []byte, dst []byte) error {
 	return nil
 }
 
-func (m *runModel) decodeRank(d *rangeDecoder) (int, error) {
+func (m *runModel) decodeRank(d *rangeDecoder) int {
 	x := m.rankContexts()
 	code := func(j int) int {
 		return d.decodeMix3(&x.s[j], &x.d[j], &x.ss[j], &x.w[j], m.rankLearn)
@@ -436,7 +466,7 @@ func (m *runModel) decodeRank(d *rangeDecoder) (int, error) {
 	} else {
 		nb = 6 + code(6)
 	}
-	return d.decodeTree(&m.rankMan[cap3(m.pr)][nb&7], nb), nil
+	return d.decodeTree(&m.rankMan[cap3(m.pr)][nb&7], nb)
 }
 
 func (m *runModel) decodeLen(d *rangeDecoder, c byte, r, left int) (int, error) {

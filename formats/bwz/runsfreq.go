@@ -136,42 +136,7 @@ func ratio(b, a uint32) int32 {
 func level(s int32) int { return int(s+2048) >> 7 }
 
 // encodeRunsFreq appends the method-4 coding of src to out.
-func encodeRunsFreq(src []byte, out []byte) []byte {
-	shift := rankShift(src)
-	e := newRangeEncoder(append(out, byte(shift)))
-	if len(src) == 0 {
-		return e.finish()
-	}
-	m := newRunModel()
-	defer runModels.Put(m)
-	m.rankLearn = learnRate{shift: shift, skip: 1}
-	m.freq.init()
-	mtf := newMTF()
-	first := true
-	for i := 0; i < len(src); {
-		c := src[i]
-		j := i + 1
-		for j < len(src) && src[j] == c {
-			j++
-		}
-		n := j - i
-		i = j
-		r := mtf.find(c)
-		m.touchNext(c)
-		if first {
-			e.encodeDirect(uint32(c), 8)
-			first = false
-		} else {
-			m.encodeRankFreq(e, r, mtf)
-		}
-		mtf.shift(r)
-		mtf[0] = c
-		m.freq.add(c)
-		m.encodeLenFast(e, n, c, r)
-		m.next(c, r, n)
-	}
-	return e.finish()
-}
+func encodeRunsFreq(src []byte, out []byte) []byte { return encodeRunsBy(src, out, true) }
 
 // encodeRankFreq codes r (1..255), the rank of the run's byte in l.
 func (m *runModel) encodeRankFreq(e *rangeEncoder, r int, l *mtfList) {
@@ -252,48 +217,7 @@ func (m *runModel) encodeLenFast(e *rangeEncoder, n int, c byte, r int) {
 }
 
 // decodeRunsFreq fills dst from the method-4 coding in src.
-func decodeRunsFreq(src []byte, dst []byte) error {
-	if len(dst) == 0 {
-		return nil
-	}
-	if len(src) == 0 || src[0] < minRankShift || src[0] > maxRankShift {
-		return corruptf("no valid learning rate at the start of a run-coded segment")
-	}
-	shift := uint(src[0])
-	d := newRangeDecoder(src[1:])
-	m := newRunModel()
-	defer runModels.Put(m)
-	m.rankLearn = learnRate{shift: shift, skip: 1}
-	m.freq.init()
-	mtf := newMTF()
-	var c byte
-	r := 0
-	for i := 0; i < len(dst); {
-		if i == 0 {
-			c = byte(d.decodeDirect(8))
-			r = mtf.rankOf(c)
-		} else {
-			r = m.decodeRankFreq(d, mtf)
-			c = mtf.take(r)
-		}
-		m.touchNext(c)
-		m.freq.add(c)
-		n, err := m.decodeLenFast(d, c, r, len(dst)-i)
-		if err != nil {
-			return err
-		}
-		fillRun(dst, i, n, c)
-		i += n
-		m.next(c, r, n)
-		if d.overrun() {
-			return corruptf("coded data ends early")
-		}
-	}
-	if d.overrun() {
-		return corruptf("coded data ends early")
-	}
-	return nil
-}
+func decodeRunsFreq(src []byte, dst []byte) error { return decodeRunsBy(src, dst, true) }
 
 func (m *runModel) decodeRankFreq(dec *rangeDecoder, l *mtfList) int {
 	pr, pl := cap3(m.pr), bucket5(m.pl)
