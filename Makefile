@@ -5,7 +5,7 @@ COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 SHARED   ?= ../shared
 
-.PHONY: all build test test-short race fuzz bench bench-compress bench-sa bench-index gobench demo clean kernels test-workflows release
+.PHONY: all build test cross test-short race fuzz bench bench-compress bench-sa bench-index gobench demo clean kernels test-workflows release
 
 all: build
 
@@ -15,6 +15,12 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test ./...
+	$(MAKE) cross
+
+# The tree builds for macOS too (no GPU there; the CPU path and the hints it can take).
+cross:
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o /dev/null ./...
+	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o /dev/null ./...
 
 test-short:
 	$(GO) test -short ./...

@@ -58,6 +58,6 @@ func mapRegular(path string) (data []byte, unmap func() error) {
 	if err != nil {
 		return nil, nil
 	}
-	syscall.Madvise(b, syscall.MADV_SEQUENTIAL)
+	adviseSequential(b)
 	return b, func() error { return syscall.Munmap(b) }
 }
