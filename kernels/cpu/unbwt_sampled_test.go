@@ -45,6 +45,32 @@ func TestBWTSampledAgainstOracle(t *testing.T) {
 	}
 }
 
+// TestBWTSampledParts cuts the rows into parts of a few hundred, so that the primary row falls
+// at the start, inside and at the end of parts, and compares with the one-part result.
+func TestBWTSampledParts(t *testing.T) {
+	defer func(v int) { sampledChunk = v }(sampledChunk)
+	rng := rand.New(rand.NewSource(7))
+	for range 40 {
+		text := make([]byte, 500+rng.Intn(3000))
+		for i := range text {
+			text[i] = "ACGT"[rng.Intn(4)]
+		}
+		sa := make([]int32, len(text))
+		SuffixArray(text, sa)
+		want := make([]byte, len(text))
+		wantP := kernels.BWTFromSA(text, sa, want)
+		ws := naiveSamples(sa, 4)
+		for _, chunk := range []int{1 << 20, 300, 97} {
+			sampledChunk = chunk
+			got := make([]byte, len(text))
+			p, samples := BWTSampled(text, sa, got, 4, 7)
+			if p != wantP || !bytes.Equal(got, want) || fmt.Sprint(samples) != fmt.Sprint(ws) {
+				t.Fatalf("n=%d, parts of %d rows: primary %d, want %d; transform or samples differ", len(text), chunk, p, wantP)
+			}
+		}
+	}
+}
+
 func TestInverseBWTSampledRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewSource(6))
 	texts := bwtTexts(rng)
@@ -119,7 +145,8 @@ func TestInverseBWTSampledBadInput(t *testing.T) {
 	}
 }
 
-func BenchmarkInverseBWTSampled(b *testing.B) {
+// benchWords is 4 MiB of random words, and its suffix array.
+func benchWords() ([]byte, []int32) {
 	rng := rand.New(rand.NewSource(8))
 	words := []string{"the ", "of ", "and ", "compress ", "block ", "sort ", "suffix ", "array ", "\n"}
 	var text []byte
@@ -128,6 +155,22 @@ func BenchmarkInverseBWTSampled(b *testing.B) {
 	}
 	sa := make([]int32, len(text))
 	SuffixArray(text, sa)
+	return text, sa
+}
+
+// BenchmarkBWTSampled makes the transform of a 4 MiB block from its suffix array on one thread,
+// as the compressor does for each block of -3.
+func BenchmarkBWTSampled(b *testing.B) {
+	text, sa := benchWords()
+	bwt := make([]byte, len(text))
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		BWTSampled(text, sa, bwt, 16, 1)
+	}
+}
+
+func BenchmarkInverseBWTSampled(b *testing.B) {
+	text, sa := benchWords()
 	bwt := make([]byte, len(text))
 	p, samples := BWTSampled(text, sa, bwt, 16, 1)
 	dst := make([]byte, len(text))
