@@ -134,7 +134,10 @@ func chooseTables(syms []byte, ntables int) []byte {
 	}
 	for it := 0; it < huffIterations; it++ {
 		pack()
-		var tfreq [huffTables][256]int
+		last := it == huffIterations-1
+		// the groups' symbols counted per table for the next round's costs, in two banks (odd
+		// and even positions) so that a run of one symbol does not wait on its own increments
+		var tfreq [2][huffTables][256]uint32
 		for g := range sel {
 			grp := syms[g*huffGroup : min((g+1)*huffGroup, len(syms))]
 			var a, b uint64
@@ -155,18 +158,32 @@ func chooseTables(syms []byte, ntables int) []byte {
 				}
 			}
 			sel[g] = byte(best)
-			for _, s := range grp {
-				tfreq[best][s]++
+			if last {
+				continue
+			}
+			f0, f1 := &tfreq[0][best], &tfreq[1][best]
+			i := 0
+			for ; i+1 < len(grp); i += 2 {
+				f0[grp[i]]++
+				f1[grp[i+1]]++
+			}
+			if i < len(grp) {
+				f0[grp[i]]++
 			}
 		}
+		if last {
+			break
+		}
 		for t := 0; t < ntables; t++ {
+			var f [256]uint32
 			total := 0
-			for _, f := range tfreq[t] {
-				total += f
+			for s := range f {
+				f[s] = tfreq[0][t][s] + tfreq[1][t][s]
+				total += int(f[s])
 			}
 			for s := range cost[t] {
 				// -log2 of the smoothed frequency, in 1/16ths of a bit, at most 20 bits
-				p := (float64(tfreq[t][s]) + 0.5) / (float64(total) + 128)
+				p := (float64(f[s]) + 0.5) / (float64(total) + 128)
 				cost[t][s] = uint16(min(-math.Log2(p)*16, 20*16))
 			}
 		}
