@@ -37,20 +37,19 @@ const (
 func mtfRuns(src []byte) (syms []byte, side []byte, nside int) {
 	syms = make([]byte, 0, len(src)/2+16)
 	mtf := newMTF()
-	run := 0
-	flush := func() {
-		for run > 0 {
-			run--
-			syms = append(syms, byte(run&1))
-			run >>= 1
-		}
-	}
-	for _, c := range src {
+	for i := 0; i < len(src); {
+		c := src[i]
 		if mtf[0] == c {
-			run++
+			// a run of rank 0, written as its length's digits
+			j := i + 1
+			for j < len(src) && src[j] == c {
+				j++
+			}
+			syms = appendRun(syms, j-i)
+			i = j
 			continue
 		}
-		flush()
+		i++
 		r := mtf.rankOf(c)
 		if r >= 254 {
 			syms = append(syms, 255)
@@ -63,8 +62,17 @@ func mtfRuns(src []byte) (syms []byte, side []byte, nside int) {
 		}
 		syms = append(syms, byte(r+1))
 	}
-	flush()
 	return syms, side, nside
+}
+
+// appendRun appends the bijective base-2 digits of run (RUNA 0, RUNB 1), lowest first.
+func appendRun(syms []byte, run int) []byte {
+	for run > 0 {
+		run--
+		syms = append(syms, byte(run&1))
+		run >>= 1
+	}
+	return syms
 }
 
 // huffTableCount is how many tables pay for nsyms symbols (bzip2's thresholds, doubled for our
