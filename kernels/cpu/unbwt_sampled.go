@@ -140,6 +140,7 @@ func InverseBWTSampled(bwt []byte, primary int, samples []uint32, shift uint, ds
 		// rows fit in 24 bits: keep F's byte beside each link, one read per step
 		// link[r] for a row r of F: the row of L that holds the same occurrence of F[r]
 		link := make([]uint32, n+1)
+		adviseHugeTable(link)
 		link[0] = uint32(primary) << 8
 		parallelChunks(chunks, func(ci, lo, hi int) {
 			p := &pos[ci]
