@@ -65,7 +65,7 @@ func (b *Backend) BWT(src, dst [][]byte, primary []int) error {
 			defer wg.Done()
 			sa := make([]int32, len(src[i]))
 			SuffixArrayThreads(src[i], sa, perBlock)
-			primary[i] = kernels.BWTFromSA(src[i], sa, dst[i])
+			primary[i] = BWTThreads(src[i], sa, dst[i], perBlock)
 			<-sem
 		}()
 	}

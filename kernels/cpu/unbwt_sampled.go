@@ -54,6 +54,13 @@ func BWTSampled(text []byte, sa []int32, dst []byte, shift uint, threads int) (p
 	return primary, samples
 }
 
+// BWTThreads is kernels.BWTFromSA on up to threads goroutines, asking for the text bytes ahead
+// (BWTSampled without samples).
+func BWTThreads(text []byte, sa []int32, dst []byte, threads int) (primary int) {
+	primary, _ = BWTSampled(text, sa, dst, 31, threads) // no position under 2^31 is a sample
+	return primary
+}
+
 // sampledChunk is the fewest rows BWTSampled gives a thread (a variable for the tests).
 var sampledChunk = 1 << 20
 

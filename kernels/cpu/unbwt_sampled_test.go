@@ -46,7 +46,8 @@ func TestBWTSampledAgainstOracle(t *testing.T) {
 }
 
 // TestBWTSampledParts cuts the rows into parts of a few hundred, so that the primary row falls
-// at the start, inside and at the end of parts, and compares with the one-part result.
+// at the start, inside and at the end of parts, and compares BWTSampled and BWTThreads with
+// kernels.BWTFromSA.
 func TestBWTSampledParts(t *testing.T) {
 	defer func(v int) { sampledChunk = v }(sampledChunk)
 	rng := rand.New(rand.NewSource(7))
@@ -66,6 +67,10 @@ func TestBWTSampledParts(t *testing.T) {
 			p, samples := BWTSampled(text, sa, got, 4, 7)
 			if p != wantP || !bytes.Equal(got, want) || fmt.Sprint(samples) != fmt.Sprint(ws) {
 				t.Fatalf("n=%d, parts of %d rows: primary %d, want %d; transform or samples differ", len(text), chunk, p, wantP)
+			}
+			clear(got)
+			if p := BWTThreads(text, sa, got, 7); p != wantP || !bytes.Equal(got, want) {
+				t.Fatalf("BWTThreads, n=%d, parts of %d rows: primary %d, want %d, or the transform differs", len(text), chunk, p, wantP)
 			}
 		}
 	}
