@@ -152,7 +152,6 @@ func compressBlock(b kernels.Backend, data []byte, threads int, sorting *atomic.
 		}
 	} else {
 		sa := getSA(n)
-		defer saPool.Put(&sa)
 		var err error
 		if ts, ok := b.(threadedSorter); ok {
 			active := int(sorting.Add(1))
@@ -165,6 +164,7 @@ func compressBlock(b kernels.Backend, data []byte, threads int, sorting *atomic.
 			return compressed{}, fmt.Errorf("sorting a block of %d bytes on %s: %w", n, b.Name(), err)
 		}
 		primary, samples = cpu.BWTSampled(data, sa, bwt, bwz.SampleShift, threads)
+		saPool.Put(&sa) // not needed for the coding
 	}
 	t1 := time.Now()
 	payload, err := bwz.EncodeBlock(make([]byte, 0, n/3+1024), bwt, samples, bopts)
