@@ -205,27 +205,59 @@ var packedLimit = 1 << 24
 // walkWidth is how many walks advance in lock step: enough reads in flight to hide memory latency.
 const walkWidth = 16
 
-// walkPacked runs the walks that start at rows starts (walk first+i covers text positions
-// (first+i)<<shift onwards), with links that carry F's byte in their low 8 bits.
-func walkPacked(link []uint32, starts []uint32, first int, shift uint, dst []byte) {
+// walkGroup sets up the walks g, g+1, ... (at most walkWidth) of starts: their rows, their parts
+// of dst (walk first+g+k covers text positions (first+g+k)<<shift onwards), how many walks, and
+// how many steps all of them take.
+func walkGroup(starts []uint32, g, first int, shift uint, dst []byte) (m int, rows [walkWidth]uint32, out [walkWidth][]byte, full int) {
 	n := len(dst)
 	step := 1 << shift
+	m = min(walkWidth, len(starts)-g)
+	full = step
+	for k := 0; k < m; k++ {
+		rows[k] = starts[g+k]
+		p := (first + g + k) << shift
+		out[k] = dst[p:min(p+step, n)]
+		full = min(full, len(out[k]))
+	}
+	return m, rows, out, full
+}
+
+// The walks' inner loops read links and write bytes through pointers, without bounds checks:
+// every row is at most n (the starts are checked, and every link holds a row), link has n+1
+// entries, and the first full bytes of every walk's part of dst are its own. A short group (the
+// last of a block) goes the checked way.
+
+func outPointers(out *[walkWidth][]byte) (op [walkWidth]unsafe.Pointer) {
+	for k := range op {
+		op[k] = unsafe.Pointer(unsafe.SliceData(out[k]))
+	}
+	return op
+}
+
+// walkPacked runs the walks that start at rows starts (walk first+i covers text positions
+// (first+i)<<shift onwards), with links that carry F's byte in their low 8 bits. 16 walks of a
+// 4 MiB block in lock step, through pointers: 54-81 -> 84-101 MB/s (BenchmarkInverseBWTSampled,
+// alternated).
+func walkPacked(link []uint32, starts []uint32, first int, shift uint, dst []byte) {
+	lp := unsafe.Pointer(unsafe.SliceData(link))
 	for g := 0; g < len(starts); g += walkWidth {
-		m := min(walkWidth, len(starts)-g)
-		var rows [walkWidth]uint32
-		var out [walkWidth][]byte
-		full := step
-		for k := 0; k < m; k++ {
-			rows[k] = starts[g+k]
-			p := (first + g + k) << shift
-			out[k] = dst[p:min(p+step, n)]
-			full = min(full, len(out[k]))
-		}
-		for i := 0; i < full; i++ {
-			for k := 0; k < m; k++ {
-				e := link[rows[k]]
-				out[k][i] = byte(e)
-				rows[k] = e >> 8
+		m, rows, out, full := walkGroup(starts, g, first, shift, dst)
+		if m == walkWidth {
+			op := outPointers(&out)
+			for i := 0; i < full; i++ {
+				for k := 0; k < walkWidth; k++ {
+					e := *(*uint32)(unsafe.Add(lp, uintptr(rows[k])*4))
+					*(*byte)(unsafe.Add(op[k], i)) = byte(e)
+					rows[k] = e >> 8
+				}
+			}
+		} else {
+			for i := 0; i < full; i++ {
+				for k := 0; k < m; k++ {
+					e := link[rows[k]]
+					out[k][i] = byte(e)
+					rows[k] = e >> 8
+				}
 			}
 		}
 		for k := 0; k < m; k++ { // the last walk of a block may be shorter than the others
@@ -241,8 +273,6 @@ func walkPacked(link []uint32, starts []uint32, first int, shift uint, dst []byt
 
 // walkLookup is walkPacked for links that are rows alone: F's byte comes from the bucket bounds.
 func walkLookup(link []uint32, fc []byte, cstart *[257]uint32, starts []uint32, first int, shift uint, dst []byte) {
-	n := len(dst)
-	step := 1 << shift
 	fbyte := func(r uint32) byte {
 		c := int(fc[r>>8])
 		for c < 255 && r >= cstart[c+1] {
@@ -250,22 +280,25 @@ func walkLookup(link []uint32, fc []byte, cstart *[257]uint32, starts []uint32, 
 		}
 		return byte(c)
 	}
+	lp := unsafe.Pointer(unsafe.SliceData(link))
 	for g := 0; g < len(starts); g += walkWidth {
-		m := min(walkWidth, len(starts)-g)
-		var rows [walkWidth]uint32
-		var out [walkWidth][]byte
-		full := step
-		for k := 0; k < m; k++ {
-			rows[k] = starts[g+k]
-			p := (first + g + k) << shift
-			out[k] = dst[p:min(p+step, n)]
-			full = min(full, len(out[k]))
-		}
-		for i := 0; i < full; i++ {
-			for k := 0; k < m; k++ {
-				r := rows[k]
-				out[k][i] = fbyte(r)
-				rows[k] = link[r]
+		m, rows, out, full := walkGroup(starts, g, first, shift, dst)
+		if m == walkWidth {
+			op := outPointers(&out)
+			for i := 0; i < full; i++ {
+				for k := 0; k < walkWidth; k++ {
+					r := rows[k]
+					*(*byte)(unsafe.Add(op[k], i)) = fbyte(r)
+					rows[k] = *(*uint32)(unsafe.Add(lp, uintptr(r)*4))
+				}
+			}
+		} else {
+			for i := 0; i < full; i++ {
+				for k := 0; k < m; k++ {
+					r := rows[k]
+					out[k][i] = fbyte(r)
+					rows[k] = link[r]
+				}
 			}
 		}
 		for k := 0; k < m; k++ {
