@@ -150,15 +150,7 @@ func InverseBWTSampled(bwt []byte, primary int, samples []uint32, shift uint, ds
 		adviseHugeTable(link)
 		link[0] = uint32(primary) << 8
 		parallelChunks(chunks, func(ci, lo, hi int) {
-			p := &pos[ci]
-			for i, b := range bwt[lo:hi] {
-				row := uint32(lo + i)
-				if row >= uint32(primary) {
-					row++
-				}
-				link[p[b]] = row<<8 | uint32(b)
-				p[b]++
-			}
+			placeLinks(link, bwt, lo, hi, primary, &pos[ci], true)
 		})
 		// link[r] is the row of the next text position and, in its low byte, F[r]: the text's
 		// byte at r's position. So a step emits link[r]&255 and moves to link[r]>>8.
@@ -170,15 +162,7 @@ func InverseBWTSampled(bwt []byte, primary int, samples []uint32, shift uint, ds
 	link := make([]uint32, n+1)
 	link[0] = uint32(primary)
 	parallelChunks(chunks, func(ci, lo, hi int) {
-		p := &pos[ci]
-		for i, b := range bwt[lo:hi] {
-			row := uint32(lo + i)
-			if row >= uint32(primary) {
-				row++
-			}
-			link[p[b]] = row
-			p[b]++
-		}
+		placeLinks(link, bwt, lo, hi, primary, &pos[ci], false)
 	})
 	// F's byte at a row comes from the bucket bounds: fc[r>>fShift] is the byte at the start of
 	// r's stretch of rows, and a few comparisons with cstart finish the lookup.
@@ -196,6 +180,33 @@ func InverseBWTSampled(bwt []byte, primary int, samples []uint32, shift uint, ds
 		walkLookup(link, fc, &cstart, starts[lo:hi], lo, shift, dst)
 	})
 	return nil
+}
+
+// placeLinks sets link[p[b]] for each byte b of bwt[lo:hi], in order, to its row (with the byte
+// in the low 8 bits, packed), p[b] counting up: bwt[x] is row x before the primary row, x+1 after
+// it. Each p[b] stays inside b's bucket of rows (at most n), so the writes go through a pointer.
+func placeLinks(link []uint32, bwt []byte, lo, hi, primary int, p *[256]uint32, packed bool) {
+	lp := unsafe.Pointer(unsafe.SliceData(link))
+	for _, part := range [2][3]int{{lo, min(hi, primary), 0}, {max(lo, primary), hi, 1}} {
+		a, b, off := part[0], part[1], part[2]
+		if a >= b {
+			continue
+		}
+		row := uint32(a + off)
+		if packed {
+			for _, c := range bwt[a:b] {
+				*(*uint32)(unsafe.Add(lp, uintptr(p[c])*4)) = row<<8 | uint32(c)
+				p[c]++
+				row++
+			}
+		} else {
+			for _, c := range bwt[a:b] {
+				*(*uint32)(unsafe.Add(lp, uintptr(p[c])*4)) = row
+				p[c]++
+				row++
+			}
+		}
+	}
 }
 
 // packedLimit is the block length below which rows fit in 24 bits; tests lower it to reach the
