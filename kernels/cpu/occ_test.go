@@ -37,3 +37,31 @@ func TestOccMatchesCounting(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOccRank asks for the ranks of random DNA symbols at random rows of a 4 M-row index
+// (the backward steps of matching), in MB/s of ranks (a rank a byte).
+func BenchmarkOccRank(b *testing.B) {
+	rng := rand.New(rand.NewSource(6))
+	const n = 4 << 20
+	bwt := make([]byte, n)
+	for i := range bwt {
+		bwt[i] = byte(kernels.FirstCode + rng.Intn(4))
+	}
+	o := NewOcc(func(i int) byte { return bwt[i] }, n, kernels.FirstCode+4)
+	rows := make([]int, 1<<16)
+	syms := make([]byte, len(rows))
+	for i := range rows {
+		rows[i] = rng.Intn(n + 1)
+		syms[i] = byte(kernels.FirstCode + rng.Intn(4))
+	}
+	b.SetBytes(int64(len(rows)))
+	sum := 0
+	for b.Loop() {
+		for i, r := range rows {
+			sum += o.Rank(syms[i], r)
+		}
+	}
+	if sum == -1 {
+		b.Fatal(sum)
+	}
+}
