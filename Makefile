@@ -42,6 +42,7 @@ fuzz:
 	$(GO) test ./kernels/cpu -run XXX -fuzz FuzzSuffixArray -fuzztime $(FUZZTIME)
 	$(GO) test ./formats -run XXX -fuzz '^FuzzBWTReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./kernels/cpu -run XXX -fuzz '^FuzzInverseBWT$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./kernels/cpu -run XXX -fuzz '^FuzzInverseBWTSampled$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
 	$(GO) test ./formats -run XXX -fuzz '^FuzzRawReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/sapipe -run XXX -fuzz '^FuzzShardTemplate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./formats -run XXX -fuzz '^FuzzIndexFile$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
