@@ -298,10 +298,8 @@ func encodeRunsBy(src []byte, out []byte, freq bool) []byte {
 		i = j
 		if freq {
 			m.freq.add(c)
-			m.encodeLenFast(e, n, c, r)
-		} else {
-			m.encodeLen(e, n, c, r)
 		}
+		m.encodeLen(e, n, c, r, freq)
 		m.next(c, r, n)
 	}
 	return e.finish()
@@ -352,14 +350,20 @@ func (m *runModel) encodeRank(e *rangeEncoder, r int) {
 	}
 }
 
-func (m *runModel) encodeLen(e *rangeEncoder, n int, c byte, r int) {
+// encodeLen codes the length n of a run of c at rank r; with fast (method 4) the counters are
+// updated with updateFast.
+func (m *runModel) encodeLen(e *rangeEncoder, n int, c byte, r int, fast bool) {
 	x := m.lenContexts(c, r)
 	for k := 0; k < lenUnary; k++ {
 		bit := 0
 		if n == k+1 {
 			bit = 1
 		}
-		e.encodeMix2(bit, &x.a[k], &x.c[k], &x.w[k], lenLearn)
+		if fast {
+			e.encodeMix2f(bit, &x.a[k], &x.c[k], &x.w[k], lenLearn)
+		} else {
+			e.encodeMix2(bit, &x.a[k], &x.c[k], &x.w[k], lenLearn)
+		}
 		if bit == 1 {
 			return
 		}
@@ -425,14 +429,10 @@ func decodeRunsBy(src []byte, dst []byte, freq bool) error {
 			c = mtf.take(r)
 		}
 		m.touchNext(c)
-		var n int
-		var err error
 		if freq {
 			m.freq.add(c)
-			n, err = m.decodeLenFast(d, c, r, len(dst)-i)
-		} else {
-			n, err = m.decodeLen(d, c, r, len(dst)-i)
 		}
+		n, err := m.decodeLen(d, c, r, len(dst)-i, freq)
 		if err != nil {
 			return err
 		}
@@ -469,10 +469,16 @@ func (m *runModel) decodeRank(d *rangeDecoder) int {
 	return d.decodeTree(&m.rankMan[cap3(m.pr)][nb&7], nb)
 }
 
-func (m *runModel) decodeLen(d *rangeDecoder, c byte, r, left int) (int, error) {
+// decodeLen decodes what encodeLen codes, at most left.
+func (m *runModel) decodeLen(d *rangeDecoder, c byte, r, left int, fast bool) (int, error) {
 	x := m.lenContexts(c, r)
 	for k := 0; k < lenUnary; k++ {
-		bit := d.decodeMix2(&x.a[k], &x.c[k], &x.w[k], lenLearn)
+		var bit int
+		if fast {
+			bit = d.decodeMix2f(&x.a[k], &x.c[k], &x.w[k], lenLearn)
+		} else {
+			bit = d.decodeMix2(&x.a[k], &x.c[k], &x.w[k], lenLearn)
+		}
 		if bit == 1 {
 			if k+1 > left {
 				return 0, corruptf("run of %d bytes overruns the segment (%d left)", k+1, left)

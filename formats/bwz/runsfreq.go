@@ -141,10 +141,8 @@ func encodeRunsFreq(src []byte, out []byte) []byte { return encodeRunsBy(src, ou
 // encodeRankFreq codes r (1..255), the rank of the run's byte in l.
 func (m *runModel) encodeRankFreq(e *rangeEncoder, r int, l *mtfList) {
 	nb := bits.Len(uint(r)) - 1
-	pr, pl := cap3(m.pr), bucket5(m.pl)
-	d := &m.rankD[(pr*4+cap3(m.ppr))*5+pl]
-	ss := &m.rankSS[int(m.prevSym)<<8|int(m.prev2)]
-	w := &m.rankMix[pr]
+	x := m.rankContexts() // method 2's contexts, but for the symbol's own counters
+	d, ss, w, pr := x.d, x.ss, x.w, cap3(m.pr)
 	lr := m.rankLearn
 	p := &m.pre
 	p.start(&m.freq, l)
@@ -200,30 +198,12 @@ func (m *runModel) encodeRankFreq(e *rangeEncoder, r int, l *mtfList) {
 	}
 }
 
-// encodeLenFast is encodeLen with counters updated with updateFast.
-func (m *runModel) encodeLenFast(e *rangeEncoder, n int, c byte, r int) {
-	x := m.lenContexts(c, r)
-	for k := 0; k < lenUnary; k++ {
-		bit := 0
-		if n == k+1 {
-			bit = 1
-		}
-		e.encodeMix2f(bit, &x.a[k], &x.c[k], &x.w[k], lenLearn)
-		if bit == 1 {
-			return
-		}
-	}
-	m.encodeLongLen(e, n, r)
-}
-
 // decodeRunsFreq fills dst from the method-4 coding in src.
 func decodeRunsFreq(src []byte, dst []byte) error { return decodeRunsBy(src, dst, true) }
 
 func (m *runModel) decodeRankFreq(dec *rangeDecoder, l *mtfList) int {
-	pr, pl := cap3(m.pr), bucket5(m.pl)
-	d := &m.rankD[(pr*4+cap3(m.ppr))*5+pl]
-	ss := &m.rankSS[int(m.prevSym)<<8|int(m.prev2)]
-	w := &m.rankMix[pr]
+	x := m.rankContexts() // method 2's contexts, but for the symbol's own counters
+	d, ss, w, pr := x.d, x.ss, x.w, cap3(m.pr)
 	lr := m.rankLearn
 	p := &m.pre
 	p.start(&m.freq, l)
@@ -275,18 +255,4 @@ func (m *runModel) decodeRankFreq(dec *rangeDecoder, l *mtfList) int {
 		q = q0 ^ (q0^q1)&-bit
 	}
 	return lo + dec.decodeCounter(&sse[0][q])
-}
-
-// decodeLenFast is decodeLen with counters updated with updateFast.
-func (m *runModel) decodeLenFast(d *rangeDecoder, c byte, r, left int) (int, error) {
-	x := m.lenContexts(c, r)
-	for k := 0; k < lenUnary; k++ {
-		if d.decodeMix2f(&x.a[k], &x.c[k], &x.w[k], lenLearn) == 1 {
-			if k+1 > left {
-				return 0, corruptf("run of %d bytes overruns the segment (%d left)", k+1, left)
-			}
-			return k + 1, nil
-		}
-	}
-	return m.decodeLongLen(d, r, left)
 }
