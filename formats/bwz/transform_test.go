@@ -89,15 +89,10 @@ func TestCodeOnce(t *testing.T) {
 	if mode == "" {
 		t.Skip("BWZ_ONCE not set")
 	}
-	bwt := readTransform(t, transformFiles(t)[0])
-	part, n := 5, 2<<20
-	envInt("BWZ_PART", &part)
-	envInt("BWZ_SEGLEN", &n)
-	lo := min(part*DefaultSegmentSize, max(len(bwt)-n, 0))
-	src := bwt[lo:min(lo+n, len(bwt))]
+	src := transformPart(t, 2<<20)
 	method := int(methodRunsFreq)
 	envInt("BWZ_METHOD", &method)
-	enc := map[int]func(src, out []byte) []byte{methodRuns: encodeRuns, methodRunsFreq: encodeRunsFreq, methodDirect: encodeDirectMethod}[method]
+	enc := methodEncoders[method]
 	if mode == "none" {
 		return
 	}
@@ -120,12 +115,7 @@ func TestSpeed(t *testing.T) {
 	if rounds == 0 {
 		t.Skip("BWZ_SPEED not set")
 	}
-	bwt := readTransform(t, transformFiles(t)[0])
-	part, n := 5, 1<<20
-	envInt("BWZ_PART", &part)
-	envInt("BWZ_SEGLEN", &n)
-	lo := min(part*DefaultSegmentSize, max(len(bwt)-n, 0))
-	src := bwt[lo:min(lo+n, len(bwt))]
+	src := transformPart(t, 1<<20)
 	methods := []int{methodRuns, methodRunsFreq}
 	if s := os.Getenv("BWZ_METHODS"); s != "" {
 		methods = nil
@@ -134,7 +124,6 @@ func TestSpeed(t *testing.T) {
 			methods = append(methods, m)
 		}
 	}
-	encs := map[int]func(src, out []byte) []byte{methodRuns: encodeRuns, methodRunsFreq: encodeRunsFreq, methodDirect: encodeDirectMethod}
 	coded := make([][]byte, len(methods))
 	bestE := make([]time.Duration, len(methods))
 	bestD := make([]time.Duration, len(methods))
@@ -142,7 +131,7 @@ func TestSpeed(t *testing.T) {
 	for r := 0; r < rounds; r++ {
 		for i, m := range methods {
 			start := time.Now()
-			coded[i] = encs[m](src, coded[i][:0])
+			coded[i] = methodEncoders[m](src, coded[i][:0])
 			if d := time.Since(start); r == 0 || d < bestE[i] {
 				bestE[i] = d
 			}
@@ -160,6 +149,20 @@ func TestSpeed(t *testing.T) {
 		t.Logf("method %d: %d bytes, encode %.2f MB/s (%.3f of the first), decode %.2f MB/s (%.3f)", m, len(coded[i]),
 			mb(bestE[i]), bestE[0].Seconds()/bestE[i].Seconds(), mb(bestD[i]), bestD[0].Seconds()/bestD[i].Seconds())
 	}
+}
+
+// methodEncoders are the segment coders by method, for the measuring tests.
+var methodEncoders = map[int]func(src, out []byte) []byte{methodRuns: encodeRuns, methodRunsFreq: encodeRunsFreq, methodDirect: encodeDirectMethod}
+
+// transformPart returns BWZ_SEGLEN bytes (default n) of the first of BWZ_TRANSFORMS, from
+// BWZ_PART*8 MiB on (default 5), or its last BWZ_SEGLEN bytes.
+func transformPart(t *testing.T, n int) []byte {
+	bwt := readTransform(t, transformFiles(t)[0])
+	part := 5
+	envInt("BWZ_PART", &part)
+	envInt("BWZ_SEGLEN", &n)
+	lo := min(part*DefaultSegmentSize, max(len(bwt)-n, 0))
+	return bwt[lo:min(lo+n, len(bwt))]
 }
 
 // envInt sets *v from the environment variable name, if it is set.

@@ -157,22 +157,7 @@ func TestSuffixArrayLarge(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(2))
 	for name, text := range largeTexts(rng, n) {
-		var first []int32
-		for _, threads := range []int{1, 2, 3} {
-			sa := make([]int32, len(text))
-			for i := range sa {
-				sa[i] = int32(i * 7919) // not a fresh array: the construction must not rely on zeros
-			}
-			SuffixArrayThreads(text, sa, threads)
-			if err := checkSuffixArray(text, sa); err != nil {
-				t.Fatalf("%s, %d threads: %v", name, threads, err)
-			}
-			if first == nil {
-				first = sa
-			} else if !slices.Equal(sa, first) {
-				t.Fatalf("%s: %d threads differ from 1", name, threads)
-			}
-		}
+		first := checkThreads(t, name, text, 1, 2, 3)
 		switch name {
 		case "bytes", "dna", "codes":
 			// Short common prefixes: the sorting oracle is fast here.
@@ -222,20 +207,32 @@ func TestSuffixArrayParts(t *testing.T) {
 	texts["ab"] = bytes.Repeat([]byte("ab"), 40_000)
 	texts["ba"] = bytes.Repeat([]byte("ba"), 40_000)
 	for name, text := range texts {
-		var first []int32
-		for _, threads := range []int{1, 2, 4} {
-			sa := make([]int32, len(text))
-			SuffixArrayThreads(text, sa, threads)
-			if err := checkSuffixArray(text, sa); err != nil {
-				t.Fatalf("%s, %d threads: %v", name, threads, err)
-			}
-			if first == nil {
-				first = sa
-			} else if !slices.Equal(sa, first) {
-				t.Fatalf("%s: %d threads differ from 1", name, threads)
-			}
+		checkThreads(t, name, text, 1, 2, 4)
+	}
+}
+
+// checkThreads builds the suffix array of text on each number of threads, into an array that is
+// not fresh (the construction must not rely on zeros), checks each and that they agree, and
+// returns the first.
+func checkThreads(t *testing.T, name string, text []byte, threads ...int) []int32 {
+	t.Helper()
+	var first []int32
+	for _, th := range threads {
+		sa := make([]int32, len(text))
+		for i := range sa {
+			sa[i] = int32(i * 7919)
+		}
+		SuffixArrayThreads(text, sa, th)
+		if err := checkSuffixArray(text, sa); err != nil {
+			t.Fatalf("%s, %d threads: %v", name, th, err)
+		}
+		if first == nil {
+			first = sa
+		} else if !slices.Equal(sa, first) {
+			t.Fatalf("%s: %d threads differ from %d", name, th, threads[0])
 		}
 	}
+	return first
 }
 
 // TestSortDoubling compares sorting by doubling with the naive suffix array on strings of many
