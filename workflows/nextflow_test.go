@@ -25,6 +25,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	sapipeBin = filepath.Join(dir, "sapipe")
+	if _, err := exec.LookPath("go"); err != nil {
+		// The GPU machine has the packed test binaries and no Go toolchain; these tests
+		// check workflow files, not the device.
+		fmt.Println("workflows: no go toolchain to build sapipe with; skipping these tests")
+		os.RemoveAll(dir)
+		os.Exit(0)
+	}
 	build := exec.Command("go", "build", "-o", sapipeBin, "../cmd/sapipe")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
