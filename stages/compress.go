@@ -28,8 +28,15 @@ type CompressOptions struct {
 type CompressStats struct {
 	In, Out int64         // bytes read and written
 	Blocks  int           // blocks written
+	On      []BlocksOn    // the blocks each backend sorted, in the order of their first blocks
 	SA      time.Duration // time in the backend's suffix arrays, summed over blocks
 	Coding  time.Duration // time in the rest of the block work (transform, coding), summed
+}
+
+// BlocksOn counts the blocks a backend sorted.
+type BlocksOn struct {
+	Backend string // its name
+	Blocks  int
 }
 
 // compressed is one block on its way to the writer.
@@ -39,6 +46,7 @@ type compressed struct {
 	payload []byte
 	sa      time.Duration
 	code    time.Duration
+	on      string // the backend that sorted it
 }
 
 // Compress reads r to its end and writes it to w as one .bwz stream: blocks of opts.BlockSize
@@ -46,6 +54,12 @@ type compressed struct {
 // written in order. Memory holds at most Threads+1 blocks and their work (about 7 bytes per byte of
 // a block while it is sorted).
 func Compress(ctx context.Context, b kernels.Backend, opts CompressOptions, r io.Reader, w io.Writer) (CompressStats, error) {
+	return CompressWith(ctx, OneBackend{b}, opts, r, w)
+}
+
+// CompressWith is Compress with each block sorted on the backend that bb chooses for it (the CPU
+// while a GPU starts, say). The output does not depend on the choice.
+func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r io.Reader, w io.Writer) (CompressStats, error) {
 	var st CompressStats
 	if opts.BlockSize < 1 || opts.BlockSize > bwz.MaxBlockSize {
 		return st, fmt.Errorf("block size %d out of range 1..%d", opts.BlockSize, bwz.MaxBlockSize)
@@ -74,10 +88,15 @@ func Compress(ctx context.Context, b kernels.Backend, opts CompressOptions, r io
 		case err != nil:
 			return nil, err
 		}
+		bb.Read(n)
 		return buf[:n], nil
 	}
 	var sorting atomic.Int32 // blocks being sorted now
-	fn := func(_ context.Context, data []byte) (compressed, error) {
+	fn := func(ctx context.Context, data []byte) (compressed, error) {
+		b, err := bb.For(ctx, len(data))
+		if err != nil {
+			return compressed{}, err
+		}
 		return compressBlock(b, data, threads, &sorting, bwz.BlockOptions{SegmentSize: opts.SegmentSize, Threads: threads, Fast: opts.Fast})
 	}
 	var crc uint32
@@ -95,6 +114,7 @@ func Compress(ctx context.Context, b kernels.Backend, opts CompressOptions, r io
 		st.In += int64(len(c.data))
 		st.Out += int64(len(hdr) + len(c.payload))
 		st.Blocks++
+		st.count(c.on)
 		st.SA += c.sa
 		st.Coding += c.code
 		opts.Progress.Update(st.In, time.Since(start))
@@ -104,6 +124,9 @@ func Compress(ctx context.Context, b kernels.Backend, opts CompressOptions, r io
 	if err != nil {
 		return st, err
 	}
+	if err := bb.Finish(ctx); err != nil {
+		return st, err
+	}
 	trailer := bwz.AppendTrailer(nil, bwz.Trailer{Blocks: uint32(st.Blocks), Total: uint64(st.In), CRC: crc})
 	if _, err := w.Write(trailer); err != nil {
 		return st, err
@@ -111,6 +134,17 @@ func Compress(ctx context.Context, b kernels.Backend, opts CompressOptions, r io
 	st.Out += int64(len(trailer))
 	opts.Progress.Done(st.In, time.Since(start))
 	return st, nil
+}
+
+// count counts a block sorted on backend.
+func (st *CompressStats) count(backend string) {
+	for i := range st.On {
+		if st.On[i].Backend == backend {
+			st.On[i].Blocks++
+			return
+		}
+	}
+	st.On = append(st.On, BlocksOn{Backend: backend, Blocks: 1})
 }
 
 // sampledBWTBackend is a backend that makes a block's transform and sampled rows itself (the GPU).
@@ -172,7 +206,7 @@ func compressBlock(b kernels.Backend, data []byte, threads int, sorting *atomic.
 		return compressed{}, err
 	}
 	h := bwz.BlockHeader{Length: n, Primary: primary, CRC: bwz.CRC(data), Payload: len(payload), PayloadCRC: bwz.CRC(payload)}
-	return compressed{data: data, h: h, payload: payload, sa: t1.Sub(t0), code: time.Since(t1)}, nil
+	return compressed{data: data, h: h, payload: payload, sa: t1.Sub(t0), code: time.Since(t1), on: b.Name()}, nil
 }
 
 // DecompressOptions configure Decompress.
