@@ -15,7 +15,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sapipe/sapipe/formats/bwz"
-	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/stages"
 )
 
@@ -67,8 +66,9 @@ type compressConfig struct {
 	blockSize, threads  int
 	device              string
 	files               []string
-	backend             kernels.Backend // opened once, for compression
-	name                string          // the command, for messages
+	backends            stages.BlockBackends    // for compression, shared by the files
+	starting            *stages.StartingBackend // the GPU opening beside the CPU, if any
+	name                string                  // the command, for messages
 }
 
 func compressFlags(decompress bool) []cli.Flag {
@@ -193,18 +193,26 @@ func parseCompressConfig(c *cli.Context, decompress bool) (*compressConfig, erro
 // reported on stderr and the others go on; the last failure is the command's error.
 func runCompress(ctx context.Context, e *env, cfg *compressConfig) error {
 	if !cfg.decompress && !cfg.test {
-		b, err := openBackend(e, cfg.device, cfg.threads, cfg.quiet)
+		bb, s, err := compressBackends(e, cfg)
 		if err != nil {
 			return err
 		}
-		defer b.Close()
-		cfg.backend = b
+		cfg.backends, cfg.starting = bb, s
+		if s != nil {
+			defer s.Close() // an open that auto started and no block needed is not waited for
+		} else {
+			defer bb.(stages.OneBackend).Close()
+		}
 	}
 	var last error
 	for _, f := range cfg.files {
 		err := processFile(ctx, e, cfg, f)
 		if err == nil {
 			continue
+		}
+		var de deviceError
+		if errors.As(err, &de) {
+			return de.err // the other files would fail alike
 		}
 		if errors.Is(err, context.Canceled) || errors.Is(err, syscall.EPIPE) {
 			return err
@@ -213,6 +221,20 @@ func runCompress(ctx context.Context, e *env, cfg *compressConfig) error {
 			fmt.Fprintf(e.stderr, "sapipe: %s\n", oneLine(last.Error()))
 		}
 		last = err
+	}
+	if s := cfg.starting; s != nil && s.Required {
+		// --device gpu fails without a GPU even where the CPU sorted every block (or no file
+		// got that far)
+		if err := s.Finish(ctx); err != nil {
+			if last != nil {
+				fmt.Fprintf(e.stderr, "sapipe: %s\n", oneLine(last.Error()))
+			}
+			var de deviceError
+			if errors.As(err, &de) {
+				return de.err
+			}
+			return err
+		}
 	}
 	return last
 }
@@ -296,13 +318,13 @@ func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) 
 		}
 		logf("%s: %d bytes in %v", name, n, time.Since(t0).Round(time.Millisecond))
 	} else {
-		st, err := stages.Compress(ctx, cfg.backend, stages.CompressOptions{BlockSize: cfg.blockSize, Threads: cfg.threads, Fast: cfg.fast, Progress: progress}, in, out)
+		st, err := stages.CompressWith(ctx, cfg.backends, stages.CompressOptions{BlockSize: cfg.blockSize, Threads: cfg.threads, Fast: cfg.fast, Progress: progress}, in, out)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		logf("%s: %d -> %d bytes (%.2f%%, %.3f bits/byte) in %v, %d blocks on %s (sorting %v, coding %v summed over blocks)",
+		logf("%s: %d -> %d bytes (%.2f%%, %.3f bits/byte) in %v, %s (sorting %v, coding %v summed over blocks)",
 			name, st.In, st.Out, 100*float64(st.Out)/float64(max(st.In, 1)), 8*float64(st.Out)/float64(max(st.In, 1)),
-			time.Since(t0).Round(time.Millisecond), st.Blocks, cfg.backend.Name(), st.SA.Round(time.Millisecond), st.Coding.Round(time.Millisecond))
+			time.Since(t0).Round(time.Millisecond), blocksOn(st), st.SA.Round(time.Millisecond), st.Coding.Round(time.Millisecond))
 	}
 	if tmp == nil {
 		return nil
