@@ -29,6 +29,9 @@ up to 1G. Larger blocks compress better and take more memory: about 7 bytes per 
 block in flight while compressing (-p blocks at once), 6 while decompressing. -F codes with
 Huffman tables as bzip2 does (huff0): several times faster coding and decoding, a few % larger.
 
+--device auto starts the GPU only once a block of 16 MiB or more, or 12 MiB a thread in all, has
+been read; the CPU sorts smaller blocks while the GPU starts, and larger ones wait for it.
+
 Examples:
    sapipe compress big.tar                  # big.tar.bwz, big.tar removed
    sapipe compress -k -9 -p 8 reads.fq      # keep reads.fq, 256 MiB blocks, 8 threads
@@ -243,7 +246,11 @@ func runCompress(ctx context.Context, e *env, cfg *compressConfig) error {
 func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) error {
 	logf := func(string, ...any) {}
 	if cfg.verbose {
-		logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "sapipe "+cfg.name+": "+format+"\n", args...) }
+		logf = func(format string, args ...any) {
+			noteMu.Lock() // the GPU's notes come from its goroutine
+			fmt.Fprintf(e.stderr, "sapipe "+cfg.name+": "+format+"\n", args...)
+			noteMu.Unlock()
+		}
 	}
 	var progress *stages.ByteProgress
 	if !cfg.quiet && e.stderrTerminal {
