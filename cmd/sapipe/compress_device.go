@@ -59,6 +59,7 @@ func compressBackends(e *env, cfg *compressConfig) (stages.BlockBackends, *stage
 	s := &stages.StartingBackend{
 		CPU: cpu.New(cfg.threads),
 		Open: func() (kernels.Backend, error) {
+			cuda.Trace("opening the backend", t0) // for auto: when the input made it worth it
 			b, err := openCompressGPU(spec, opts)
 			cuda.Trace("backend opened", t0)
 			if err != nil && !auto {
