@@ -65,11 +65,25 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 		return st, fmt.Errorf("block size %d out of range 1..%d", opts.BlockSize, bwz.MaxBlockSize)
 	}
 	threads := max(opts.Threads, 1)
-	header := bwz.AppendHeader(nil, opts.BlockSize)
-	if _, err := w.Write(header); err != nil {
-		return st, err
+	// Nothing is written before bb says the backends can do the work: a GPU that --device gpu
+	// requires and that fails to open leaves no partial stream on stdout. The blocks sorted
+	// meanwhile wait in the pipeline's window.
+	headerDone := false
+	writeHeader := func() error {
+		if headerDone {
+			return nil
+		}
+		headerDone = true
+		if err := bb.Finish(ctx); err != nil {
+			return err
+		}
+		header := bwz.AppendHeader(nil, opts.BlockSize)
+		if _, err := w.Write(header); err != nil {
+			return err
+		}
+		st.Out += int64(len(header))
+		return nil
 	}
-	st.Out += int64(len(header))
 	start := time.Now()
 	index := 0
 	eof := false
@@ -101,6 +115,9 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 	}
 	var crc uint32
 	sink := func(c compressed) error {
+		if err := writeHeader(); err != nil {
+			return err
+		}
 		c.h.Index = index
 		index++
 		hdr := bwz.AppendBlockHeader(nil, c.h)
@@ -122,6 +139,9 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 	}
 	err := stream.OrderedMap(ctx, stream.Options{Workers: threads, Window: threads + 1}, src, fn, sink)
 	if err != nil {
+		return st, err
+	}
+	if err := writeHeader(); err != nil { // an empty input
 		return st, err
 	}
 	if err := bb.Finish(ctx); err != nil {

@@ -15,8 +15,9 @@ type BlockBackends interface {
 	// For returns the backend that sorts a block of n bytes, waiting for it if it must (until
 	// ctx is done).
 	For(ctx context.Context, n int) (kernels.Backend, error)
-	// Finish is called once every block is sorted, before the stream is completed; its error
-	// fails the compression.
+	// Finish is called before anything is written (when the first block is sorted, or at the
+	// end of an empty input) and again once every block is sorted; its error fails the
+	// compression.
 	Finish(ctx context.Context) error
 }
 

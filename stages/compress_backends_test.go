@@ -205,10 +205,30 @@ func TestStartingBackendFails(t *testing.T) {
 	want := compressBytes(t, data, bs, threads)
 	errNo := errors.New("no usable GPU: none here")
 	for _, large := range []int{1 << 20, bs} { // blocks sorted on the CPU meanwhile; blocks waiting
-		s := &StartingBackend{CPU: cpu.New(threads), Open: newOpener(nil, errNo, nil).open, Required: true, LargeBlock: large}
-		if _, _, err := compressWith(t, s, data, bs, threads); !errors.Is(err, errNo) {
+		var release chan struct{}
+		var cpuB kernels.Backend = cpu.New(threads)
+		if large > bs {
+			// the open fails once the CPU has sorted blocks (and the first may wait to be written)
+			release = make(chan struct{})
+			var once sync.Once
+			cpuB = &countingCPU{Backend: cpu.New(threads), hook: func(n int) {
+				if n == 3 {
+					once.Do(func() { close(release) })
+				}
+			}}
+		}
+		s := &StartingBackend{CPU: cpuB, Open: newOpener(nil, errNo, release).open, Required: true, LargeBlock: large}
+		out, _, err := compressWith(t, s, data, bs, threads)
+		if !errors.Is(err, errNo) {
 			t.Errorf("required, large %d: %v, want the open's error", large, err)
 		}
+		if len(out) != 0 {
+			t.Errorf("required, large %d: %d bytes written before the open failed", large, len(out))
+		}
+	}
+	s0 := &StartingBackend{CPU: cpu.New(threads), Open: newOpener(nil, errNo, nil).open, Required: true}
+	if out, _, err := compressWith(t, s0, nil, bs, threads); !errors.Is(err, errNo) || len(out) != 0 {
+		t.Errorf("required, empty input: %v, %d bytes written", err, len(out))
 	}
 	var fails atomic.Int32
 	s := &StartingBackend{CPU: cpu.New(threads), Open: newOpener(nil, errNo, nil).open, LargeBlock: bs,
