@@ -94,6 +94,21 @@ func (s *StartingBackend) startLocked() {
 	}()
 }
 
+// Expect is told, before a file is read, how many bytes it holds and the block size it will be
+// cut into: when Read would start the open at the file's first large block, or before its end,
+// the open starts now, overlapping the reading (a 100 MiB block takes ~50 ms to read).
+func (s *StartingBackend) Expect(size int64, blockSize int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := s.StartBytes
+	if start <= 0 {
+		start = int64(s.largeBlock())
+	}
+	if min(size, int64(blockSize)) >= int64(s.largeBlock()) || s.read+size >= start {
+		s.startLocked()
+	}
+}
+
 // Read starts the open when it is due.
 func (s *StartingBackend) Read(n int) {
 	s.mu.Lock()

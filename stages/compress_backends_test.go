@@ -258,3 +258,25 @@ func TestStartingBackendCanceled(t *testing.T) {
 		t.Errorf("%v, want context.Canceled", err)
 	}
 }
+
+// TestStartingBackendExpect: a file's size starts the open before anything of it is read when
+// Read would start it during the file, and not otherwise.
+func TestStartingBackendExpect(t *testing.T) {
+	for _, c := range []struct {
+		size      int64
+		blockSize int
+		open      bool
+	}{
+		{10 << 10, 1 << 20, false}, // small file, large blocks: its one block is small
+		{200 << 10, 1 << 20, true}, // a large block
+		{200 << 10, 4 << 10, true}, // small blocks, but past StartBytes
+		{50 << 10, 4 << 10, false},
+	} {
+		op := newOpener(nil, errors.New("no GPU"), nil)
+		s := &StartingBackend{CPU: cpu.New(1), Open: op.open, LargeBlock: 100 << 10, StartBytes: 150 << 10}
+		s.Expect(c.size, c.blockSize)
+		if got := s.state() != nil; got != c.open {
+			t.Errorf("size %d, blocks of %d: open started %v, want %v", c.size, c.blockSize, got, c.open)
+		}
+	}
+}

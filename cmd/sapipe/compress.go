@@ -325,6 +325,9 @@ func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) 
 		}
 		logf("%s: %d bytes in %v", name, n, time.Since(t0).Round(time.Millisecond))
 	} else {
+		if s := cfg.starting; s != nil && info != nil {
+			s.Expect(info.Size(), cfg.blockSize)
+		}
 		st, err := stages.CompressWith(ctx, cfg.backends, stages.CompressOptions{BlockSize: cfg.blockSize, Threads: cfg.threads, Fast: cfg.fast, Progress: progress}, in, out)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
