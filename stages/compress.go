@@ -87,6 +87,16 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 	start := time.Now()
 	index := 0
 	eof := false
+	// When every block is read and sorted, a backend that wants to know is told (the last
+	// input's GPU is closed while the coding goes on).
+	var read, sorted atomic.Int64
+	var eofSeen atomic.Bool
+	var sortedOnce sync.Once
+	tellSorted := func() {
+		if s, ok := bb.(interface{ Sorted() }); ok && eofSeen.Load() && sorted.Load() == read.Load() {
+			sortedOnce.Do(s.Sorted)
+		}
+	}
 	src := func() ([]byte, error) {
 		if eof {
 			return nil, io.EOF
@@ -97,11 +107,18 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			eof = true
 			if n == 0 {
+				eofSeen.Store(true)
+				tellSorted()
 				return nil, io.EOF
 			}
+			read.Add(1)
+			eofSeen.Store(true)
+			bb.Read(n)
+			return buf[:n], nil
 		case err != nil:
 			return nil, err
 		}
+		read.Add(1)
 		bb.Read(n)
 		return buf[:n], nil
 	}
@@ -111,7 +128,11 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 		if err != nil {
 			return compressed{}, err
 		}
-		return compressBlock(b, data, threads, &sorting, bwz.BlockOptions{SegmentSize: opts.SegmentSize, Threads: threads, Fast: opts.Fast})
+		afterSort := func() {
+			sorted.Add(1)
+			tellSorted()
+		}
+		return compressBlock(b, data, threads, &sorting, afterSort, bwz.BlockOptions{SegmentSize: opts.SegmentSize, Threads: threads, Fast: opts.Fast})
 	}
 	var crc uint32
 	sink := func(c compressed) error {
@@ -192,7 +213,7 @@ type threadedSorter interface {
 // CPU the threads are shared among the blocks being sorted at the time (sorting counts them):
 // with many small blocks each is sorted on one thread, the others sorting beside it, rather
 // than all of them on every thread at once.
-func compressBlock(b kernels.Backend, data []byte, threads int, sorting *atomic.Int32, bopts bwz.BlockOptions) (compressed, error) {
+func compressBlock(b kernels.Backend, data []byte, threads int, sorting *atomic.Int32, afterSort func(), bopts bwz.BlockOptions) (compressed, error) {
 	n := len(data)
 	t0 := time.Now()
 	bwt := make([]byte, n)
@@ -221,6 +242,9 @@ func compressBlock(b kernels.Backend, data []byte, threads int, sorting *atomic.
 		saPool.Put(&sa) // not needed for the coding
 	}
 	t1 := time.Now()
+	if afterSort != nil {
+		afterSort()
+	}
 	payload, err := bwz.EncodeBlock(make([]byte, 0, n/3+1024), bwt, samples, bopts)
 	if err != nil {
 		return compressed{}, err

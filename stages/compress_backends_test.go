@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
@@ -16,8 +17,9 @@ import (
 // as the CUDA backend does, from the CPU's code.
 type fakeGPU struct {
 	*cpu.Backend
-	blocks atomic.Int32
-	closed atomic.Bool
+	blocks   atomic.Int32
+	closed   atomic.Bool
+	closedCh chan struct{} // closed by Close, when set
 }
 
 func (g *fakeGPU) Name() string { return "fake-gpu" }
@@ -33,7 +35,9 @@ func (g *fakeGPU) BWTSampled(text, dst []byte, shift uint, threads int) (int, []
 }
 
 func (g *fakeGPU) Close() error {
-	g.closed.Store(true)
+	if !g.closed.Swap(true) && g.closedCh != nil {
+		close(g.closedCh)
+	}
 	return nil
 }
 
@@ -278,5 +282,37 @@ func TestStartingBackendExpect(t *testing.T) {
 		if got := s.state() != nil; got != c.open {
 			t.Errorf("size %d, blocks of %d: open started %v, want %v", c.size, c.blockSize, got, c.open)
 		}
+	}
+}
+
+// TestStartingBackendLastInput: once the last input's blocks are all sorted, the opened backend
+// is closed without waiting for the end; before the last input it stays open.
+func TestStartingBackendLastInput(t *testing.T) {
+	data := benchText(40 << 10)
+	const bs, threads = 8 << 10, 2
+	want := compressBytes(t, data, bs, threads)
+	gpu := &fakeGPU{Backend: cpu.New(threads), closedCh: make(chan struct{})}
+	s := &StartingBackend{CPU: cpu.New(threads), Open: newOpener(gpu, nil, nil).open, Required: true}
+	s.Start()
+	<-s.state()
+	got, _, err := compressWith(t, s, data, bs, threads)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("first input: %v, or the output differs", err)
+	}
+	if gpu.closed.Load() {
+		t.Fatal("closed before the last input")
+	}
+	s.SetLastInput()
+	got, _, err = compressWith(t, s, data, bs, threads)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("last input: %v, or the output differs", err)
+	}
+	select { // closed by Sorted, not by s.Close
+	case <-gpu.closedCh:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the backend was not closed after the last input's blocks were sorted")
+	}
+	if gpu.blocks.Load() == 0 {
+		t.Error("the GPU sorted no block")
 	}
 }

@@ -208,7 +208,10 @@ func runCompress(ctx context.Context, e *env, cfg *compressConfig) error {
 		}
 	}
 	var last error
-	for _, f := range cfg.files {
+	for i, f := range cfg.files {
+		if i == len(cfg.files)-1 && cfg.starting != nil {
+			cfg.starting.SetLastInput() // its GPU is closed once its blocks are sorted
+		}
 		err := processFile(ctx, e, cfg, f)
 		if err == nil {
 			continue
