@@ -99,6 +99,16 @@ func blocksOn(st CompressStats, name string) int {
 	return 0
 }
 
+// newRig is a StartingBackend on a counting CPU and a fake GPU whose open waits for release.
+func newRig(threads int, required bool, large int, start int64) (*StartingBackend, *fakeGPU, *countingCPU, *opener, chan struct{}) {
+	gpu := &fakeGPU{Backend: cpu.New(threads)}
+	release := make(chan struct{})
+	op := newOpener(gpu, nil, release)
+	c := &countingCPU{Backend: cpu.New(threads)}
+	s := &StartingBackend{CPU: c, Open: op.open, Required: required, LargeBlock: large, StartBytes: start}
+	return s, gpu, c, op, release
+}
+
 // TestStartingBackendSplit: the CPU sorts blocks while the fake GPU opens, the GPU the rest once
 // it is open, and the output is the CPU's alone, byte for byte.
 func TestStartingBackendSplit(t *testing.T) {
@@ -106,11 +116,7 @@ func TestStartingBackendSplit(t *testing.T) {
 	const bs, threads = 8 << 10, 2
 	want := compressBytes(t, data, bs, threads)
 	for _, required := range []bool{true, false} {
-		gpu := &fakeGPU{Backend: cpu.New(threads)}
-		release := make(chan struct{})
-		op := newOpener(gpu, nil, release)
-		c := &countingCPU{Backend: cpu.New(threads)}
-		s := &StartingBackend{CPU: c, Open: op.open, Required: required, LargeBlock: 1 << 20, StartBytes: 3 * bs}
+		s, gpu, c, op, release := newRig(threads, required, 1<<20, 3*bs)
 		// the third block on the CPU lets the open finish, and waits for it: later blocks see
 		// the GPU open
 		c.hook = func(n int) {
@@ -147,11 +153,7 @@ func TestStartingBackendLargeBlockWaits(t *testing.T) {
 	const bs, threads = 8 << 10, 2
 	want := compressBytes(t, data, bs, threads)
 	for _, required := range []bool{true, false} {
-		gpu := &fakeGPU{Backend: cpu.New(threads)}
-		release := make(chan struct{})
-		op := newOpener(gpu, nil, release)
-		c := &countingCPU{Backend: cpu.New(threads)}
-		s := &StartingBackend{CPU: c, Open: op.open, Required: required, LargeBlock: bs, StartBytes: 1 << 30}
+		s, gpu, c, op, release := newRig(threads, required, bs, 1<<30)
 		go func() {
 			<-op.called
 			close(release)
