@@ -89,7 +89,13 @@ func runSearchCommand(c *cli.Context, e *env, cmd string, locate bool) error {
 
 func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts stages.SearchOptions, paths []string) error {
 	logf := logger(c, e, cmd)
-	b, ix, err := openSearchIndex(e, c, opts.Threads, logf)
+	// small pattern files (and a small FASTA reference) are searched on the CPU under auto; an
+	// index file's size does not count: the CPU maps it, a GPU would copy all of it
+	sized := paths
+	if !stages.IsIndexFile(c.String("i")) {
+		sized = append(slices.Clone(paths), c.String("i"))
+	}
+	b, ix, err := openSearchIndex(e, c, autoDevice(c.String("device"), sized...), opts.Threads, logf)
 	if err != nil {
 		return err
 	}
@@ -126,10 +132,10 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 // openSearchIndex opens the backend and the index of -i. An index file is mapped and checked
 // while the backend opens (probing for a GPU takes tens of milliseconds); a FASTA file is indexed
 // on the backend once it is open. The backend's error comes first, as when one follows the other.
-func openSearchIndex(e *env, c *cli.Context, threads int, logf func(string, ...any)) (kernels.Backend, *stages.Index, error) {
+func openSearchIndex(e *env, c *cli.Context, spec string, threads int, logf func(string, ...any)) (kernels.Backend, *stages.Index, error) {
 	path, quiet := c.String("i"), c.Bool("q")
 	if !stages.IsIndexFile(path) {
-		b, err := openBackend(e, c.String("device"), threads, quiet)
+		b, err := openBackend(e, spec, threads, quiet)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -147,7 +153,7 @@ func openSearchIndex(e *env, c *cli.Context, threads int, logf func(string, ...a
 	}
 	done := make(chan opened, 1)
 	go func() {
-		b, note, err := openBackendNote(e, c.String("device"), threads, quiet)
+		b, note, err := openBackendNote(e, spec, threads, quiet)
 		done <- opened{b, note, err}
 	}()
 	ix, ixErr := openIndex(e, path, c.Bool("n"), c.IsSet("n"), threads, nil, logf)

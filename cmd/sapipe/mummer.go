@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -241,6 +242,11 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	// loaded, a few hundred milliseconds) while the reference is read. An error opening it is
 	// reported before one reading the reference, as if they had been done in turn.
 	t0 := time.Now()
+	sized := cfg.queries              // an index file's size does not count: the CPU maps it
+	if !cfg.index && len(sized) > 0 { // (no query files: stdin)
+		sized = append(slices.Clone(cfg.queries), cfg.ref)
+	}
+	cfg.device = autoDevice(cfg.device, sized...) // small inputs: the CPU, without starting CUDA
 	fb := openBackendAsync(e, cfg.device, cfg.opts.Threads, cfg.quiet, t0)
 	var noteOnce sync.Once
 	waitBackend := func() error {
