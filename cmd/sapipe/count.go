@@ -95,7 +95,7 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 	if !stages.IsIndexFile(c.String("i")) {
 		sized = append(slices.Clone(paths), c.String("i"))
 	}
-	b, ix, err := openSearchIndex(e, c, autoDevice(c.String("device"), sized...), opts.Threads, logf)
+	b, ix, err := openSearchIndex(e, c, autoDevice(c.String("device"), smallInput, sized...), opts.Threads, logf)
 	if err != nil {
 		return err
 	}

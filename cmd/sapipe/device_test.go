@@ -84,7 +84,7 @@ func TestDeviceOption(t *testing.T) {
 	// auto without a GPU: the CPU; for these small inputs without trying the GPU, so without a
 	// note; for a larger one, one line saying why, unless -q.
 	big := filepath.Join(t.TempDir(), "big.txt")
-	if err := os.WriteFile(big, bytes.Repeat([]byte("acgtt"), smallInput/5+1), 0o644); err != nil {
+	if err := os.WriteFile(big, bytes.Repeat([]byte("acgtt"), smallSAInput/5+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, quiet := range []bool{false, true} {
@@ -161,7 +161,7 @@ func TestAutoDevice(t *testing.T) {
 		{"gpu:1", []string{small}, "gpu:1"},
 		{"cpu", []string{half, half}, "cpu"},
 	} {
-		if got := autoDevice(c.spec, c.paths...); got != c.want {
+		if got := autoDevice(c.spec, smallInput, c.paths...); got != c.want {
 			t.Errorf("autoDevice(%q, %q) = %q, want %q", c.spec, c.paths, got, c.want)
 		}
 	}

@@ -246,7 +246,7 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	if !cfg.index && len(sized) > 0 { // (no query files: stdin)
 		sized = append(slices.Clone(cfg.queries), cfg.ref)
 	}
-	cfg.device = autoDevice(cfg.device, sized...) // small inputs: the CPU, without starting CUDA
+	cfg.device = autoDevice(cfg.device, smallInput, sized...) // small inputs: the CPU, without starting CUDA
 	fb := openBackendAsync(e, cfg.device, cfg.opts.Threads, cfg.quiet, t0)
 	var noteOnce sync.Once
 	waitBackend := func() error {
