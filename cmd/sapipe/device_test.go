@@ -166,3 +166,44 @@ func TestAutoDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchDevice: count and locate under auto use the CPU for a small index or FASTA
+// reference whatever the patterns, and otherwise follow autoDevice on the patterns.
+func TestSearchDevice(t *testing.T) {
+	dir := t.TempDir()
+	fasta := filepath.Join(dir, "ref.fa")
+	os.WriteFile(fasta, []byte(">r\nacgtacgtacgtaaaccc\n"), 0o644)
+	index := filepath.Join(dir, "ref.sai")
+	if _, stderr, st := runSapipe(t, nil, "index", "--device", "cpu", "-o", index, fasta); st != 0 {
+		t.Fatalf("index: %s", stderr)
+	}
+	// sparse files of the sizes that count: a large FASTA, and a large index (its magic first)
+	bigFasta, bigIndex := filepath.Join(dir, "big.fa"), filepath.Join(dir, "big.sai")
+	os.WriteFile(bigFasta, []byte(">r\n"), 0o644)
+	os.Truncate(bigFasta, smallSAInput)
+	head, _ := os.ReadFile(index)
+	os.WriteFile(bigIndex, head[:64], 0o644)
+	os.Truncate(bigIndex, searchIndexCPU)
+	small, large := filepath.Join(dir, "p.txt"), filepath.Join(dir, "many.txt")
+	os.WriteFile(small, []byte("acgt\n"), 0o644)
+	os.WriteFile(large, bytes.Repeat([]byte("acgtacgtacgtacg\n"), smallInput/16+1), 0o644)
+	for _, c := range []struct {
+		spec, ref string
+		patterns  []string
+		want      string
+	}{
+		{"auto", index, []string{large}, "cpu"},
+		{"auto", fasta, []string{large}, "cpu"},
+		{"auto", index, []string{"-"}, "cpu"},
+		{"auto", bigIndex, []string{small}, "cpu"}, // small patterns: autoDevice's rule
+		{"auto", bigIndex, []string{large}, "auto"},
+		{"auto", bigFasta, []string{small}, "auto"}, // the FASTA counts with the patterns
+		{"auto", "-", []string{small}, "auto"}, // a FASTA reference on stdin, of unknown size
+		{"gpu", index, []string{small}, "gpu"},
+		{"cpu", bigIndex, []string{large}, "cpu"},
+	} {
+		if got := searchDevice(c.spec, c.ref, c.patterns); got != c.want {
+			t.Errorf("searchDevice(%q, %s, %q) = %q, want %q", c.spec, filepath.Base(c.ref), c.patterns, got, c.want)
+		}
+	}
+}
