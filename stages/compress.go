@@ -86,40 +86,37 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 	}
 	start := time.Now()
 	index := 0
-	eof := false
 	// When every block is read and sorted, a backend that wants to know is told (the last
 	// input's GPU is closed while the coding goes on).
 	var read, sorted atomic.Int64
-	var eofSeen atomic.Bool
+	var eof atomic.Bool // the input's end was read (sorting goroutines look at it too)
 	var sortedOnce sync.Once
 	tellSorted := func() {
-		if s, ok := bb.(interface{ Sorted() }); ok && eofSeen.Load() && sorted.Load() == read.Load() {
+		if s, ok := bb.(interface{ Sorted() }); ok && eof.Load() && sorted.Load() == read.Load() {
 			sortedOnce.Do(s.Sorted)
 		}
 	}
 	src := func() ([]byte, error) {
-		if eof {
+		if eof.Load() {
 			return nil, io.EOF
 		}
 		buf := make([]byte, opts.BlockSize)
 		n, err := io.ReadFull(r, buf)
-		switch {
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			eof = true
+		atEnd := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		if err != nil && !atEnd {
+			return nil, err
+		}
+		if n > 0 {
+			read.Add(1) // counted before the end is marked, so tellSorted waits for this block
+			bb.Read(n)
+		}
+		if atEnd {
+			eof.Store(true)
 			if n == 0 {
-				eofSeen.Store(true)
 				tellSorted()
 				return nil, io.EOF
 			}
-			read.Add(1)
-			eofSeen.Store(true)
-			bb.Read(n)
-			return buf[:n], nil
-		case err != nil:
-			return nil, err
 		}
-		read.Add(1)
-		bb.Read(n)
 		return buf[:n], nil
 	}
 	var sorting atomic.Int32 // blocks being sorted now

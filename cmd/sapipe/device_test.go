@@ -198,7 +198,7 @@ func TestSearchDevice(t *testing.T) {
 		{"auto", bigIndex, []string{small}, "cpu"}, // small patterns: autoDevice's rule
 		{"auto", bigIndex, []string{large}, "auto"},
 		{"auto", bigFasta, []string{small}, "auto"}, // the FASTA counts with the patterns
-		{"auto", "-", []string{small}, "auto"}, // a FASTA reference on stdin, of unknown size
+		{"auto", "-", []string{small}, "auto"},      // a FASTA reference on stdin, of unknown size
 		{"gpu", index, []string{small}, "gpu"},
 		{"cpu", bigIndex, []string{large}, "cpu"},
 	} {
