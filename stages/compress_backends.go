@@ -51,14 +51,14 @@ type StartingBackend struct {
 	LargeBlock int                             // blocks this long wait for Open; DefaultLargeBlock when 0
 	StartBytes int64                           // bytes read before Open starts, unless Required (DefaultStartPerThread a thread); 0 means LargeBlock
 	OnFail     func(err error)                 // told of Open's error when not Required, before a block waiting for it goes on
-	LastInput  bool                            // no more blocks after this input's: Sorted closes the opened backend
 
-	mu      sync.Mutex
-	started bool
-	read    int64
-	done    chan struct{} // closed when b and err are set
-	b       kernels.Backend
-	err     error
+	mu        sync.Mutex
+	started   bool
+	lastInput bool // no more blocks after this input's: Sorted closes the opened backend
+	read      int64
+	done      chan struct{} // closed when b and err are set
+	b         kernels.Backend
+	err       error
 }
 
 func (s *StartingBackend) largeBlock() int {
@@ -66,6 +66,14 @@ func (s *StartingBackend) largeBlock() int {
 		return s.LargeBlock
 	}
 	return DefaultLargeBlock
+}
+
+// startBytes is StartBytes, or LargeBlock's when it is not set.
+func (s *StartingBackend) startBytes() int64 {
+	if s.StartBytes > 0 {
+		return s.StartBytes
+	}
+	return int64(s.largeBlock())
 }
 
 // Start starts opening the backend, if it has not started already.
@@ -101,11 +109,7 @@ func (s *StartingBackend) startLocked() {
 func (s *StartingBackend) Expect(size int64, blockSize int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	start := s.StartBytes
-	if start <= 0 {
-		start = int64(s.largeBlock())
-	}
-	if min(size, int64(blockSize)) >= int64(s.largeBlock()) || s.read+size >= start {
+	if min(size, int64(blockSize)) >= int64(s.largeBlock()) || s.read+size >= s.startBytes() {
 		s.startLocked()
 	}
 }
@@ -115,11 +119,7 @@ func (s *StartingBackend) Read(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.read += int64(n)
-	start := s.StartBytes
-	if start <= 0 {
-		start = int64(s.largeBlock())
-	}
-	if s.Required || n >= s.largeBlock() || s.read >= start {
+	if s.Required || n >= s.largeBlock() || s.read >= s.startBytes() {
 		s.startLocked()
 	}
 }
@@ -178,11 +178,11 @@ func (s *StartingBackend) Finish(ctx context.Context) error {
 }
 
 // Sorted is told that every block of the input has been sorted (their coding may still run).
-// When LastInput is set the opened backend is closed now, on another goroutine: a GPU's
+// After SetLastInput the opened backend is closed now, on another goroutine: a GPU's
 // teardown (~0.1 s) then overlaps the coding instead of delaying the exit.
 func (s *StartingBackend) Sorted() {
 	s.mu.Lock()
-	last := s.LastInput
+	last := s.lastInput
 	s.mu.Unlock()
 	if !last {
 		return
@@ -196,7 +196,7 @@ func (s *StartingBackend) Sorted() {
 // Sorted may close the opened backend.
 func (s *StartingBackend) SetLastInput() {
 	s.mu.Lock()
-	s.LastInput = true
+	s.lastInput = true
 	s.mu.Unlock()
 }
 

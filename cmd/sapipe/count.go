@@ -90,7 +90,8 @@ func runSearchCommand(c *cli.Context, e *env, cmd string, locate bool) error {
 
 func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts stages.SearchOptions, paths []string) error {
 	logf := logger(c, e, cmd)
-	b, ix, err := openSearchIndex(e, c, searchDevice(c.String("device"), c.String("i"), paths), opts.Threads, logf)
+	isIndex := stages.IsIndexFile(c.String("i"))
+	b, ix, err := openSearchIndex(e, c, searchDevice(c.String("device"), c.String("i"), isIndex, paths), isIndex, opts.Threads, logf)
 	if err != nil {
 		return err
 	}
@@ -132,14 +133,14 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 // bound), locate likewise. Larger references were not measured: there the GPU stays the choice.
 const searchIndexCPU = 512 << 20
 
-// searchDevice is the device of count and locate: for auto, the CPU when the reference (-i) is a
-// small enough index file (searchIndexCPU) or FASTA file (smallSAInput, as for sa), or when the
-// pattern files and a FASTA reference are small (smallInput); otherwise spec.
-func searchDevice(spec, ref string, patterns []string) string {
+// searchDevice is the device of count and locate: for auto, the CPU when the reference (-i, an
+// index file if isIndex) is a small enough index file (searchIndexCPU) or FASTA file
+// (smallSAInput, as for sa), or when the pattern files and a FASTA reference are small
+// (smallInput); otherwise spec.
+func searchDevice(spec, ref string, isIndex bool, patterns []string) string {
 	if spec != "auto" && spec != "" {
 		return spec
 	}
-	isIndex := stages.IsIndexFile(ref)
 	if fi, err := os.Stat(ref); ref != "-" && err == nil && fi.Mode().IsRegular() {
 		if isIndex && fi.Size() < searchIndexCPU || !isIndex && fi.Size() < smallSAInput {
 			return "cpu"
@@ -155,9 +156,9 @@ func searchDevice(spec, ref string, patterns []string) string {
 // openSearchIndex opens the backend and the index of -i. An index file is mapped and checked
 // while the backend opens (probing for a GPU takes tens of milliseconds); a FASTA file is indexed
 // on the backend once it is open. The backend's error comes first, as when one follows the other.
-func openSearchIndex(e *env, c *cli.Context, spec string, threads int, logf func(string, ...any)) (kernels.Backend, *stages.Index, error) {
+func openSearchIndex(e *env, c *cli.Context, spec string, isIndex bool, threads int, logf func(string, ...any)) (kernels.Backend, *stages.Index, error) {
 	path, quiet := c.String("i"), c.Bool("q")
-	if !stages.IsIndexFile(path) {
+	if !isIndex {
 		b, err := openBackend(e, spec, threads, quiet)
 		if err != nil {
 			return nil, nil, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sapipe/sapipe/kernels/device"
+	"github.com/sapipe/sapipe/stages"
 )
 
 // TestMain runs the tests of this package on the CPU unless SAPIPE_DEVICE says otherwise: on a
@@ -202,7 +203,7 @@ func TestSearchDevice(t *testing.T) {
 		{"gpu", index, []string{small}, "gpu"},
 		{"cpu", bigIndex, []string{large}, "cpu"},
 	} {
-		if got := searchDevice(c.spec, c.ref, c.patterns); got != c.want {
+		if got := searchDevice(c.spec, c.ref, stages.IsIndexFile(c.ref), c.patterns); got != c.want {
 			t.Errorf("searchDevice(%q, %s, %q) = %q, want %q", c.spec, filepath.Base(c.ref), c.patterns, got, c.want)
 		}
 	}
