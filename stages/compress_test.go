@@ -282,6 +282,12 @@ func FuzzDecompress(f *testing.F) {
 			f.Add(out.Bytes())
 		}
 	}
+	// a block coded from its LZP text
+	var out bytes.Buffer
+	if _, err := Compress(context.Background(), cpu.New(1), CompressOptions{BlockSize: 100000, Threads: 1}, bytes.NewReader(archiveInput(7, 100000)), &out); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(out.Bytes())
 	f.Fuzz(func(t *testing.T, in []byte) {
 		_, err := decompressBytes(in, 2)
 		if err != nil && !errors.Is(err, bwz.ErrCorrupt) {
@@ -342,5 +348,98 @@ func BenchmarkDecompress(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// archiveInput is like an archive of source files: files of random words, many of them copies
+// of earlier ones with a few lines changed, so that long repeats lie far apart.
+func archiveInput(seed int64, size int) []byte {
+	rng := rand.New(rand.NewSource(seed))
+	words := strings.Fields("static int struct return if else for while void char unsigned long kernel device driver include linux err NULL")
+	var files [][]byte
+	var out []byte
+	for len(out) < size {
+		var f []byte
+		if len(files) > 0 && rng.Intn(3) > 0 {
+			f = append([]byte(nil), files[rng.Intn(len(files))]...)
+			for k := rng.Intn(4); k > 0; k-- {
+				f[rng.Intn(len(f))] = byte('A' + rng.Intn(26))
+			}
+		} else {
+			for len(f) < 200+rng.Intn(8000) {
+				f = append(f, words[rng.Intn(len(words))]...)
+				f = append(f, " \n\t;"[rng.Intn(4)])
+			}
+			files = append(files, f)
+		}
+		out = append(out, "header of a file: "...)
+		out = append(out, byte('0'+rng.Intn(10)), '\n')
+		out = append(out, f...)
+	}
+	return out[:size]
+}
+
+// TestCompressLZP checks that blocks with long repeats are coded from their LZP text (version 4)
+// and round-trip, whatever the block size and threads, and that the Huffman coder leaves them be.
+func TestCompressLZP(t *testing.T) {
+	data := archiveInput(5, 900<<10)
+	for _, bs := range []int{200 << 10, 1 << 20} {
+		for _, fast := range []bool{false, true} {
+			var out bytes.Buffer
+			if _, err := Compress(context.Background(), cpu.New(2), CompressOptions{BlockSize: bs, Threads: 2, Fast: fast}, bytes.NewReader(data), &out); err != nil {
+				t.Fatal(err)
+			}
+			lzp := 0
+			r := bwz.NewReader(bytes.NewReader(out.Bytes()))
+			for {
+				f, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Kind == bwz.FrameBlock {
+					blk, err := bwz.DecodeBlock(f.Payload, f.Block.Length, bwz.BlockOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if blk.LZP != nil {
+						lzp++
+						if len(blk.BWT) >= f.Block.Length {
+							t.Errorf("LZP text of %d bytes for a block of %d", len(blk.BWT), f.Block.Length)
+						}
+					}
+				}
+			}
+			if fast && lzp > 0 || !fast && lzp == 0 {
+				t.Errorf("blocks of %d, fast %v: %d blocks coded from their LZP text", bs, fast, lzp)
+			}
+			for _, threads := range []int{1, 3} {
+				got, err := decompressBytes(out.Bytes(), threads)
+				if err != nil || !bytes.Equal(got, data) {
+					t.Fatalf("blocks of %d, fast %v, %d threads: err %v, equal %v", bs, fast, threads, err, bytes.Equal(got, data))
+				}
+			}
+		}
+	}
+}
+
+// TestDecompressVersion3 decodes testdata/v3/golden.bwz, archiveInput(3, 300000) compressed by
+// format version 3's sapipe (the commit before version 4) in blocks of 128 KiB.
+func TestDecompressVersion3(t *testing.T) {
+	b, err := os.ReadFile("testdata/v3/golden.bwz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b[4] != 3 {
+		t.Fatalf("stream version %d", b[4])
+	}
+	got, err := decompressBytes(b, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, archiveInput(3, 300000)) {
+		t.Fatal("version-3 stream decodes to other bytes")
 	}
 }

@@ -76,3 +76,58 @@ func BenchmarkHuffmanEncode(b *testing.B) {
 func BenchmarkHuffmanDecode(b *testing.B) {
 	benchMethod(b, benchTransform(4<<20), encodeHuffman, decodeHuffman, true)
 }
+
+// benchArchive is archive-like input for the LZP benchmarks: "files" of random identifiers, a
+// third of them copies of earlier ones with a byte changed.
+func benchArchive(n int) []byte {
+	rng := rand.New(rand.NewSource(23))
+	words := make([]string, 5000) // identifiers: a short context says where it is
+	for i := range words {
+		w := make([]byte, 3+rng.Intn(10))
+		for k := range w {
+			w[k] = byte('a' + rng.Intn(26))
+		}
+		words[i] = string(w)
+	}
+	var files [][]byte
+	b := make([]byte, 0, n)
+	for len(b) < n {
+		var f []byte
+		if len(files) > 0 && rng.Intn(3) == 0 {
+			f = append(f, files[rng.Intn(len(files))]...)
+			f[rng.Intn(len(f))] ^= 1
+		} else {
+			for len(f) < 100+rng.Intn(20000) {
+				f = append(f, words[rng.Intn(len(words))]...)
+				f = append(f, ' ')
+			}
+			files = append(files, f)
+		}
+		b = append(b, f...)
+	}
+	return b[:n]
+}
+
+func BenchmarkLZP(b *testing.B) {
+	src := benchArchive(32 << 20)
+	p, text := EncodeLZP(nil, src, 1)
+	if p == nil {
+		b.Fatal("no LZP")
+	}
+	b.Logf("LZP text: %.1f%% of the input", 100*float64(len(text))/float64(len(src)))
+	b.Run("encode", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		dst := make([]byte, 0, len(src))
+		for i := 0; i < b.N; i++ {
+			EncodeLZP(dst, src, 1)
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		for i := 0; i < b.N; i++ {
+			if _, err := p.Decode(text, len(src), 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -19,7 +19,7 @@ const (
 )
 
 const (
-	payloadVersion    = 3
+	payloadVersion    = 4
 	minPayloadVersion = 2 // the oldest version DecodeBlock reads
 	// DefaultSegmentSize is how much of a block's transform one model codes; segments are coded
 	// and decoded in parallel, and each starts its models afresh.
@@ -50,9 +50,16 @@ func NumSamples(n int, shift uint) int {
 	return (n - 1) >> shift
 }
 
-// EncodeBlock appends to dst the payload of a block: the transform bwt of its bytes and samples,
-// the rows of text positions k<<SampleShift for k = 1, 2, ... (NumSamples of them).
-func EncodeBlock(dst, bwt []byte, samples []uint32, opts BlockOptions) ([]byte, error) {
+// Payload transforms of a block's bytes into the text whose transform is coded (version 4).
+const (
+	textPlain = 0 // the block's bytes
+	textLZP   = 1 // their LZP text (lzp.go)
+)
+
+// EncodeBlock appends to dst the payload of a block: the transform bwt of its text and samples,
+// the rows of text positions k<<SampleShift for k = 1, 2, ... (NumSamples of them). The text is
+// the block's bytes, or their LZP text made by lzp when it is not nil.
+func EncodeBlock(dst, bwt []byte, samples []uint32, lzp *LZP, opts BlockOptions) ([]byte, error) {
 	if len(samples) != NumSamples(len(bwt), SampleShift) {
 		return dst, fmt.Errorf("bwz: %d samples for a block of %d bytes, want %d", len(samples), len(bwt), NumSamples(len(bwt), SampleShift))
 	}
@@ -62,6 +69,18 @@ func EncodeBlock(dst, bwt []byte, samples []uint32, opts BlockOptions) ([]byte, 
 	}
 	seg = max(seg, minSegmentSize)
 	dst = append(dst, payloadVersion, SampleShift)
+	if lzp == nil {
+		dst = append(dst, textPlain)
+	} else {
+		dst = append(dst, textLZP, lzp.Escape)
+		dst = binary.AppendUvarint(dst, uint64(lzp.MinLen))
+		dst = append(dst, lzp.HashBits, lzp.Context)
+		dst = binary.AppendUvarint(dst, uint64(len(bwt)))
+		dst = binary.AppendUvarint(dst, uint64(lzp.SegmentSize))
+		for _, l := range lzp.Texts {
+			dst = binary.AppendUvarint(dst, uint64(l))
+		}
+	}
 	dst = binary.AppendUvarint(dst, uint64(seg))
 	for _, s := range samples {
 		dst = binary.LittleEndian.AppendUint32(dst, s)
@@ -142,43 +161,106 @@ func chooseDirect(src []byte) bool {
 	return d < r
 }
 
-// DecodeBlock decodes a payload into bwt (whose length, the block's, the caller knows from the
-// block header) and returns the sampled rows. It never reads outside payload and returns an error
-// wrapping ErrCorrupt for anything an encoder would not have written.
-func DecodeBlock(payload, bwt []byte, opts BlockOptions) (samples []uint32, err error) {
-	n := len(bwt)
+// Block is a decoded payload: the transform of the block's text, the sampled rows, and how the
+// text was made from the block's bytes.
+type Block struct {
+	BWT     []byte
+	Samples []uint32
+	LZP     *LZP // nil: the text is the block's bytes
+}
+
+// DecodeBlock decodes the payload of a block of n bytes (the block header says n). It never reads
+// outside payload, allocates no more than the payload's sampled rows bound (the transform of a
+// text of m bytes has (m-1)>>SampleShift of them), and returns an error wrapping ErrCorrupt for
+// anything an encoder would not have written.
+func DecodeBlock(payload []byte, n int, opts BlockOptions) (Block, error) {
+	var b Block
 	p := payload
 	if len(p) < 2 {
-		return nil, corruptf("payload of %d bytes is too short", len(p))
+		return b, corruptf("payload of %d bytes is too short", len(p))
 	}
 	version := p[0]
 	if version < minPayloadVersion || version > payloadVersion {
-		return nil, corruptf("payload version %d (this program reads %d to %d)", version, minPayloadVersion, payloadVersion)
+		return b, corruptf("payload version %d (this program reads %d to %d)", version, minPayloadVersion, payloadVersion)
 	}
 	if p[1] != SampleShift {
-		return nil, corruptf("sample distance 2^%d (this program reads 2^%d)", p[1], SampleShift)
+		return b, corruptf("sample distance 2^%d (this program reads 2^%d)", p[1], SampleShift)
 	}
 	p = p[2:]
+	m := n // the length of the text
+	if version >= 4 {
+		if len(p) < 1 {
+			return b, corruptf("payload ends in its text's kind")
+		}
+		switch p[0] {
+		case textPlain:
+			p = p[1:]
+		case textLZP:
+			if len(p) < 2 {
+				return b, corruptf("payload ends in its LZP fields")
+			}
+			lzp := &LZP{Escape: p[1]}
+			p = p[2:]
+			v, k := binary.Uvarint(p)
+			if k <= 0 || v > lzpMaxMinLen || len(p) < k+2 {
+				return b, corruptf("bad LZP fields")
+			}
+			lzp.MinLen = int(v)
+			lzp.HashBits, lzp.Context = p[k], p[k+1]
+			p = p[k+2:]
+			v, k = binary.Uvarint(p)
+			if k <= 0 || v < 1 || v > uint64(n) {
+				return b, corruptf("LZP text length out of range 1..%d", n)
+			}
+			p = p[k:]
+			m = int(v)
+			v, k = binary.Uvarint(p)
+			if k <= 0 || v < lzpMinBlock || v > MaxBlockSize {
+				return b, corruptf("LZP segment size out of range")
+			}
+			p = p[k:]
+			lzp.SegmentSize = int(v)
+			if err := lzp.check(n); err != nil {
+				return b, err
+			}
+			nseg := (n + lzp.SegmentSize - 1) / lzp.SegmentSize
+			if len(p) < nseg {
+				return b, corruptf("payload ends in the LZP segments' lengths")
+			}
+			lzp.Texts = make([]int, nseg)
+			for i := range lzp.Texts {
+				v, k := binary.Uvarint(p)
+				if k <= 0 || v < 1 || v > uint64(m) {
+					return b, corruptf("LZP segment %d: bad text length", i)
+				}
+				lzp.Texts[i] = int(v)
+				p = p[k:]
+			}
+			b.LZP = lzp
+		default:
+			return b, corruptf("unknown text kind %d", p[0])
+		}
+	}
 	seg64, k := binary.Uvarint(p)
 	if k <= 0 || seg64 < minSegmentSize || seg64 > 1<<31 {
-		return nil, corruptf("bad segment size")
+		return b, corruptf("bad segment size")
 	}
 	p = p[k:]
 	seg := int(seg64)
-	ns := NumSamples(n, SampleShift)
+	ns := NumSamples(m, SampleShift)
 	if len(p) < 4*ns {
-		return nil, corruptf("payload ends in the sampled rows")
+		return b, corruptf("payload ends in the sampled rows")
 	}
-	samples = make([]uint32, ns)
+	samples := make([]uint32, ns)
 	for i := range samples {
 		s := binary.LittleEndian.Uint32(p[4*i:])
-		if s < 1 || int64(s) > int64(n) {
-			return nil, corruptf("sampled row %d out of range 1..%d", s, n)
+		if s < 1 || int64(s) > int64(m) {
+			return b, corruptf("sampled row %d out of range 1..%d", s, m)
 		}
 		samples[i] = s
 	}
 	p = p[4*ns:]
-	nseg := (n + seg - 1) / seg
+	nseg := (m + seg - 1) / seg
 	type segment struct {
 		method byte
 		data   []byte
@@ -187,15 +269,15 @@ func DecodeBlock(payload, bwt []byte, opts BlockOptions) (samples []uint32, err 
 	lens := make([]uint64, nseg)
 	for i := range segs {
 		if len(p) < 1 {
-			return nil, corruptf("payload ends in the segment table")
+			return b, corruptf("payload ends in the segment table")
 		}
 		segs[i].method = p[0]
 		if segs[i].method > methodRunsFreq || segs[i].method == methodRunsFreq && version < 3 {
-			return nil, corruptf("segment %d: unknown method %d", i, p[0])
+			return b, corruptf("segment %d: unknown method %d", i, p[0])
 		}
 		l, k := binary.Uvarint(p[1:])
 		if k <= 0 || l > uint64(len(payload)) {
-			return nil, corruptf("segment %d: bad length", i)
+			return b, corruptf("segment %d: bad length", i)
 		}
 		lens[i] = l
 		p = p[1+k:]
@@ -203,27 +285,29 @@ func DecodeBlock(payload, bwt []byte, opts BlockOptions) (samples []uint32, err 
 	for i := range segs {
 		l := int(lens[i])
 		if len(p) < l {
-			return nil, corruptf("segment %d: payload ends early", i)
+			return b, corruptf("segment %d: payload ends early", i)
 		}
 		segs[i].data = p[:l:l]
 		p = p[l:]
 	}
 	if len(p) != 0 {
-		return nil, corruptf("%d bytes after the last segment", len(p))
+		return b, corruptf("%d bytes after the last segment", len(p))
 	}
+	bwt := make([]byte, m)
 	errs := make([]error, nseg)
 	parallel(nseg, opts.Threads, func(i int) {
-		dst := bwt[i*seg : min((i+1)*seg, n)]
+		dst := bwt[i*seg : min((i+1)*seg, m)]
 		if err := decodeSegment(segs[i].method, segs[i].data, dst); err != nil {
 			errs[i] = fmt.Errorf("segment %d: %w", i, err)
 		}
 	})
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return b, err
 		}
 	}
-	return samples, nil
+	b.BWT, b.Samples = bwt, samples
+	return b, nil
 }
 
 // decodeSegment fills dst from data, a segment coded with method.

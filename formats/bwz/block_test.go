@@ -120,19 +120,18 @@ func TestEncodeBlockRoundTrip(t *testing.T) {
 			samples[j] = uint32(1 + rng.Intn(len(bwt)))
 		}
 		for _, opts := range []BlockOptions{{}, {SegmentSize: 1, Threads: 3}, {SegmentSize: 100000, Threads: 2}, {Fast: true}, {Fast: true, SegmentSize: 1, Threads: 2}} {
-			p, err := EncodeBlock(nil, bwt, samples, opts)
+			p, err := EncodeBlock(nil, bwt, samples, nil, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(p) > MaxPayload(len(bwt)) {
 				t.Fatalf("input %d: payload %d bytes for %d, over MaxPayload", i, len(p), len(bwt))
 			}
-			got := make([]byte, len(bwt))
-			gs, err := DecodeBlock(p, got, opts)
+			blk, err := DecodeBlock(p, len(bwt), opts)
 			if err != nil {
 				t.Fatalf("input %d (%d bytes) %+v: %v", i, len(bwt), opts, err)
 			}
-			if !bytes.Equal(got, bwt) || !equalU32(gs, samples) {
+			if !bytes.Equal(blk.BWT, bwt) || !equalU32(blk.Samples, samples) || blk.LZP != nil {
 				t.Fatalf("input %d (%d bytes) %+v: round trip differs", i, len(bwt), opts)
 			}
 		}
@@ -164,20 +163,19 @@ func TestDecodeBlockDamage(t *testing.T) {
 		samples[i] = uint32(1 + i)
 	}
 	for _, fast := range []bool{false, true} {
-		p, err := EncodeBlock(nil, bwt, samples, BlockOptions{SegmentSize: minSegmentSize, Fast: fast})
+		p, err := EncodeBlock(nil, bwt, samples, nil, BlockOptions{SegmentSize: minSegmentSize, Fast: fast})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := make([]byte, len(bwt))
 		for i := 0; i < 300; i++ {
 			bad := append([]byte(nil), p...)
 			bad[rng.Intn(len(bad))] ^= byte(1 << rng.Intn(8))
-			if _, err := DecodeBlock(bad, got, BlockOptions{Threads: 2}); err != nil && !errors.Is(err, ErrCorrupt) {
+			if _, err := DecodeBlock(bad, len(bwt), BlockOptions{Threads: 2}); err != nil && !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("flip: error %v does not wrap ErrCorrupt", err)
 			}
 		}
 		for n := 0; n < len(p); n += 1 + n/5 {
-			if _, err := DecodeBlock(p[:n], got, BlockOptions{}); !errors.Is(err, ErrCorrupt) {
+			if _, err := DecodeBlock(p[:n], len(bwt), BlockOptions{}); !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("truncated to %d of %d bytes: error %v", n, len(p), err)
 			}
 		}

@@ -13,9 +13,9 @@ import (
 
 const (
 	// Version is the container version this package writes; it reads MinVersion to Version.
-	Version = 3
-	// MinVersion is the oldest container version this package reads (version 3 added a coding
-	// method inside payloads and left the container as it was).
+	Version = 4
+	// MinVersion is the oldest container version this package reads (versions 3 and 4 changed
+	// only what is inside payloads, and what a version-4 payload's length may be).
 	MinVersion = 2
 	// MaxBlockSize is the largest block a stream may declare.
 	MaxBlockSize = 1 << 30
@@ -131,10 +131,18 @@ func AppendTrailer(dst []byte, t Trailer) []byte {
 	return binary.LittleEndian.AppendUint32(dst, CRC(dst[start:]))
 }
 
-// MinPayload is the shortest payload a block of n bytes can have: its fixed fields and sampled
-// rows. Checking it before anything is allocated bounds what a lying header can make a reader
-// allocate to 16384 bytes of block per byte of payload.
-func MinPayload(n int) int { return 4 + 4*NumSamples(n, SampleShift) }
+// MinPayload is the shortest payload a block of n bytes can have in a stream of the given
+// version: its fixed fields and, before version 4, the sampled rows of its n bytes. Checking it
+// before anything is allocated bounds what a lying header can make a reader allocate to 16384
+// bytes of block per byte of payload. A version-4 block's transform may be of a much shorter text
+// (its LZP text), whose length the payload gives; DecodeBlock bounds that by the payload's sampled
+// rows in the same way, and the block's bytes are then allocated as they are decoded.
+func MinPayload(n, version int) int {
+	if version >= 4 {
+		return 4
+	}
+	return 4 + 4*NumSamples(n, SampleShift)
+}
 
 // MaxPayload is the longest payload a block of n bytes can have: coding never expands a segment
 // (it is stored instead), so the payload is the block plus its tables.
@@ -282,7 +290,7 @@ func (fr *Reader) parseBlockHeader(off int64, b []byte) (BlockHeader, error) {
 		return h, fr.corrupt(off, h.Index, "primary index %d out of range 1..%d", h.Primary, h.Length)
 	case h.Payload > MaxPayload(h.Length):
 		return h, fr.corrupt(off, h.Index, "payload of %d bytes is too long for a block of %d bytes", h.Payload, h.Length)
-	case h.Payload < MinPayload(h.Length):
+	case h.Payload < MinPayload(h.Length, fr.version):
 		return h, fr.corrupt(off, h.Index, "payload of %d bytes is too short for a block of %d bytes", h.Payload, h.Length)
 	}
 	return h, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math/rand"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func testStream(t testing.TB, text []byte, bs int) []byte {
 		for i := range samples {
 			samples[i] = 1
 		}
-		payload, err := EncodeBlock(nil, bwt, samples, BlockOptions{})
+		payload, err := EncodeBlock(nil, bwt, samples, nil, BlockOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,8 +69,7 @@ func readAll(r io.Reader) ([]Frame, error) {
 			return frames, err
 		}
 		if f.Kind == FrameBlock {
-			bwt := make([]byte, f.Block.Length)
-			if _, err := DecodeBlock(f.Payload, bwt, BlockOptions{}); err != nil {
+			if _, err := DecodeBlock(f.Payload, f.Block.Length, BlockOptions{}); err != nil {
 				return frames, &CorruptError{Offset: f.Offset, Block: f.Block.Index, Err: err}
 			}
 		}
@@ -129,9 +129,31 @@ func TestReaderRejects(t *testing.T) {
 // reader must refuse them before allocating, or fail on the short input without allocating the
 // claimed length.
 func TestReaderLyingLengths(t *testing.T) {
-	s := AppendBlockHeader(AppendHeader(nil, 1<<30), BlockHeader{Length: 1 << 30, Primary: 1, Payload: 1000})
+	s := AppendBlockHeader(appendHeaderVersion(nil, 1<<30, 3), BlockHeader{Length: 1 << 30, Primary: 1, Payload: 1000})
 	if _, err := readAll(bytes.NewReader(append(s, make([]byte, 1000)...))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "too short") {
-		t.Errorf("a 1 GiB block in 1000 bytes: error %v", err)
+		t.Errorf("version 3: a 1 GiB block in 1000 bytes: error %v", err)
+	}
+	// Version 4 reads such a payload (a block's LZP text may be that short), and DecodeBlock
+	// refuses it before allocating the block: its sampled rows are not there, for a plain text of
+	// 1 GiB or an LZP text of 1 GiB.
+	plain := append([]byte{4, SampleShift, textPlain}, 0x80, 0x80, 0x20)
+	lzp := append([]byte{4, SampleShift, textLZP, 0, 64, 18, 6}, 0x80, 0x80, 0x80, 0x80, 0x04) // m = 1 GiB
+	lzp = append(lzp, 0x80, 0x80, 0x80, 0x04)                                                  // segments of 8 MiB
+	lzp = append(lzp, bytes.Repeat([]byte{1}, 128)...)                                         // their texts' lengths
+	lzp = append(lzp, 0x80, 0x80, 0x20)
+	for _, payload := range [][]byte{plain, lzp} {
+		payload = append(payload, make([]byte, 1000-len(payload))...)
+		s := AppendBlock(AppendHeader(nil, 1<<30), BlockHeader{Length: 1 << 30, Primary: 1, CRC: 1}, payload)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := readAll(bytes.NewReader(s))
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "sampled rows") {
+			t.Errorf("version 4, text kind %d: a 1 GiB block in 1000 bytes: error %v", payload[2], err)
+		}
+		if a := after.TotalAlloc - before.TotalAlloc; a > 16<<20 {
+			t.Errorf("version 4, text kind %d: %d bytes allocated", payload[2], a)
+		}
 	}
 	for _, h := range []BlockHeader{
 		{Length: 1 << 20, Primary: 1, Payload: 10},      // longer than the stream's block size

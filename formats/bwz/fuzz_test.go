@@ -15,21 +15,66 @@ func FuzzDecodeBlock(f *testing.F) {
 	for _, text := range []string{"", "a", "banana", "abracadabra abracadabra", "ACGTTGCAACGTACGT\nACGT", long} {
 		bwt, _ := naiveBWT([]byte(text))
 		for _, fast := range []bool{false, true} {
-			p, err := EncodeBlock(nil, bwt, nil, BlockOptions{Fast: fast})
+			p, err := EncodeBlock(nil, bwt, nil, nil, BlockOptions{Fast: fast})
 			if err != nil {
 				f.Fatal(err)
 			}
 			f.Add(p, uint16(len(bwt)))
 		}
 	}
+	// a payload of an LZP text
+	lzpSrc := []byte(strings.Repeat(long, 60))
+	if lzp, text := EncodeLZP(nil, lzpSrc, 1); lzp != nil {
+		bwt, _ := naiveBWT(text[:min(len(text), 4000)])
+		p, err := EncodeBlock(nil, bwt, nil, lzp, BlockOptions{})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(p, uint16(len(bwt)+100))
+	}
 	// version-2 payloads, with methods 1 and 2
 	bwt, _ := naiveBWT([]byte(long[:2000]))
 	f.Add(v2Payload(bwt, methodRuns), uint16(len(bwt)))
 	f.Add(v2Payload(bwt, methodDirect), uint16(len(bwt)))
 	f.Fuzz(func(t *testing.T, payload []byte, n uint16) {
-		bwt := make([]byte, int(n)%(1<<12))
-		if _, err := DecodeBlock(payload, bwt, BlockOptions{Threads: 2}); err != nil && !errors.Is(err, ErrCorrupt) {
+		if _, err := DecodeBlock(payload, int(n)%(1<<12), BlockOptions{Threads: 2}); err != nil && !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("error %v does not wrap ErrCorrupt", err)
+		}
+	})
+}
+
+// FuzzLZPDecode decodes arbitrary LZP texts: an error wrapping ErrCorrupt or exactly n bytes that
+// encode back to the text, never a panic.
+func FuzzLZPDecode(f *testing.F) {
+	src := []byte(strings.Repeat("an LZP text takes long repeats out; ", 3000))
+	lzp, text := EncodeLZP(nil, src, 1)
+	if lzp == nil {
+		f.Fatal("no LZP")
+	}
+	f.Add(text[:min(len(text), 3000)], uint16(min(len(src), 3000)), lzp.Escape, byte(lzp.MinLen), lzp.Context)
+	f.Add([]byte("abc\x00\x05abcdefgh\x00\x05"), uint16(40), byte(0), byte(4), byte(2))
+	f.Fuzz(func(t *testing.T, text []byte, n uint16, esc, minLen, ctx byte) {
+		p := &LZP{Escape: esc, MinLen: int(minLen), HashBits: 12, Context: ctx, SegmentSize: 1 << 16, Texts: []int{len(text)}}
+		if err := p.check(int(n)); err != nil {
+			return
+		}
+		out, err := p.decodeSegment(nil, text, int(n))
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error %v does not wrap ErrCorrupt", err)
+			}
+			return
+		}
+		if len(out) != int(n) {
+			t.Fatalf("%d bytes decoded, want %d", len(out), n)
+		}
+		if back := p.encode(nil, out, 1<<40, false); !bytes.Equal(back, text) {
+			// Decoding is a function of the text; the encoder makes one text of many that decode
+			// alike (a match may be written as literals), so only what it makes must round-trip.
+			again, err := p.decodeSegment(nil, back, int(n))
+			if err != nil || !bytes.Equal(again, out) {
+				t.Fatalf("the encoder's text of the output does not decode to it: %v", err)
+			}
 		}
 	})
 }

@@ -77,11 +77,11 @@ func TestVersion2Stream(t *testing.T) {
 	if !bytes.Equal(methods, []byte{methodRuns, methodDirect, methodHuffman, methodStored}) {
 		t.Fatalf("segment methods %v", methods)
 	}
-	got := make([]byte, len(bwt))
-	if _, err := DecodeBlock(p, got, BlockOptions{Threads: 2}); err != nil {
+	blk, err := DecodeBlock(p, len(bwt), BlockOptions{Threads: 2})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, bwt) {
+	if !bytes.Equal(blk.BWT, bwt) {
 		t.Fatal("version-2 payload decodes to another transform")
 	}
 }
@@ -114,37 +114,40 @@ func TestVersion2Payloads(t *testing.T) {
 			continue
 		}
 		for _, m := range []byte{methodRuns, methodDirect} {
-			got := make([]byte, len(bwt))
-			if _, err := DecodeBlock(v2Payload(bwt, m), got, BlockOptions{}); err != nil || !bytes.Equal(got, bwt) {
+			if blk, err := DecodeBlock(v2Payload(bwt, m), len(bwt), BlockOptions{}); err != nil || !bytes.Equal(blk.BWT, bwt) {
 				t.Fatalf("input %d, method %d: %v", i, m, err)
 			}
 		}
 	}
 }
 
-// TestVersionChecks checks what each version may hold: version 3 writes method 4, which a
-// version-2 payload may not contain, and readers refuse versions outside 2..3.
+// TestVersionChecks checks what each version may hold: version 4 writes its text's kind, which
+// version 3 does not have, and method 4, which a version-2 payload may not contain; readers refuse
+// versions outside 2..4.
 func TestVersionChecks(t *testing.T) {
 	bwt, _ := naiveBWT(bytes.Repeat([]byte("a version check, a version check; "), 40))
-	p, err := EncodeBlock(nil, bwt, nil, BlockOptions{})
+	p, err := EncodeBlock(nil, bwt, nil, nil, BlockOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, k := binary.Uvarint(p[2:])
-	if p[0] != 3 || p[2+k] != methodRunsFreq {
-		t.Fatalf("payload version %d, method %d: want 3 and %d", p[0], p[2+k], methodRunsFreq)
+	_, k := binary.Uvarint(p[3:])
+	if p[0] != 4 || p[2] != textPlain || p[3+k] != methodRunsFreq {
+		t.Fatalf("payload version %d, text kind %d, method %d: want 4, %d and %d", p[0], p[2], p[3+k], textPlain, methodRunsFreq)
 	}
-	got := make([]byte, len(bwt))
-	if _, err := DecodeBlock(p, got, BlockOptions{}); err != nil || !bytes.Equal(got, bwt) {
+	if blk, err := DecodeBlock(p, len(bwt), BlockOptions{}); err != nil || !bytes.Equal(blk.BWT, bwt) {
+		t.Fatalf("version 4: %v", err)
+	}
+	v3 := append([]byte{3, SampleShift}, p[3:]...)
+	if blk, err := DecodeBlock(v3, len(bwt), BlockOptions{}); err != nil || !bytes.Equal(blk.BWT, bwt) {
 		t.Fatalf("version 3: %v", err)
 	}
-	for _, v := range []byte{1, 2, 4} {
-		bad := append([]byte{v}, p[1:]...)
-		if _, err := DecodeBlock(bad, got, BlockOptions{}); err == nil {
+	for _, v := range []byte{1, 2, 5} {
+		bad := append([]byte{v}, v3[1:]...)
+		if _, err := DecodeBlock(bad, len(bwt), BlockOptions{}); err == nil {
 			t.Errorf("payload version %d with method 4 decoded", v)
 		}
 	}
-	for _, v := range []byte{1, 4} {
+	for _, v := range []byte{1, 5} {
 		h := appendHeaderVersion(nil, 100, v)
 		h = AppendTrailer(h, Trailer{})
 		if _, err := readAll(bytes.NewReader(h)); err == nil {

@@ -1,0 +1,369 @@
+package bwz
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+)
+
+// LZP: long repeats taken out of a block before its transform (format version 4).
+//
+// In each segment of the block, every position i from 8 on predicts that the segment continues
+// as it did after the last position whose Context bytes before it hashed the same (a table of
+// 2^HashBits positions, updated at every position where a token starts). Where the prediction holds for at least MinLen bytes,
+// the block's text has the Escape byte and the length instead of the bytes; anywhere else a byte
+// stands for itself, and an Escape byte of the input is written Escape, 0. A length is
+// l - MinLen + 1 >= 1 written in bytes of 255 and a last byte under 255.
+//
+// A transform sorts and codes every byte of its block, however predictable, and repeats of tens
+// of kilobytes are common in archives (the same license, file or header again and again): the
+// Linux sources' first 100 MiB lose 28% of their bytes this way, which the transform no longer
+// sorts or codes, and come out 0.7% smaller in one block (kernels/cpu/NOTES.md has the figures).
+// Segments of 8 MiB, each with its own table, cost 0.1% against one table for the block and let
+// the threads share the work both ways.
+
+// LZP is how a block's text was made from its bytes: segment by segment, each on its own (a
+// table of its own, matches within it), so that segments are made and undone in parallel; the
+// text is their texts one after the other.
+type LZP struct {
+	Escape      byte  // the byte that starts a match (the block's rarest byte)
+	MinLen      int   // the shortest match taken
+	HashBits    uint8 // log2 of the number of table entries
+	Context     uint8 // bytes of context hashed, 1..8
+	SegmentSize int   // bytes of block per segment
+	Texts       []int // the length of each segment's text
+}
+
+const (
+	lzpStart      = 8  // the first position that predicts: the context is read as one word
+	lzpAhead      = 32 // positions whose table entries the encoder loads ahead
+	lzpMinLen     = 64 // MinLen written by this package
+	lzpContext    = 6  // Context written by this package
+	lzpMinBlock   = 64 << 10
+	lzpSegment    = 8 << 20 // SegmentSize written by this package
+	lzpMinMinLen  = 8       // at least the 4 bytes the encoder's table checks
+	lzpMaxMinLen  = 1 << 16
+	lzpMinHash    = 10
+	lzpMaxHash    = 22
+	lzpHashFactor = 0x9E3779B97F4A7C15
+)
+
+// lzpHashBits is the table size this package uses for a block of n bytes: an entry for every 32
+// bytes of block, 2^12 to 2^18 entries (the encoder's entries are 8 bytes, the decoder's 4; larger
+// tables took a few more repeats out of the Linux sources but missed the caches more).
+func lzpHashBits(n int) uint8 {
+	return uint8(min(max(bits.Len(uint(n))-5, 12), 18))
+}
+
+// maxLZPHashBits is the largest table a reader accepts for a block of n bytes, so that a lying
+// payload cannot make it allocate much more than the block.
+func maxLZPHashBits(n int) uint8 {
+	return uint8(min(max(bits.Len(uint(n)), 12), lzpMaxHash))
+}
+
+// hash is the table entry of the Context bytes before a position, the top bytes of word, the 8
+// bytes before it read little-endian.
+func (p LZP) hash(word uint64) uint32 {
+	return uint32(((word >> (64 - 8*uint(p.Context))) * lzpHashFactor) >> (64 - uint(p.HashBits)))
+}
+
+// EncodeLZP returns the LZP text of src and how it was made, or nil and src itself when the
+// text would not be at least 1/32 shorter (or src is under 64 KiB): the transform of src is then
+// taken as it is. Segments are made on up to threads goroutines; one whose first eighth loses
+// under 1/64 of its bytes is given up early and its bytes written as they are. dst, when large
+// enough, holds the text.
+func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
+	n := len(src)
+	if n < lzpMinBlock {
+		return nil, src
+	}
+	var count [256]int
+	for _, c := range src {
+		count[c]++
+	}
+	esc := 0
+	for c := 1; c < 256; c++ {
+		if count[c] < count[esc] {
+			esc = c
+		}
+	}
+	nseg := (n + lzpSegment - 1) / lzpSegment
+	p := &LZP{Escape: byte(esc), MinLen: lzpMinLen, HashBits: lzpHashBits(min(n, lzpSegment)), Context: lzpContext,
+		SegmentSize: lzpSegment, Texts: make([]int, nseg)}
+	texts := make([][]byte, nseg)
+	parallel(nseg, threads, func(k int) {
+		seg := src[k*lzpSegment : min((k+1)*lzpSegment, n)]
+		t := p.encode(nil, seg, len(seg), true)
+		if t == nil {
+			t = p.literals(make([]byte, 0, len(seg)+count[esc]), seg)
+		}
+		texts[k] = t
+	})
+	m := 0
+	for k, t := range texts {
+		p.Texts[k] = len(t)
+		m += len(t)
+	}
+	if m > n-n/32 {
+		return nil, src
+	}
+	if cap(dst) < m {
+		dst = make([]byte, 0, m)
+	}
+	dst = dst[:0]
+	for _, t := range texts {
+		dst = append(dst, t...)
+	}
+	return p, dst
+}
+
+// literals writes src as an LZP text without matches.
+func (p *LZP) literals(out, src []byte) []byte {
+	for _, c := range src {
+		out = append(out, c)
+		if c == p.Escape {
+			out = append(out, 0)
+		}
+	}
+	return out
+}
+
+// encode writes src's LZP text to out; it gives up, returning nil, once the text is longer than
+// limit, or if early, an eighth of the way in, if under 1/64 of it was taken out. Its table keeps beside each position a hash of the 8 bytes that start there and the 8
+// that end a match of MinLen bytes there, so that a candidate that cannot match is passed over
+// without reading the text at its position (a cache miss) and without a branch that goes either
+// way: in the Linux sources, 31% of the candidates have the same next 4 bytes, few the same 16.
+func (p *LZP) encode(out, src []byte, limit int, early bool) []byte {
+	n := len(src)
+	tab := make([]uint64, 1<<p.HashBits)
+	esc := p.Escape
+	minLen := p.MinLen
+	ctxShift, hashShift := 64-8*uint(p.Context), 64-uint(p.HashBits)
+	i := 0
+	literal := func(c byte) {
+		out = append(out, c)
+		if c == esc {
+			out = append(out, 0)
+		}
+	}
+	for ; i < min(lzpStart, n); i++ {
+		literal(src[i])
+	}
+	// No match starts in the last minLen-1 bytes, so the table is not needed there.
+	// The table entries of the next lzpAhead positions are loaded ahead, all at once: they are
+	// cache misses whichever way, but then many at a time. sink keeps the loads.
+	var hs [lzpAhead]uint32
+	var sink uint64
+	base, end := 0, 0
+	checked := false
+	for i <= n-minLen {
+		if len(out) > limit {
+			return nil
+		}
+		if i >= end {
+			if early && i >= n/8 && !checked {
+				// An eighth of the block in, give up if under 1/64 of it was taken out: no
+				// full pass over text with few long repeats (DNA, most binaries).
+				checked = true
+				if len(out) > i-i/64 {
+					return nil
+				}
+			}
+			base, end = i, min(i+lzpAhead, n-minLen+1)
+			for k := range hs[:end-base] {
+				h := ((binary.LittleEndian.Uint64(src[base+k-8:]) >> ctxShift) * lzpHashFactor) >> hashShift
+				hs[k] = uint32(h)
+				sink += tab[h]
+			}
+		}
+		h := hs[i-base]
+		e := tab[h]
+		// A match of minLen bytes has the same first and last 8 bytes.
+		a, z := binary.LittleEndian.Uint64(src[i:]), binary.LittleEndian.Uint64(src[i+minLen-8:])
+		check := uint32((a*lzpHashFactor ^ z) * lzpHashFactor >> 32)
+		tab[h] = uint64(i) | uint64(check)<<32
+		if cand := int(uint32(e)); cand > 0 && uint32(e>>32) == check {
+			if l := matchLen(src, cand, i); l >= minLen {
+				out = append(out, esc)
+				v := l - minLen + 1
+				for ; v >= 255; v -= 255 {
+					out = append(out, 255)
+				}
+				out = append(out, byte(v))
+				i += l
+				continue
+			}
+		}
+		c := src[i]
+		out = append(out, c)
+		if c == esc {
+			out = append(out, 0)
+		}
+		i++
+	}
+	for ; i < n; i++ {
+		literal(src[i])
+	}
+	lzpSink = sink
+	if len(out) > limit {
+		return nil
+	}
+	return out
+}
+
+// lzpSink keeps the encoder's loads ahead from being optimised away.
+var lzpSink uint64
+
+// matchLen is the length of the common prefix of src[a:] and src[b:], a < b.
+func matchLen(src []byte, a, b int) int {
+	n := len(src)
+	l := 0
+	for b+l+8 <= n {
+		x := binary.LittleEndian.Uint64(src[a+l:]) ^ binary.LittleEndian.Uint64(src[b+l:])
+		if x != 0 {
+			return l + bits.TrailingZeros64(x)>>3
+		}
+		l += 8
+	}
+	for b+l < n && src[a+l] == src[b+l] {
+		l++
+	}
+	return l
+}
+
+// Decode returns the n bytes whose LZP text is text, its segments undone on up to threads
+// goroutines. Each segment's bytes are allocated as they come, so that a lying n costs no more
+// memory than the bytes the text really holds. An error wraps ErrCorrupt.
+func (p *LZP) Decode(text []byte, n, threads int) ([]byte, error) {
+	if err := p.check(n); err != nil {
+		return nil, err
+	}
+	if len(p.Texts) != (n+p.SegmentSize-1)/p.SegmentSize {
+		return nil, corruptf("%d LZP segments for %d bytes in segments of %d", len(p.Texts), n, p.SegmentSize)
+	}
+	offs := make([]int, len(p.Texts)+1)
+	for k, l := range p.Texts {
+		if l < 1 || l > len(text)-offs[k] {
+			return nil, corruptf("LZP segment %d: text length %d out of range", k, l)
+		}
+		offs[k+1] = offs[k] + l
+	}
+	if offs[len(p.Texts)] != len(text) {
+		return nil, corruptf("LZP segments hold %d bytes of a text of %d", offs[len(p.Texts)], len(text))
+	}
+	outs := make([][]byte, len(p.Texts))
+	errs := make([]error, len(p.Texts))
+	parallel(len(p.Texts), threads, func(k int) {
+		size := min(p.SegmentSize, n-k*p.SegmentSize)
+		outs[k], errs[k] = p.decodeSegment(nil, text[offs[k]:offs[k+1]], size)
+	})
+	for k, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("LZP segment %d: %w", k, err)
+		}
+	}
+	if len(outs) == 1 {
+		return outs[0], nil
+	}
+	out := make([]byte, 0, n)
+	for _, o := range outs {
+		out = append(out, o...)
+	}
+	return out, nil
+}
+
+// decodeSegment returns the n bytes whose LZP text is text, appended to dst[:0], which grows as
+// the bytes come.
+func (p *LZP) decodeSegment(dst, text []byte, n int) ([]byte, error) {
+	out := dst[:0]
+	if cap(out) < min(n, 4*len(text)+1<<20) {
+		out = make([]byte, 0, min(n, 4*len(text)+1<<20))
+	}
+	tab := make([]uint32, 1<<p.HashBits)
+	esc := p.Escape
+	var ctx uint64 // the 8 bytes before the next one, little-endian
+	ctxShift, hashShift := 64-8*uint(p.Context), 64-uint(p.HashBits)
+	j := 0
+	for j < len(text) {
+		i := len(out)
+		if i >= n {
+			return nil, corruptf("LZP text goes on after its %d bytes", n)
+		}
+		cand := 0
+		if i >= lzpStart {
+			h := ((ctx >> ctxShift) * lzpHashFactor) >> hashShift
+			cand = int(tab[h])
+			tab[h] = uint32(i)
+		}
+		c := text[j]
+		j++
+		if c == esc {
+			if j >= len(text) {
+				return nil, corruptf("LZP text ends in an escape")
+			}
+			c = text[j]
+			j++
+			if c != 0 {
+				l, k, err := p.matchLength(text[j-1:], n)
+				if err != nil {
+					return nil, err
+				}
+				j += k - 1
+				if cand == 0 || l > n-i {
+					return nil, corruptf("LZP match of %d bytes at byte %d with nothing to copy", l, i)
+				}
+				if cand+l <= i {
+					out = append(out, out[cand:cand+l]...)
+				} else {
+					for k := 0; k < l; k++ { // the match overlaps what it writes
+						out = append(out, out[cand+k])
+					}
+				}
+				ctx = binary.LittleEndian.Uint64(out[len(out)-8:])
+				continue
+			}
+			c = esc
+		}
+		out = append(out, c)
+		ctx = ctx>>8 | uint64(c)<<56
+	}
+	if len(out) != n {
+		return nil, corruptf("LZP text holds %d bytes, want %d", len(out), n)
+	}
+	return out, nil
+}
+
+// matchLength reads a match's length from b, its bytes after the escape: it returns the length
+// and the number of bytes read.
+func (p *LZP) matchLength(b []byte, n int) (l, k int, err error) {
+	v := 0
+	for {
+		if k >= len(b) {
+			return 0, 0, corruptf("LZP text ends in a match length")
+		}
+		c := b[k]
+		k++
+		v += int(c)
+		if v > n {
+			return 0, 0, corruptf("LZP match longer than the block")
+		}
+		if c < 255 {
+			return v + p.MinLen - 1, k, nil
+		}
+	}
+}
+
+// check tells whether p could have been written for a block of n bytes.
+func (p *LZP) check(n int) error {
+	switch {
+	case p.MinLen < lzpMinMinLen || p.MinLen > lzpMaxMinLen:
+		return corruptf("LZP minimum match %d out of range %d..%d", p.MinLen, lzpMinMinLen, lzpMaxMinLen)
+	case p.Context < 1 || p.Context > 8:
+		return corruptf("LZP context of %d bytes out of range 1..8", p.Context)
+	case p.SegmentSize < lzpMinBlock || p.SegmentSize > MaxBlockSize:
+		return corruptf("LZP segments of %d bytes out of range %d..%d", p.SegmentSize, lzpMinBlock, MaxBlockSize)
+	case p.HashBits < lzpMinHash || p.HashBits > maxLZPHashBits(min(n, p.SegmentSize)):
+		return corruptf("LZP table of 2^%d entries out of range 2^%d..2^%d", p.HashBits, lzpMinHash, maxLZPHashBits(min(n, p.SegmentSize)))
+	}
+	return nil
+}
