@@ -22,8 +22,10 @@ const (
 	payloadVersion    = 4
 	minPayloadVersion = 2 // the oldest version DecodeBlock reads
 	// DefaultSegmentSize is how much of a block's transform one model codes; segments are coded
-	// and decoded in parallel, and each starts its models afresh.
-	DefaultSegmentSize = 8 << 20
+	// and decoded in parallel, and each starts its models afresh. 2 MiB rather than 8 costs 0.08%
+	// on the Linux tar's 100 MiB block (0.05% on E. coli) and lets 16 threads share its coding
+	// evenly: 36 segments, not 9 (the block's LZP text is 72 MiB).
+	DefaultSegmentSize = 2 << 20
 	minSegmentSize     = 64 << 10
 	// SampleShift is log2 of the distance between sampled text positions: the inverse transform
 	// walks from each sample in parallel (see kernels/cpu.InverseBWTSampled).

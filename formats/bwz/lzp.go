@@ -77,9 +77,18 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 	if n < lzpMinBlock {
 		return nil, src
 	}
+	nseg := (n + lzpSegment - 1) / lzpSegment
+	counts := make([][256]int, nseg)
+	parallel(nseg, threads, func(k int) {
+		for _, c := range src[k*lzpSegment : min((k+1)*lzpSegment, n)] {
+			counts[k][c]++
+		}
+	})
 	var count [256]int
-	for _, c := range src {
-		count[c]++
+	for k := range counts {
+		for c, x := range counts[k] {
+			count[c] += x
+		}
 	}
 	esc := 0
 	for c := 1; c < 256; c++ {
@@ -87,7 +96,6 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 			esc = c
 		}
 	}
-	nseg := (n + lzpSegment - 1) / lzpSegment
 	p := &LZP{Escape: byte(esc), MinLen: lzpMinLen, HashBits: lzpHashBits(min(n, lzpSegment)), Context: lzpContext,
 		SegmentSize: lzpSegment, Texts: make([]int, nseg)}
 	texts := make([][]byte, nseg)
