@@ -443,3 +443,65 @@ func TestDecompressVersion3(t *testing.T) {
 		t.Fatal("version-3 stream decodes to other bytes")
 	}
 }
+
+// TestDecompressLZPDamageBehindChecksums damages the payloads of blocks coded from their LZP text
+// and writes the payload checksums anew, so that the damage reaches the decoders (the range coder,
+// the inverse transform, the LZP text): every damaged stream must end with an error wrapping
+// bwz.ErrCorrupt, and none may decode to other bytes without one.
+func TestDecompressLZPDamageBehindChecksums(t *testing.T) {
+	data := archiveInput(9, 300<<10)
+	c := compressBytes(t, data, 150<<10, 2)
+	var frames []bwz.Frame
+	r := bwz.NewReader(bytes.NewReader(c))
+	for {
+		f, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, f)
+	}
+	lzp := 0
+	for _, f := range frames {
+		if f.Kind == bwz.FrameBlock && len(f.Payload) > 2 && f.Payload[2] == 1 {
+			lzp++
+		}
+	}
+	if lzp == 0 {
+		t.Fatal("no block coded from its LZP text")
+	}
+	rng := rand.New(rand.NewSource(10))
+	rounds := 400
+	if testing.Short() {
+		rounds = 60
+	}
+	for round := 0; round < rounds; round++ {
+		var out []byte
+		for _, f := range frames {
+			switch f.Kind {
+			case bwz.FrameHeader:
+				out = bwz.AppendHeader(out, f.BlockSize)
+			case bwz.FrameBlock:
+				p := append([]byte(nil), f.Payload...)
+				// the LZP fields and sampled rows early on, the coded data anywhere
+				k := rng.Intn(len(p))
+				if round%2 == 0 {
+					k = rng.Intn(min(len(p), 64))
+				}
+				p[k] ^= byte(1 << rng.Intn(8))
+				out = bwz.AppendBlock(out, f.Block, p)
+			case bwz.FrameTrailer:
+				out = bwz.AppendTrailer(out, f.Trailer)
+			}
+		}
+		got, err := decompressBytes(out, 2)
+		if err == nil && !bytes.Equal(got, data) {
+			t.Fatalf("round %d: damaged stream decoded to other bytes without an error", round)
+		}
+		if err != nil && !errors.Is(err, bwz.ErrCorrupt) {
+			t.Fatalf("round %d: error %v does not wrap ErrCorrupt", round, err)
+		}
+	}
+}

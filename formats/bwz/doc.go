@@ -99,31 +99,30 @@
 // package does. Method 3's layout is described in huffman.go.
 //
 // Version 4 added the LZP text (0.7% smaller on the first 100 MiB of the Linux sources in one
-// block, whose text is 28% shorter than the block) and let a
-// block's payload be shorter than its sampled rows of n bytes would be; a version-4 reader reads
-// versions 2 and 3, whose payloads have no text byte, and version 3's readers refuse version 4
-// at the stream header. Version 3 added method 4, which this package writes in place of method 1
-// (3.6% smaller on the Linux sources' transform, 0.5% on a binary file's); the framing, the payload's layout and
-// methods 0 to 3 are version 2's, and a version-3 reader reads version-2 streams and payloads (a
-// version-2 payload may not hold method 4). A writer chooses the direct method for a segment when
-// it codes samples of it smaller than method 4 (version 2's writer asked for 2% smaller than method
-// 1). Version 2 changed only the models of methods 1 and 2 from version 1's (fewer inputs to each
-// mix, a tree for the rank buckets, other learning rates), for 1.6 to 2 times the coding speed on
-// text and over twice on DNA, and slightly smaller output (runs.go and direct.go say what
-// changed); readers of version 2 or 3 refuse version 1, and version 2's readers refuse version 3,
-// at the stream header.
+// block, whose text is 28% shorter than the block) and let a block's payload be shorter than its
+// sampled rows of n bytes would be; a version-4 reader reads versions 2 and 3, whose payloads have
+// no text byte, and version 3's readers refuse version 4 at the stream header. Version 3 added
+// method 4, which this package writes in place of method 1 (3.6% smaller on the Linux sources'
+// transform, 0.5% on a binary file's); the framing, the payload's layout and methods 0 to 3 are
+// version 2's, and a version-3 reader reads version-2 streams and payloads (a version-2 payload may
+// not hold method 4). A writer chooses the direct method for a segment when it codes samples of it
+// smaller than method 4 (version 2's writer asked for 2% smaller than method 1). Version 2 changed
+// only the models of methods 1 and 2 from version 1's (fewer inputs to each mix, a tree for the
+// rank buckets, other learning rates), for 1.6 to 2 times the coding speed on text and over twice
+// on DNA, and slightly smaller output (runs.go and direct.go say what changed); readers of version
+// 2 or 3 refuse version 1, and version 2's readers refuse version 3, at the stream header.
 //
 // # Damage
 //
-// Every header carries its own CRC, so a damaged header is found before its fields are trusted,
-// and every payload its CRC, so that damage to coded bits the decoder would not notice is found
-// too. Lengths are checked against the stream's block size, and a block's length against its
-// payload's (which must hold the block's sampled rows), before anything is allocated; a payload is
-// read in chunks as it arrives. A version-4 payload may be much shorter than its block (an LZP
-// text of repeats is), so there the sampled rows bound the transform's length m instead, before
-// the transform is allocated, and the block's n bytes are allocated as the LZP text is decoded,
-// at most 4 bytes a byte of text and 1 MiB more before they grow, so that a lying n costs memory
-// only for bytes the text really holds. A damaged payload is found by the decoder's range checks or by the
+// Every header carries its own CRC, so a damaged header is found before its fields are trusted, and
+// every payload its CRC, so that damage to coded bits the decoder would not notice is found too.
+// Lengths are checked against the stream's block size, and a block's length against its payload's
+// (which before version 4 must hold the block's sampled rows), before anything is allocated; a payload is read in
+// chunks as it arrives. A version-4 payload may be much shorter than its block (an LZP text of
+// repeats is), so there the sampled rows bound the transform's length m instead, before the
+// transform is allocated, and the block's n bytes are allocated as the LZP text is decoded, at most
+// 4 bytes a byte of text and 1 MiB more before they grow, so that a lying n costs memory only for
+// bytes the text really holds. A damaged payload is found by the decoder's range checks or by the
 // data CRC; since blocks are independent, a reader can report each bad block, and Reader.Resync
 // finds the next intact block header after damage that breaks the framing.
 package bwz

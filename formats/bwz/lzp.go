@@ -8,12 +8,12 @@ import (
 
 // LZP: long repeats taken out of a block before its transform (format version 4).
 //
-// In each segment of the block, every position i from 8 on predicts that the segment continues
-// as it did after the last position whose Context bytes before it hashed the same (a table of
-// 2^HashBits positions, updated at every position where a token starts). Where the prediction holds for at least MinLen bytes,
-// the block's text has the Escape byte and the length instead of the bytes; anywhere else a byte
-// stands for itself, and an Escape byte of the input is written Escape, 0. A length is
-// l - MinLen + 1 >= 1 written in bytes of 255 and a last byte under 255.
+// In each segment of the block, every position i from 8 on predicts that the segment continues as
+// it did after the last position whose Context bytes before it hashed the same (a table of
+// 2^HashBits positions, updated at every position where a token starts). Where the prediction holds
+// for at least MinLen bytes, the block's text has the Escape byte and the length instead of the
+// bytes; anywhere else a byte stands for itself, and an Escape byte of the input is written as
+// Escape and 0. A length is l - MinLen + 1 >= 1 written in bytes of 255 and a last byte under 255.
 //
 // A transform sorts and codes every byte of its block, however predictable, and repeats of tens
 // of kilobytes are common in archives (the same license, file or header again and again): the
@@ -101,7 +101,7 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 	texts := make([][]byte, nseg)
 	parallel(nseg, threads, func(k int) {
 		seg := src[k*lzpSegment : min((k+1)*lzpSegment, n)]
-		t := p.encode(nil, seg, len(seg), true)
+		t := p.encode(make([]byte, 0, len(seg)), seg, len(seg), true)
 		if t == nil {
 			t = p.literals(make([]byte, 0, len(seg)+count[esc]), seg)
 		}
@@ -137,10 +137,11 @@ func (p *LZP) literals(out, src []byte) []byte {
 }
 
 // encode writes src's LZP text to out; it gives up, returning nil, once the text is longer than
-// limit, or if early, an eighth of the way in, if under 1/64 of it was taken out. Its table keeps beside each position a hash of the 8 bytes that start there and the 8
-// that end a match of MinLen bytes there, so that a candidate that cannot match is passed over
-// without reading the text at its position (a cache miss) and without a branch that goes either
-// way: in the Linux sources, 31% of the candidates have the same next 4 bytes, few the same 16.
+// limit, or if early, an eighth of the way in, if under 1/64 of it was taken out. Its table
+// keeps beside each position a hash of the 8 bytes that start there and the 8 that end a match
+// of MinLen bytes there, so that a candidate that cannot match is passed over without reading
+// the text at its position (a cache miss) and without a branch that goes either way: in the
+// Linux sources, 31% of the candidates have the same next 4 bytes, few the same 16.
 func (p *LZP) encode(out, src []byte, limit int, early bool) []byte {
 	n := len(src)
 	tab := make([]uint64, 1<<p.HashBits)
