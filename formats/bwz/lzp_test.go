@@ -132,6 +132,21 @@ func TestEncodeLZP(t *testing.T) {
 			t.Fatalf("input %d: round trip: %v", i, err)
 		}
 	}
+	// segments that stand for many times their text (decoded into buffers that grow, then joined)
+	// and that are a little shorter (decoded in place)
+	zeros := make([]byte, 2*lzpSegment+12345)
+	zeros[lzpSegment+7] = 1
+	mixed := append(bytes.Repeat(in[0], 2*lzpSegment/len(in[0])+1), in[3]...)
+	for _, src := range [][]byte{zeros, mixed} {
+		p, text := EncodeLZP(nil, src, 3)
+		if p == nil || len(p.Texts) != 3 {
+			t.Fatalf("%d bytes: LZP %+v", len(src), p)
+		}
+		back, err := p.Decode(text, len(src), 2)
+		if err != nil || !bytes.Equal(back, src) {
+			t.Fatalf("%d bytes in %d of text: round trip: %v", len(src), len(text), err)
+		}
+	}
 	// the repeats are taken out, random bytes and small blocks are left alone
 	if p, text := EncodeLZP(nil, in[0], 1); p == nil || len(text) > len(in[0])/4 {
 		t.Errorf("repeats: LZP %v, %d of %d bytes", p, len(text), len(in[0]))
