@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 )
 
 // LZP: long repeats taken out of a block before its transform (format version 4).
@@ -213,15 +214,16 @@ func (p *LZP) encode(out, src []byte, limit int, early bool) []byte {
 	for ; i < n; i++ {
 		literal(src[i])
 	}
-	lzpSink = sink
+	lzpSink.Store(sink)
 	if len(out) > limit {
 		return nil
 	}
 	return out
 }
 
-// lzpSink keeps the encoder's loads ahead from being optimised away.
-var lzpSink uint64
+// lzpSink keeps the encoder's loads ahead from being optimised away (segments are made on
+// several goroutines at once, hence atomic).
+var lzpSink atomic.Uint64
 
 // matchLen is the length of the common prefix of src[a:] and src[b:], a < b.
 func matchLen(src []byte, a, b int) int {
