@@ -379,6 +379,23 @@ func archiveInput(seed int64, size int) []byte {
 	return out[:size]
 }
 
+// readFrames returns the frames of a .bwz stream.
+func readFrames(t *testing.T, stream []byte) []bwz.Frame {
+	t.Helper()
+	var frames []bwz.Frame
+	r := bwz.NewReader(bytes.NewReader(stream))
+	for {
+		f, err := r.Next()
+		if err == io.EOF {
+			return frames
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, f)
+	}
+}
+
 // TestCompressLZP checks that blocks with long repeats are coded from their LZP text (version 4)
 // and round-trip, whatever the block size and threads, and that the Huffman coder leaves them be.
 func TestCompressLZP(t *testing.T) {
@@ -390,15 +407,7 @@ func TestCompressLZP(t *testing.T) {
 				t.Fatal(err)
 			}
 			lzp := 0
-			r := bwz.NewReader(bytes.NewReader(out.Bytes()))
-			for {
-				f, err := r.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+			for _, f := range readFrames(t, out.Bytes()) {
 				if f.Kind == bwz.FrameBlock {
 					blk, err := bwz.DecodeBlock(f.Payload, f.Block.Length, bwz.BlockOptions{})
 					if err != nil {
@@ -451,18 +460,7 @@ func TestDecompressVersion3(t *testing.T) {
 func TestDecompressLZPDamageBehindChecksums(t *testing.T) {
 	data := archiveInput(9, 300<<10)
 	c := compressBytes(t, data, 150<<10, 2)
-	var frames []bwz.Frame
-	r := bwz.NewReader(bytes.NewReader(c))
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		frames = append(frames, f)
-	}
+	frames := readFrames(t, c)
 	lzp := 0
 	for _, f := range frames {
 		if f.Kind == bwz.FrameBlock && len(f.Payload) > 2 && f.Payload[2] == 1 {
