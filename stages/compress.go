@@ -30,7 +30,11 @@ type CompressStats struct {
 	Blocks  int           // blocks written
 	On      []BlocksOn    // the blocks each backend sorted, in the order of their first blocks
 	SA      time.Duration // time in the backend's suffix arrays, summed over blocks
-	Coding  time.Duration // time in the rest of the block work (transform, coding), summed
+	Coding  time.Duration // time in the rest of the block work (LZP, transform, coding), summed
+	// LZPBlocks counts the blocks sorted as their LZP text, and Sorted the bytes sorted (the
+	// blocks' texts: their bytes, or their LZP texts).
+	LZPBlocks int
+	Sorted    int64
 }
 
 // BlocksOn counts the blocks a backend sorted.
@@ -44,6 +48,8 @@ type compressed struct {
 	data    []byte // the original bytes, for the stream checksum
 	h       bwz.BlockHeader
 	payload []byte
+	text    int  // the length of the text sorted
+	lzp     bool // the text is the block's LZP text
 	sa      time.Duration
 	code    time.Duration
 	on      string // the backend that sorted it
@@ -152,6 +158,10 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 		st.count(c.on)
 		st.SA += c.sa
 		st.Coding += c.code
+		st.Sorted += int64(c.text)
+		if c.lzp {
+			st.LZPBlocks++
+		}
 		opts.Progress.Update(st.In, time.Since(start))
 		return nil
 	}
@@ -257,7 +267,7 @@ func compressBlock(b kernels.Backend, data []byte, threads int, sorting *atomic.
 		return compressed{}, err
 	}
 	h := bwz.BlockHeader{Length: n, Primary: primary, CRC: bwz.CRC(data), Payload: len(payload), PayloadCRC: bwz.CRC(payload)}
-	return compressed{data: data, h: h, payload: payload, sa: t1.Sub(t0), code: time.Since(t1) + t0.Sub(tl), on: b.Name()}, nil
+	return compressed{data: data, h: h, payload: payload, text: m, lzp: lzp != nil, sa: t1.Sub(t0), code: time.Since(t1) + t0.Sub(tl), on: b.Name()}, nil
 }
 
 // DecompressOptions configure Decompress.

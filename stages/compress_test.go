@@ -403,16 +403,18 @@ func TestCompressLZP(t *testing.T) {
 	for _, bs := range []int{200 << 10, 1 << 20} {
 		for _, fast := range []bool{false, true} {
 			var out bytes.Buffer
-			if _, err := Compress(context.Background(), cpu.New(2), CompressOptions{BlockSize: bs, Threads: 2, Fast: fast}, bytes.NewReader(data), &out); err != nil {
+			st, err := Compress(context.Background(), cpu.New(2), CompressOptions{BlockSize: bs, Threads: 2, Fast: fast}, bytes.NewReader(data), &out)
+			if err != nil {
 				t.Fatal(err)
 			}
-			lzp := 0
+			lzp, sorted := 0, 0
 			for _, f := range readFrames(t, out.Bytes()) {
 				if f.Kind == bwz.FrameBlock {
 					blk, err := bwz.DecodeBlock(f.Payload, f.Block.Length, bwz.BlockOptions{})
 					if err != nil {
 						t.Fatal(err)
 					}
+					sorted += len(blk.BWT)
 					if blk.LZP != nil {
 						lzp++
 						if len(blk.BWT) >= f.Block.Length {
@@ -423,6 +425,9 @@ func TestCompressLZP(t *testing.T) {
 			}
 			if fast && lzp > 0 || !fast && lzp == 0 {
 				t.Errorf("blocks of %d, fast %v: %d blocks coded from their LZP text", bs, fast, lzp)
+			}
+			if st.LZPBlocks != lzp || st.Sorted != int64(sorted) {
+				t.Errorf("blocks of %d, fast %v: stats say %d LZP blocks and %d bytes sorted, the stream %d and %d", bs, fast, st.LZPBlocks, st.Sorted, lzp, sorted)
 			}
 			for _, threads := range []int{1, 3} {
 				got, err := decompressBytes(out.Bytes(), threads)

@@ -335,9 +335,13 @@ func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) 
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		logf("%s: %d -> %d bytes (%.2f%%, %.3f bits/byte) in %v, %s (sorting %v, coding %v summed over blocks)",
+		lzp := ""
+		if st.LZPBlocks > 0 {
+			lzp = fmt.Sprintf("; %d sorted as their LZP text, %.1f%% of the input left to sort", st.LZPBlocks, 100*float64(st.Sorted)/float64(max(st.In, 1)))
+		}
+		logf("%s: %d -> %d bytes (%.2f%%, %.3f bits/byte) in %v, %s (sorting %v, coding %v summed over blocks)%s",
 			name, st.In, st.Out, 100*float64(st.Out)/float64(max(st.In, 1)), 8*float64(st.Out)/float64(max(st.In, 1)),
-			time.Since(t0).Round(time.Millisecond), blocksOn(st), st.SA.Round(time.Millisecond), st.Coding.Round(time.Millisecond))
+			time.Since(t0).Round(time.Millisecond), blocksOn(st), st.SA.Round(time.Millisecond), st.Coding.Round(time.Millisecond), lzp)
 	}
 	if tmp == nil {
 		return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,6 +168,28 @@ func TestBlocksOn(t *testing.T) {
 	} {
 		if got := blocksOn(c.st); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.st, got, c.want)
+		}
+	}
+}
+
+// TestCompressVerboseLZP checks that -v says how many blocks were sorted as their LZP text, and
+// says nothing of it where none was.
+func TestCompressVerboseLZP(t *testing.T) {
+	dir := t.TempDir()
+	rep, plain := filepath.Join(dir, "rep"), filepath.Join(dir, "plain")
+	chunk := make([]byte, 16<<10) // random bytes: a context says where in the chunk it is
+	rand.New(rand.NewSource(5)).Read(chunk)
+	writeFile(t, rep, bytes.Repeat(chunk, 20))
+	writeFile(t, plain, bytes.Repeat(chunk, 1))
+	for _, c := range []struct {
+		path, want string
+	}{
+		{rep, "; 1 sorted as their LZP text, "},
+		{plain, ""},
+	} {
+		_, stderr, st := runSapipe(t, nil, "compress", "-c", "-v", "--device", "cpu", c.path)
+		if st != 0 || strings.Count(string(stderr), "\n") != 1 || c.want != "" && !strings.Contains(string(stderr), c.want) || c.want == "" && strings.Contains(string(stderr), "LZP text") {
+			t.Errorf("%s: status %d: %s", filepath.Base(c.path), st, stderr)
 		}
 	}
 }
