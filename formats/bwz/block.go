@@ -74,14 +74,7 @@ func EncodeBlock(dst, bwt []byte, samples []uint32, lzp *LZP, opts BlockOptions)
 	if lzp == nil {
 		dst = append(dst, textPlain)
 	} else {
-		dst = append(dst, textLZP, lzp.Escape)
-		dst = binary.AppendUvarint(dst, uint64(lzp.MinLen))
-		dst = append(dst, lzp.HashBits, lzp.Context)
-		dst = binary.AppendUvarint(dst, uint64(len(bwt)))
-		dst = binary.AppendUvarint(dst, uint64(lzp.SegmentSize))
-		for _, l := range lzp.Texts {
-			dst = binary.AppendUvarint(dst, uint64(l))
-		}
+		dst = lzp.appendFields(append(dst, textLZP), len(bwt))
 	}
 	dst = binary.AppendUvarint(dst, uint64(seg))
 	for _, s := range samples {
@@ -198,47 +191,10 @@ func DecodeBlock(payload []byte, n int, opts BlockOptions) (Block, error) {
 		case textPlain:
 			p = p[1:]
 		case textLZP:
-			if len(p) < 2 {
-				return b, corruptf("payload ends in its LZP fields")
-			}
-			lzp := &LZP{Escape: p[1]}
-			p = p[2:]
-			v, k := binary.Uvarint(p)
-			if k <= 0 || v > lzpMaxMinLen || len(p) < k+2 {
-				return b, corruptf("bad LZP fields")
-			}
-			lzp.MinLen = int(v)
-			lzp.HashBits, lzp.Context = p[k], p[k+1]
-			p = p[k+2:]
-			v, k = binary.Uvarint(p)
-			if k <= 0 || v < 1 || v > uint64(n) {
-				return b, corruptf("LZP text length out of range 1..%d", n)
-			}
-			p = p[k:]
-			m = int(v)
-			v, k = binary.Uvarint(p)
-			if k <= 0 || v < lzpMinBlock || v > MaxBlockSize {
-				return b, corruptf("LZP segment size out of range")
-			}
-			p = p[k:]
-			lzp.SegmentSize = int(v)
-			if err := lzp.check(n); err != nil {
+			var err error
+			if b.LZP, m, p, err = readLZPFields(p[1:], n); err != nil {
 				return b, err
 			}
-			nseg := (n + lzp.SegmentSize - 1) / lzp.SegmentSize
-			if len(p) < nseg {
-				return b, corruptf("payload ends in the LZP segments' lengths")
-			}
-			lzp.Texts = make([]int, nseg)
-			for i := range lzp.Texts {
-				v, k := binary.Uvarint(p)
-				if k <= 0 || v < 1 || v > uint64(m) {
-					return b, corruptf("LZP segment %d: bad text length", i)
-				}
-				lzp.Texts[i] = int(v)
-				p = p[k:]
-			}
-			b.LZP = lzp
 		default:
 			return b, corruptf("unknown text kind %d", p[0])
 		}

@@ -62,10 +62,18 @@ func maxLZPHashBits(n int) uint8 {
 	return uint8(min(max(bits.Len(uint(n)), 12), lzpMaxHash))
 }
 
-// hash is the table entry of the Context bytes before a position, the top bytes of word, the 8
-// bytes before it read little-endian.
-func (p LZP) hash(word uint64) uint32 {
-	return uint32(((word >> (64 - 8*uint(p.Context))) * lzpHashFactor) >> (64 - uint(p.HashBits)))
+// lzpHash hashes the Context bytes before a position into the table; its shifts are taken out
+// of the LZP once, so that the encoder's and decoder's loops keep them in registers.
+type lzpHash struct{ ctxShift, hashShift uint }
+
+func (p *LZP) hasher() lzpHash {
+	return lzpHash{64 - 8*uint(p.Context), 64 - uint(p.HashBits)}
+}
+
+// of is the table entry of word, the 8 bytes before a position read little-endian (the context
+// is its top bytes).
+func (h lzpHash) of(word uint64) uint64 {
+	return ((word >> h.ctxShift) * lzpHashFactor) >> h.hashShift
 }
 
 // EncodeLZP returns the LZP text of src and how it was made, or nil and src itself when the
@@ -148,17 +156,9 @@ func (p *LZP) encode(out, src []byte, limit int, early bool) []byte {
 	tab := make([]uint64, 1<<p.HashBits)
 	esc := p.Escape
 	minLen := p.MinLen
-	ctxShift, hashShift := 64-8*uint(p.Context), 64-uint(p.HashBits)
-	i := 0
-	literal := func(c byte) {
-		out = append(out, c)
-		if c == esc {
-			out = append(out, 0)
-		}
-	}
-	for ; i < min(lzpStart, n); i++ {
-		literal(src[i])
-	}
+	hash := p.hasher()
+	i := min(lzpStart, n)
+	out = p.literals(out, src[:i])
 	// No match starts in the last minLen-1 bytes, so the table is not needed there.
 	// The table entries of the next lzpAhead positions are loaded ahead, all at once: they are
 	// cache misses whichever way, but then many at a time. sink keeps the loads.
@@ -181,7 +181,7 @@ func (p *LZP) encode(out, src []byte, limit int, early bool) []byte {
 			}
 			base, end = i, min(i+lzpAhead, n-minLen+1)
 			for k := range hs[:end-base] {
-				h := ((binary.LittleEndian.Uint64(src[base+k-8:]) >> ctxShift) * lzpHashFactor) >> hashShift
+				h := hash.of(binary.LittleEndian.Uint64(src[base+k-8:]))
 				hs[k] = uint32(h)
 				sink += tab[h]
 			}
@@ -211,9 +211,7 @@ func (p *LZP) encode(out, src []byte, limit int, early bool) []byte {
 		}
 		i++
 	}
-	for ; i < n; i++ {
-		literal(src[i])
-	}
+	out = p.literals(out, src[i:])
 	lzpSink.Store(sink)
 	if len(out) > limit {
 		return nil
@@ -305,7 +303,7 @@ func (p *LZP) decodeSegment(dst, text []byte, n int) ([]byte, error) {
 	tab := make([]uint32, 1<<p.HashBits)
 	esc := p.Escape
 	var ctx uint64 // the 8 bytes before the next one, little-endian
-	ctxShift, hashShift := 64-8*uint(p.Context), 64-uint(p.HashBits)
+	hash := p.hasher()
 	j := 0
 	for j < len(text) {
 		i := len(out)
@@ -314,7 +312,7 @@ func (p *LZP) decodeSegment(dst, text []byte, n int) ([]byte, error) {
 		}
 		cand := 0
 		if i >= lzpStart {
-			h := ((ctx >> ctxShift) * lzpHashFactor) >> hashShift
+			h := hash.of(ctx)
 			cand = int(tab[h])
 			tab[h] = uint32(i)
 		}
@@ -324,14 +322,14 @@ func (p *LZP) decodeSegment(dst, text []byte, n int) ([]byte, error) {
 			if j >= len(text) {
 				return nil, corruptf("LZP text ends in an escape")
 			}
-			c = text[j]
-			j++
-			if c != 0 {
-				l, k, err := p.matchLength(text[j-1:], n)
+			if text[j] == 0 { // the escape byte itself
+				j++
+			} else {
+				l, k, err := p.matchLength(text[j:], n)
 				if err != nil {
 					return nil, err
 				}
-				j += k - 1
+				j += k
 				if cand == 0 || l > n-i {
 					return nil, corruptf("LZP match of %d bytes at byte %d with nothing to copy", l, i)
 				}
@@ -345,7 +343,6 @@ func (p *LZP) decodeSegment(dst, text []byte, n int) ([]byte, error) {
 				ctx = binary.LittleEndian.Uint64(out[len(out)-8:])
 				continue
 			}
-			c = esc
 		}
 		out = append(out, c)
 		ctx = ctx>>8 | uint64(c)<<56
@@ -374,6 +371,64 @@ func (p *LZP) matchLength(b []byte, n int) (l, k int, err error) {
 			return v + p.MinLen - 1, k, nil
 		}
 	}
+}
+
+// appendFields appends p's fields as a version-4 payload holds them (doc.go), for an LZP text of
+// m bytes.
+func (p *LZP) appendFields(dst []byte, m int) []byte {
+	dst = append(dst, p.Escape)
+	dst = binary.AppendUvarint(dst, uint64(p.MinLen))
+	dst = append(dst, p.HashBits, p.Context)
+	dst = binary.AppendUvarint(dst, uint64(m))
+	dst = binary.AppendUvarint(dst, uint64(p.SegmentSize))
+	for _, l := range p.Texts {
+		dst = binary.AppendUvarint(dst, uint64(l))
+	}
+	return dst
+}
+
+// readLZPFields reads what appendFields writes, for a block of n bytes: the LZP, the length m of
+// its text (1..n), and what follows the fields in b. It checks every field before it allocates
+// the segments' lengths, which b must hold.
+func readLZPFields(b []byte, n int) (p *LZP, m int, rest []byte, err error) {
+	uvarint := func() int {
+		v, k := binary.Uvarint(b)
+		if k <= 0 || v > MaxBlockSize {
+			return -1 // out of every range below
+		}
+		b = b[k:]
+		return int(v)
+	}
+	if len(b) < 1 {
+		return nil, 0, nil, corruptf("payload ends in its LZP fields")
+	}
+	p = &LZP{Escape: b[0]}
+	b = b[1:]
+	p.MinLen = uvarint()
+	if len(b) < 2 {
+		return nil, 0, nil, corruptf("payload ends in its LZP fields")
+	}
+	p.HashBits, p.Context = b[0], b[1]
+	b = b[2:]
+	m = uvarint()
+	p.SegmentSize = uvarint()
+	if err := p.check(n); err != nil {
+		return nil, 0, nil, err
+	}
+	if m < 1 || m > n {
+		return nil, 0, nil, corruptf("LZP text length out of range 1..%d", n)
+	}
+	nseg := (n + p.SegmentSize - 1) / p.SegmentSize
+	if len(b) < nseg {
+		return nil, 0, nil, corruptf("payload ends in the LZP segments' lengths")
+	}
+	p.Texts = make([]int, nseg)
+	for i := range p.Texts {
+		if p.Texts[i] = uvarint(); p.Texts[i] < 1 || p.Texts[i] > m {
+			return nil, 0, nil, corruptf("LZP segment %d: bad text length", i)
+		}
+	}
+	return p, m, b, nil
 }
 
 // check tells whether p could have been written for a block of n bytes.

@@ -19,7 +19,7 @@ func naiveLZP(src []byte, p LZP) []byte {
 			for k := 0; k < 8; k++ {
 				w |= uint64(src[i-8+k]) << (8 * k)
 			}
-			h := p.hash(w)
+			h := uint32(p.hasher().of(w))
 			cand, ok := tab[h]
 			tab[h] = i
 			if ok {
@@ -168,15 +168,21 @@ func TestEncodeLZP(t *testing.T) {
 	}
 }
 
+// lzpSample is the repeats of lzpInputs and their LZP text.
+func lzpSample(t *testing.T, rng *rand.Rand) (src []byte, p *LZP, text []byte) {
+	t.Helper()
+	src = lzpInputs(rng)[0]
+	if p, text = EncodeLZP(nil, src, 2); p == nil {
+		t.Fatal("no LZP")
+	}
+	return src, p, text
+}
+
 // TestLZPDecodeDamage decodes damaged LZP texts and lying lengths: an error wrapping ErrCorrupt or
 // some output of exactly n bytes, never a panic.
 func TestLZPDecodeDamage(t *testing.T) {
 	rng := rand.New(rand.NewSource(43))
-	src := lzpInputs(rng)[0]
-	p, text := EncodeLZP(nil, src, 2)
-	if p == nil {
-		t.Fatal("no LZP")
-	}
+	src, p, text := lzpSample(t, rng)
 	for i := 0; i < 2000; i++ {
 		bad := append([]byte(nil), text...)
 		bad[rng.Intn(len(bad))] ^= byte(1 << rng.Intn(8))
@@ -227,11 +233,7 @@ func TestLZPDecodeDamage(t *testing.T) {
 // TestBlockLZPRoundTrip codes a block's LZP text through a payload and back.
 func TestBlockLZPRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewSource(44))
-	src := lzpInputs(rng)[0]
-	p, text := EncodeLZP(nil, src, 2)
-	if p == nil {
-		t.Fatal("no LZP")
-	}
+	src, p, text := lzpSample(t, rng)
 	bwt, _ := naiveBWT(text)
 	samples := make([]uint32, NumSamples(len(bwt), SampleShift))
 	for i := range samples {
