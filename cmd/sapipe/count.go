@@ -135,8 +135,9 @@ const searchIndexCPU = 512 << 20
 
 // searchDevice is the device of count and locate: for auto, the CPU when the reference (-i, an
 // index file if isIndex) is a small enough index file (searchIndexCPU) or FASTA file
-// (smallSAInput, as for sa), or when the pattern files and a FASTA reference are small
-// (smallInput); otherwise spec.
+// (smallSAInput, as for sa), or when it is a larger index file and the pattern files are small
+// (smallInput); otherwise spec. A larger FASTA reference is indexed on the GPU whatever the
+// patterns.
 func searchDevice(spec, ref string, isIndex bool, patterns []string) string {
 	if spec != "auto" && spec != "" {
 		return spec
@@ -146,11 +147,10 @@ func searchDevice(spec, ref string, isIndex bool, patterns []string) string {
 			return "cpu"
 		}
 	}
-	sized := patterns // an index file's size does not count: the CPU maps it, a GPU copies it
 	if !isIndex {
-		sized = append(slices.Clone(patterns), ref)
+		return spec
 	}
-	return autoDevice(spec, smallInput, sized...)
+	return autoDevice(spec, smallInput, patterns...) // the CPU maps an index file, a GPU copies it
 }
 
 // openSearchIndex opens the backend and the index of -i. An index file is mapped and checked
