@@ -59,6 +59,10 @@ func FuzzLZPDecode(f *testing.F) {
 			return
 		}
 		out, err := p.decodeSegment(nil, text, int(n))
+		naive, ok := naiveUnLZP(text, int(n), *p)
+		if (err == nil) != ok || err == nil && !bytes.Equal(out, naive) {
+			t.Fatalf("decoded %q, %v; the naive decoder %q, %v", out, err, naive, ok)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error %v does not wrap ErrCorrupt", err)

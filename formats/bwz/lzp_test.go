@@ -49,6 +49,61 @@ func naiveLZP(src []byte, p LZP) []byte {
 	return out
 }
 
+// naiveUnLZP undoes an LZP text of n bytes as lzp.go describes it, a byte at a time with a map
+// for the table; ok is false where the text is not one of n bytes.
+func naiveUnLZP(text []byte, n int, p LZP) (out []byte, ok bool) {
+	tab := map[uint32]int{}
+	for j := 0; j < len(text); {
+		i := len(out)
+		if i >= n {
+			return nil, false
+		}
+		cand, have := 0, false
+		if i >= lzpStart {
+			var w uint64
+			for k := 0; k < 8; k++ {
+				w |= uint64(out[i-8+k]) << (8 * k)
+			}
+			h := uint32(p.hasher().of(w))
+			cand, have = tab[h]
+			tab[h] = i
+		}
+		c := text[j]
+		j++
+		if c != p.Escape {
+			out = append(out, c)
+			continue
+		}
+		if j >= len(text) {
+			return nil, false
+		}
+		if text[j] == 0 {
+			out = append(out, c)
+			j++
+			continue
+		}
+		v := 0
+		for {
+			if j >= len(text) {
+				return nil, false
+			}
+			v += int(text[j])
+			j++
+			if text[j-1] < 255 {
+				break
+			}
+		}
+		l := v + p.MinLen - 1
+		if !have || l > n-i {
+			return nil, false
+		}
+		for k := 0; k < l; k++ {
+			out = append(out, out[cand+k])
+		}
+	}
+	return out, len(out) == n
+}
+
 // lzpInputs are blocks with repeats of every length, overlapping repeats, runs, escapes and none
 // of them.
 func lzpInputs(rng *rand.Rand) [][]byte {
@@ -108,6 +163,9 @@ func TestLZPMatchesNaive(t *testing.T) {
 			}
 			if !bytes.Equal(back, src) {
 				t.Fatalf("input %d, %+v: round trip differs", i, p)
+			}
+			if naive, ok := naiveUnLZP(got, len(src), p); !ok || !bytes.Equal(naive, src) {
+				t.Fatalf("input %d, %+v: the naive decoder does not undo the text", i, p)
 			}
 		}
 	}
