@@ -185,6 +185,12 @@ func InverseBWTSampled(bwt []byte, primary int, samples []uint32, shift uint, ds
 // placeLinks sets link[p[b]] for each byte b of bwt[lo:hi], in order, to its row (with the byte
 // in the low 8 bits, packed), p[b] counting up: bwt[x] is row x before the primary row, x+1 after
 // it. Each p[b] stays inside b's bucket of rows (at most n), so the writes go through a pointer.
+//
+// Four bytes a step: their counters are all read before any is written back, each taken
+// from an earlier one of the four when the bytes are equal (three in four neighbours are, in the
+// transform of text). One byte a step, each counter's read waited for the write of the byte
+// before (store to load forwarding): 3.5 against 1.6-1.9 ns a byte on 4 MiB of the Linux tar's
+// transform.
 func placeLinks(link []uint32, bwt []byte, lo, hi, primary int, p *[256]uint32, packed bool) {
 	lp := unsafe.Pointer(unsafe.SliceData(link))
 	for _, part := range [2][3]int{{lo, min(hi, primary), 0}, {max(lo, primary), hi, 1}} {
@@ -193,18 +199,49 @@ func placeLinks(link []uint32, bwt []byte, lo, hi, primary int, p *[256]uint32, 
 			continue
 		}
 		row := uint32(a + off)
-		if packed {
-			for _, c := range bwt[a:b] {
-				*(*uint32)(unsafe.Add(lp, uintptr(p[c])*4)) = row<<8 | uint32(c)
-				p[c]++
-				row++
+		s := bwt[a:b]
+		i := 0
+		for ; i+3 < len(s); i += 4 {
+			c0, c1, c2, c3 := s[i], s[i+1], s[i+2], s[i+3]
+			q0, q1, q2, q3 := p[c0], p[c1], p[c2], p[c3]
+			if c1 == c0 {
+				q1 = q0 + 1
 			}
-		} else {
-			for _, c := range bwt[a:b] {
-				*(*uint32)(unsafe.Add(lp, uintptr(p[c])*4)) = row
-				p[c]++
-				row++
+			if c2 == c0 {
+				q2 = q0 + 1
 			}
+			if c2 == c1 {
+				q2 = q1 + 1
+			}
+			if c3 == c0 {
+				q3 = q0 + 1
+			}
+			if c3 == c1 {
+				q3 = q1 + 1
+			}
+			if c3 == c2 {
+				q3 = q2 + 1
+			}
+			// in order, so that the last of equal bytes leaves its counter past all of them
+			p[c0], p[c1], p[c2], p[c3] = q0+1, q1+1, q2+1, q3+1
+			v0, v1, v2, v3 := row, row+1, row+2, row+3
+			if packed {
+				v0, v1, v2, v3 = v0<<8|uint32(c0), v1<<8|uint32(c1), v2<<8|uint32(c2), v3<<8|uint32(c3)
+			}
+			*(*uint32)(unsafe.Add(lp, uintptr(q0)*4)) = v0
+			*(*uint32)(unsafe.Add(lp, uintptr(q1)*4)) = v1
+			*(*uint32)(unsafe.Add(lp, uintptr(q2)*4)) = v2
+			*(*uint32)(unsafe.Add(lp, uintptr(q3)*4)) = v3
+			row += 4
+		}
+		for _, c := range s[i:] {
+			v := row
+			if packed {
+				v = row<<8 | uint32(c)
+			}
+			*(*uint32)(unsafe.Add(lp, uintptr(p[c])*4)) = v
+			p[c]++
+			row++
 		}
 	}
 }
