@@ -100,9 +100,7 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 	nseg := (n + lzpSegment - 1) / lzpSegment
 	counts := make([][256]int, nseg)
 	parallel(nseg, threads, func(k int) {
-		for _, c := range src[k*lzpSegment : min((k+1)*lzpSegment, n)] {
-			counts[k][c]++
-		}
+		counts[k] = countBytes(src[k*lzpSegment : min((k+1)*lzpSegment, n)])
 	})
 	var count [256]int
 	for k := range counts {
@@ -143,6 +141,26 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 		dst = append(dst, t...)
 	}
 	return p, dst
+}
+
+// countBytes counts each byte value of b. Four tables take turns, so that a run of one byte
+// does not make each count wait for the one before it to be written back.
+func countBytes(b []byte) (count [256]int) {
+	var c [4][256]uint32
+	for len(b) >= 4 {
+		c[0][b[0]]++
+		c[1][b[1]]++
+		c[2][b[2]]++
+		c[3][b[3]]++
+		b = b[4:]
+	}
+	for _, x := range b {
+		c[0][x]++
+	}
+	for i := range count {
+		count[i] = int(c[0][i]) + int(c[1][i]) + int(c[2][i]) + int(c[3][i])
+	}
+	return count
 }
 
 // literals writes src as an LZP text without matches.
