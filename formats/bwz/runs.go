@@ -231,23 +231,31 @@ func (l *mtfList) take(r int) byte {
 	return c
 }
 
-// shift moves the bytes at ranks 0..r-1 one place down. Ranks under 16, most of them, take no
-// branch: the first 16 bytes are shifted as two words and merged with the old ones under a mask.
-// Longer moves go eight bytes at a time from the top (each word is loaded before the one below
-// it is stored over its first byte).
+// shift moves the bytes at ranks 0..r-1 one place down: shift16 for ranks under 16, most of
+// them, shiftLong for the others.
 func (l *mtfList) shift(r int) {
 	if r < 16 {
-		lo := binary.LittleEndian.Uint64(l[0:8])
-		hi := binary.LittleEndian.Uint64(l[8:16])
-		slo, shi := lo<<8, hi<<8|lo>>56
-		// keep bytes 0..r from the shifted words, the rest from the old ones
-		k := uint(r+1) * 8 // 8..128 bits
-		mlo := ^uint64(0) >> (64 - min(k, 64))
-		mhi := (uint64(1) << (max(k, 64) - 64)) - 1
-		binary.LittleEndian.PutUint64(l[0:8], slo&mlo|lo&^mlo)
-		binary.LittleEndian.PutUint64(l[8:16], shi&mhi|hi&^mhi)
-		return
+		l.shift16(r)
+	} else {
+		l.shiftLong(r)
 	}
+}
+
+// shift16 is shift for a rank under 16, without a branch: the first 16 bytes are shifted as two
+// words and merged with the old ones under a mask. It is small enough to be inlined, so that
+// the coders' loops can call it and keep their values in registers.
+func (l *mtfList) shift16(r int) {
+	lo := binary.LittleEndian.Uint64(l[0:8])
+	hi := binary.LittleEndian.Uint64(l[8:16])
+	// keep bytes 0..r from the shifted words, the rest from the old ones
+	m := &shiftMasks[r&15]
+	binary.LittleEndian.PutUint64(l[0:8], lo<<8&m[0]|lo&^m[0])
+	binary.LittleEndian.PutUint64(l[8:16], (hi<<8|lo>>56)&m[1]|hi&^m[1])
+}
+
+// shiftLong is shift for ranks of 16 and more: eight bytes at a time from the top (each word is
+// loaded before the one below it is stored over its first byte).
+func (l *mtfList) shiftLong(r int) {
 	j := r & 255
 	for ; j >= 8; j -= 8 {
 		binary.LittleEndian.PutUint64(l[j-7:j+1], binary.LittleEndian.Uint64(l[j-8:j]))
@@ -256,6 +264,17 @@ func (l *mtfList) shift(r int) {
 		l[j] = l[j-1]
 	}
 }
+
+// shiftMasks[r] are the masks of bytes 0..r of the list's first two words: taken from a table
+// rather than made with shifts by r (which Go guards against shifts of 64 and more).
+var shiftMasks = func() (m [16][2]uint64) {
+	for r := range m {
+		for b := 0; b <= r; b++ {
+			m[r][b/8] |= 0xFF << (8 * (b % 8))
+		}
+	}
+	return m
+}()
 
 // encodeRuns appends the run coding of src to out (method 2).
 func encodeRuns(src []byte, out []byte) []byte { return encodeRunsBy(src, out, false) }
