@@ -90,8 +90,13 @@ func (h lzpHash) of(word uint64) uint64 {
 // EncodeLZP returns the LZP text of src and how it was made, or nil and src itself when the
 // text would not be at least 1/32 shorter (or src is under 64 KiB): the transform of src is then
 // taken as it is. Segments are made on up to threads goroutines; one whose first eighth loses
-// under 1/64 of its bytes is given up early and its bytes written as they are. dst, when large
-// enough, holds the text.
+// under 1/64 of its bytes is given up early and its bytes written as they are. dst, when it has
+// room for len(src) bytes, holds the text.
+//
+// Each segment's text is written in its segment's place in one buffer, and the texts then moved
+// down to follow each other: with a buffer of its own for each and a copy into a new one for the
+// whole, the Linux tar's 100 MiB block spent ~0.5 s of CPU in the copy, most of it faulting the
+// new buffer's pages in.
 func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 	n := len(src)
 	if n < lzpMinBlock {
@@ -116,31 +121,54 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 	}
 	p := &LZP{Escape: byte(esc), MinLen: lzpMinLen, HashBits: lzpHashBits(min(n, lzpSegment)), Context: lzpContext,
 		SegmentSize: lzpSegment, Texts: make([]int, nseg)}
+	buf := dst[:cap(dst)]
+	if len(buf) < n {
+		buf = make([]byte, n)
+	}
+	// A text's room ends where the next segment's begins: one that would grow past it is moved
+	// elsewhere by append. The segments given up are written as literals only once the block
+	// is known to keep its LZP text (DNA, say, never does).
 	texts := make([][]byte, nseg)
 	parallel(nseg, threads, func(k int) {
-		seg := src[k*lzpSegment : min((k+1)*lzpSegment, n)]
-		t := p.encode(make([]byte, 0, len(seg)), seg, len(seg), true)
-		if t == nil {
-			t = p.literals(make([]byte, 0, len(seg)+count[esc]), seg)
-		}
-		texts[k] = t
+		lo, hi := k*lzpSegment, min((k+1)*lzpSegment, n)
+		texts[k] = p.encode(buf[lo:lo:hi], src[lo:hi], hi-lo, true)
 	})
 	m := 0
 	for k, t := range texts {
 		p.Texts[k] = len(t)
-		m += len(t)
+		if t == nil {
+			p.Texts[k] = min((k+1)*lzpSegment, n) - k*lzpSegment + counts[k][esc]
+		}
+		m += p.Texts[k]
 	}
 	if m > n-n/32 {
 		return nil, src
 	}
-	if cap(dst) < m {
-		dst = make([]byte, 0, m)
+	parallel(nseg, threads, func(k int) {
+		if lo, hi := k*lzpSegment, min((k+1)*lzpSegment, n); texts[k] == nil {
+			texts[k] = p.literals(buf[lo:lo:hi], src[lo:hi])
+		}
+	})
+	// Move the texts down in order. Text k goes to [off, off+len): that must end before the
+	// next segment's place, where its text may still be; if a text longer than its segment
+	// makes it go past, the texts are joined in a new buffer instead.
+	off := 0
+	for k, t := range texts {
+		if off+len(t) > (k+1)*lzpSegment {
+			out := make([]byte, 0, m)
+			for _, t := range texts {
+				out = append(out, t...)
+			}
+			return p, out
+		}
+		off += len(t)
 	}
-	dst = dst[:0]
+	off = 0
 	for _, t := range texts {
-		dst = append(dst, t...)
+		copy(buf[off:], t)
+		off += len(t)
 	}
-	return p, dst
+	return p, buf[:m]
 }
 
 // countBytes counts each byte value of b. Four tables take turns, so that a run of one byte

@@ -171,6 +171,56 @@ func TestLZPMatchesNaive(t *testing.T) {
 	}
 }
 
+// TestEncodeLZPSegmentsInPlace: segments given up (written as literals) between segments with
+// repeats, the texts written in their segments' places and moved down to follow each other, or,
+// when a segment's literals are longer than the segment (escapes in random bytes), joined in a
+// new buffer; either way the text is each segment's text in turn, as encode and literals make
+// them one at a time.
+func TestEncodeLZPSegmentsInPlace(t *testing.T) {
+	rng := rand.New(rand.NewSource(43))
+	reps := bytes.Repeat([]byte("a line that repeats, and repeats again, in the segments with repeats\n"), lzpSegment/64)[:lzpSegment]
+	random := func(lo int) []byte { // bytes lo..255
+		b := make([]byte, lzpSegment)
+		for i := range b {
+			b[i] = byte(lo + rng.Intn(256-lo))
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name  string
+		segs  [][]byte
+		moved bool // into a new buffer
+	}{
+		{"literals without escapes in the middle", [][]byte{reps, random(1), reps[:lzpSegment/2]}, false},
+		{"literals with escapes first", [][]byte{random(0), reps, reps[:1000]}, true},
+	} {
+		src := bytes.Join(c.segs, nil)
+		dst := make([]byte, 0, len(src))
+		p, text := EncodeLZP(dst, src, 3)
+		if p == nil {
+			t.Fatalf("%s: no LZP", c.name)
+		}
+		var want []byte
+		for _, seg := range c.segs {
+			st := p.encode(nil, seg, len(seg), true)
+			if st == nil {
+				st = p.literals(nil, seg)
+			}
+			want = append(want, st...)
+		}
+		if !bytes.Equal(text, want) {
+			t.Fatalf("%s: text of %d bytes is not the segments' texts (%d bytes) in turn", c.name, len(text), len(want))
+		}
+		if inDst := &text[0] == &dst[:1][0]; inDst == c.moved {
+			t.Errorf("%s: text in dst %v, want %v", c.name, inDst, !c.moved)
+		}
+		back, err := p.Decode(text, len(src), 2)
+		if err != nil || !bytes.Equal(back, src) {
+			t.Fatalf("%s: round trip: %v", c.name, err)
+		}
+	}
+}
+
 func TestEncodeLZP(t *testing.T) {
 	rng := rand.New(rand.NewSource(42))
 	in := lzpInputs(rng)
