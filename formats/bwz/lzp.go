@@ -61,8 +61,8 @@ const (
 var _ [1<<lzpPosBits - lzpSegment]struct{}
 
 // lzpHashBits is the table size this package uses for a block of n bytes: an entry for every 32
-// bytes of block, 2^12 to 2^18 entries (the encoder's entries are 8 bytes, the decoder's 4; larger
-// tables took a few more repeats out of the Linux sources but missed the caches more).
+// bytes of block, 2^12 to 2^18 entries of 4 bytes (larger tables took a few more repeats out of
+// the Linux sources but missed the caches more).
 func lzpHashBits(n int) uint8 {
 	return uint8(min(max(bits.Len(uint(n))-5, 12), 18))
 }
@@ -204,13 +204,13 @@ func (p *LZP) literals(out, src []byte) []byte {
 
 // encode writes src's LZP text to out; it gives up, returning nil, once the text is longer than
 // limit, or if early, an eighth of the way in, if under 1/64 of it was taken out. Its table
-// keeps beside each position (in the bits of the entry that the positions of src leave free: 9
-// bits for a segment of 8 MiB) a hash of the 8 bytes that start there and the 8 that end a match
-// of MinLen bytes there, so that a candidate that cannot match is nearly always passed over
-// without reading the text at its position (a cache miss) and without a branch that goes either
-// way: in the Linux sources, 31% of the candidates have the same next 4 bytes, few the same 16.
-// The entries are 4 bytes, so that the table of a segment fits the caches better (1 MiB for 8
-// MiB of segment); with 8-byte entries and 32-bit hashes the encoder was ~15% slower.
+// keeps beside each position (in the 9 bits of a 4-byte entry that a position under 2^23 leaves
+// free) a hash of the 8 bytes that start there and the 8 that end a match of MinLen bytes there,
+// so that a candidate that cannot match is nearly always passed over without reading the text at
+// its position (a cache miss) and without a branch that goes either way: in the Linux sources,
+// 31% of the candidates have the same next 4 bytes, few the same 16. The entries are 4 bytes, so
+// that a segment's table fits the caches better (1 MiB for 8 MiB of segment); with 8-byte
+// entries and 32-bit hashes the encoder was ~15% slower.
 func (p *LZP) encode(out, src []byte, limit int, early bool) []byte {
 	n := len(src)
 	if n > 1<<lzpPosBits {
