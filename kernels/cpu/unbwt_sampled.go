@@ -66,14 +66,17 @@ var sampledChunk = 1 << 20
 
 // bwtRows writes text[s-1] to dst[x] for each s = sa[x] (none of them 0), and the row (row+x)
 // of each text position s that is a multiple of mask+1 to samples[s>>shift-1]. The text is read
-// at random: a large one's bytes are asked for 2*pfDist rows ahead (text[s], on the line of
-// text[s-1] but at every 64th byte). The Linux tar's 100 MiB on 2 threads: 1.05-1.27 s without,
-// 0.46-0.53 s with.
+// at random: the bytes of one over 8 MiB are asked for 2*pfDist rows ahead (text[s], on the
+// line of text[s-1] but at every 64th byte). The Linux tar's 100 MiB on 2 threads: 1.05-1.27 s
+// without, 0.46-0.53 s with. A text of 4 MiB, which the caches hold, went faster without (11-13
+// against 17-21 ms on 4 MiB of the tar, alternated; 8 MiB about even, 16 MiB 78-93 against
+// 100-105 ms).
 func bwtRows(dst, text []byte, sa []int32, row int, samples []uint32, mask int32, shift uint) {
 	sa = sa[:len(dst)]
 	tp := unsafe.Pointer(unsafe.SliceData(text))
+	ask := len(text) > 8<<20
 	for i0 := 0; i0 < len(sa); i0 += pfStep {
-		if a := i0 + 2*pfDist; a < len(sa) {
+		if a := i0 + 2*pfDist; ask && a < len(sa) {
 			prefetchIdx(tp, sa[a:min(a+pfStep, len(sa))], 0, 0)
 		}
 		for x := i0; x < min(i0+pfStep, len(sa)); x++ {
