@@ -397,10 +397,11 @@ func readFrames(t *testing.T, stream []byte) []bwz.Frame {
 }
 
 // TestCompressLZP checks that blocks with long repeats are coded from their LZP text (version 4)
-// and round-trip, whatever the block size and threads, and that the Huffman coder leaves them be.
+// and round-trip, whatever the block size and threads; with the Huffman coder, blocks of
+// fastLZPMin or more only.
 func TestCompressLZP(t *testing.T) {
-	data := archiveInput(5, 900<<10)
-	for _, bs := range []int{200 << 10, 1 << 20} {
+	data := archiveInput(5, fastLZPMin+300<<10)
+	for _, bs := range []int{200 << 10, 1 << 20, fastLZPMin} {
 		for _, fast := range []bool{false, true} {
 			var out bytes.Buffer
 			st, err := Compress(context.Background(), cpu.New(2), CompressOptions{BlockSize: bs, Threads: 2, Fast: fast}, bytes.NewReader(data), &out)
@@ -423,8 +424,12 @@ func TestCompressLZP(t *testing.T) {
 					}
 				}
 			}
-			if fast && lzp > 0 || !fast && lzp == 0 {
-				t.Errorf("blocks of %d, fast %v: %d blocks coded from their LZP text", bs, fast, lzp)
+			// with the Huffman coder, only a block of fastLZPMin (the one after it is shorter)
+			if fast && lzp != bs/fastLZPMin {
+				t.Errorf("blocks of %d, fast: %d blocks coded from their LZP text, want %d", bs, lzp, bs/fastLZPMin)
+			}
+			if !fast && lzp == 0 {
+				t.Errorf("blocks of %d: no block coded from its LZP text", bs)
 			}
 			if st.LZPBlocks != lzp || st.Sorted != int64(sorted) {
 				t.Errorf("blocks of %d, fast %v: stats say %d LZP blocks and %d bytes sorted, the stream %d and %d", bs, fast, st.LZPBlocks, st.Sorted, lzp, sorted)

@@ -73,7 +73,8 @@
 // escape and the match's length l as l-L+1 in bytes of 255 and a last byte under 255 (the decoder
 // copies from the earlier position, overlapping what it writes if need be); elsewhere a byte is
 // itself, and the escape byte is written escape, 0. This package writes an LZP text only when it
-// is at least 1/32 shorter than the block (blocks of 64 KiB or more, and not with --fast), with
+// is at least 1/32 shorter than the block (blocks of 64 KiB or more; of 4 MiB or more with
+// sapipe compress --fast), with
 // the block's rarest byte as the escape and h = bit length of min(n, G) - 5, clamped to 12..18;
 // a segment whose first eighth loses under 1/64 of its bytes is written without matches.
 //
