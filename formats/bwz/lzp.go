@@ -45,7 +45,7 @@ const (
 	lzpContext    = 6  // Context written by this package
 	lzpMinBlock   = 64 << 10
 	lzpSegment    = 8 << 20 // SegmentSize written by this package
-	lzpMinMinLen  = 8       // at least the 4 bytes the encoder's table checks
+	lzpMinMinLen  = 8       // at least the 8 bytes the encoder loads at a position
 	lzpMaxMinLen  = 1 << 16
 	lzpMinHash    = 10
 	lzpMaxHash    = 22
@@ -213,8 +213,10 @@ func (p *LZP) literals(out, src []byte) []byte {
 // entries and 32-bit hashes the encoder was ~15% slower.
 func (p *LZP) encode(out, src []byte, limit int, early bool) []byte {
 	n := len(src)
-	if n > 1<<lzpPosBits {
-		panic("bwz: LZP segment over 2^23 bytes")
+	// what the loads through pointers below rely on: a position fits an entry, and the 8 bytes
+	// at every position checked (at most n-MinLen) are in src
+	if n > 1<<lzpPosBits || p.MinLen < lzpMinMinLen {
+		panic(fmt.Sprintf("bwz: LZP encoder for %d bytes with a minimum match of %d", n, p.MinLen))
 	}
 	tab := make([]uint32, 1<<p.HashBits)
 	esc := p.Escape
