@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -139,16 +138,12 @@ const searchIndexCPU = 512 << 20
 // (smallInput); otherwise spec. A larger FASTA reference is indexed on the GPU whatever the
 // patterns.
 func searchDevice(spec, ref string, isIndex bool, patterns []string) string {
-	if spec != "auto" && spec != "" {
-		return spec
+	limit := int64(smallSAInput)
+	if isIndex {
+		limit = searchIndexCPU
 	}
-	if fi, err := os.Stat(ref); ref != "-" && err == nil && fi.Mode().IsRegular() {
-		if isIndex && fi.Size() < searchIndexCPU || !isIndex && fi.Size() < smallSAInput {
-			return "cpu"
-		}
-	}
-	if !isIndex {
-		return spec
+	if d := autoDevice(spec, limit, ref); d != spec || !isIndex {
+		return d
 	}
 	return autoDevice(spec, smallInput, patterns...) // the CPU maps an index file, a GPU copies it
 }
