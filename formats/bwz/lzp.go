@@ -105,7 +105,8 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 	nseg := (n + lzpSegment - 1) / lzpSegment
 	counts := make([][256]int, nseg)
 	parallel(nseg, threads, func(k int) {
-		counts[k] = countBytes(src[k*lzpSegment : min((k+1)*lzpSegment, n)])
+		lo, hi := segment(k, lzpSegment, n)
+		counts[k] = countBytes(src[lo:hi])
 	})
 	var count [256]int
 	for k := range counts {
@@ -130,14 +131,15 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 	// is known to keep its LZP text (DNA, say, never does).
 	texts := make([][]byte, nseg)
 	parallel(nseg, threads, func(k int) {
-		lo, hi := k*lzpSegment, min((k+1)*lzpSegment, n)
+		lo, hi := segment(k, lzpSegment, n)
 		texts[k] = p.encode(buf[lo:lo:hi], src[lo:hi], hi-lo, true)
 	})
 	m := 0
 	for k, t := range texts {
 		p.Texts[k] = len(t)
-		if t == nil {
-			p.Texts[k] = min((k+1)*lzpSegment, n) - k*lzpSegment + counts[k][esc]
+		if t == nil { // its literals: each byte, and a 0 after each escape byte
+			lo, hi := segment(k, lzpSegment, n)
+			p.Texts[k] = hi - lo + counts[k][esc]
 		}
 		m += p.Texts[k]
 	}
@@ -145,7 +147,7 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 		return nil, src
 	}
 	parallel(nseg, threads, func(k int) {
-		if lo, hi := k*lzpSegment, min((k+1)*lzpSegment, n); texts[k] == nil {
+		if lo, hi := segment(k, lzpSegment, n); texts[k] == nil {
 			texts[k] = p.literals(buf[lo:lo:hi], src[lo:hi])
 		}
 	})
@@ -170,6 +172,9 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 	}
 	return p, buf[:m]
 }
+
+// segment returns the bounds of segment k of a block of n bytes in segments of size.
+func segment(k, size, n int) (lo, hi int) { return k * size, min((k+1)*size, n) }
 
 // countBytes counts each byte value of b. Four tables take turns, so that a run of one byte
 // does not make each count wait for the one before it to be written back.
@@ -231,6 +236,9 @@ func (p *LZP) encode(out, src []byte, limit int, early bool) []byte {
 	var sink uint32
 	last := n - minLen
 	checked := false
+	sp := unsafe.Pointer(unsafe.SliceData(src))
+	zp := unsafe.Add(sp, minLen-8) // the last 8 bytes of a match of minLen bytes at zp+i
+	tp := unsafe.Pointer(unsafe.SliceData(tab))
 	for i <= last {
 		if len(out) > limit {
 			return nil
@@ -243,10 +251,8 @@ func (p *LZP) encode(out, src []byte, limit int, early bool) []byte {
 				return nil
 			}
 		}
-		base, end := i, min(i+lzpAhead, last+1)
-		sp := unsafe.Pointer(unsafe.SliceData(src))
-		tp := unsafe.Pointer(unsafe.SliceData(tab))
-		for k := base; k < end; k++ {
+		end := min(i+lzpAhead, last+1)
+		for k := i; k < end; k++ {
 			h := uint32(hash.of(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(sp, k-8))[:])))
 			hs[k&(lzpAhead-1)] = h
 			sink += *(*uint32)(unsafe.Add(tp, uintptr(h)*4))
@@ -264,7 +270,6 @@ func (p *LZP) encode(out, src []byte, limit int, early bool) []byte {
 		ob := out[:cap(out)]
 		o := len(out)
 		op := unsafe.Pointer(unsafe.SliceData(ob))
-		zp := unsafe.Add(sp, minLen-8)
 		l := 0
 		for i < end {
 			for ; i < end; i++ {
@@ -373,7 +378,7 @@ func (p *LZP) Decode(text []byte, n, threads int) ([]byte, error) {
 	outs := make([][]byte, len(p.Texts))
 	errs := make([]error, len(p.Texts))
 	parallel(len(p.Texts), threads, func(k int) {
-		lo, hi := k*p.SegmentSize, min((k+1)*p.SegmentSize, n)
+		lo, hi := segment(k, p.SegmentSize, n)
 		var dst []byte
 		if whole != nil {
 			dst = whole[lo:lo:hi]
