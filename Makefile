@@ -59,7 +59,7 @@ bench: build
 	$(MAKE) bench-index
 	$(MAKE) bench-compress
 
-# sapipe compress beside bzip2, lbzip2, pbzip2, zstd and xz (size, ratio, MB/s both ways).
+# sapipe compress beside bzip2, lbzip2, pbzip2, bzip3, zstd and xz (size, ratio, MB/s both ways).
 bench-compress: build
 	SHARED=$(SHARED) bash tools/bench-compress.sh
 

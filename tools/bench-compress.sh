@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Prints `sapipe compress` (default, --fast, and -3 --fast: 4 MiB blocks) beside bzip2 -9, lbzip2, pbzip2, zstd -19 and xz -9 on the same files:
+# Prints `sapipe compress` (default, -5: 16 MiB blocks, --fast, and -3 --fast: 4 MiB blocks) beside bzip2 -9, lbzip2, pbzip2,
+# bzip3 (BWT with context-mixing coding, 16 MiB blocks), zstd -19 and xz -9 on the same files:
 # compressed size, ratio, compression and decompression speed (MB/s of original data, wall time,
 # best of REPS runs), and whether the round trip gives the input back. Files: the text corpus
 # (first 100 MiB of the Linux 6.1 tar, from ../shared/data/get-debian-data.sh --large, which needs
 # root once), the E. coli genome (FASTA) and a binary file (the u32 suffix array of E. coli).
-# Peers missing from PATH are named and skipped (apt-get install bzip2 lbzip2 pbzip2 zstd xz-utils).
+# Peers missing from PATH are named and skipped (apt-get install bzip2 lbzip2 pbzip2 bzip3 zstd xz-utils).
 #   THREADS  threads for every parallel tool (default: all cores)
 #   REPS     runs per measurement, the best kept (default 1)
 #   FILES    the files to use instead of the three above
@@ -38,24 +39,27 @@ fi
 tool() {
 	case $1 in
 	sapipe) comp="$sapipe compress -q -p $threads" decomp="$sapipe decompress -q -p $threads" ;;
+	sapipe-5) comp="$sapipe compress -q -5 -p $threads" decomp="$sapipe decompress -q -p $threads" ;;
 	sapipe-fast) comp="$sapipe compress -q -F -p $threads" decomp="$sapipe decompress -q -p $threads" ;;
 	sapipe-3F) comp="$sapipe compress -q -3 -F -p $threads" decomp="$sapipe decompress -q -p $threads" ;;
 	bzip2) comp="bzip2 -9" decomp="bzip2 -d" ;;
 	lbzip2) comp="lbzip2 -9 -n $threads" decomp="lbzip2 -d -n $threads" ;;
 	pbzip2) comp="pbzip2 -9 -p$threads" decomp="pbzip2 -d -p$threads" ;;
+	bzip3) comp="bzip3 -j $threads" decomp="bzip3 -d -j $threads" ;;
 	zstd) comp="zstd -19 -q -T$threads" decomp="zstd -d -q" ;;
 	xz) comp="xz -9 -T$threads" decomp="xz -d" ;;
+	*) echo "bench-compress: no tool $1 (TOOLS may name: sapipe sapipe-5 sapipe-fast sapipe-3F bzip2 lbzip2 pbzip2 bzip3 zstd xz)" >&2; exit 2 ;;
 	esac
 }
 
-tools=${TOOLS:-"sapipe sapipe-fast sapipe-3F bzip2 lbzip2 pbzip2 zstd xz"}
+tools=${TOOLS:-"sapipe sapipe-5 sapipe-fast sapipe-3F bzip2 lbzip2 pbzip2 bzip3 zstd xz"}
 missing=""
 run_tools=""
 for t in $tools; do
 	tool "$t"
 	if command -v "${comp%% *}" >/dev/null; then run_tools="$run_tools $t"; else missing="$missing $t"; fi
 done
-[ -n "$missing" ] && echo "missing (skipped):$missing -- apt-get install bzip2 lbzip2 pbzip2 zstd xz-utils" >&2
+[ -n "$missing" ] && echo "missing (skipped):$missing -- apt-get install bzip2 lbzip2 pbzip2 bzip3 zstd xz-utils" >&2
 
 # best SECONDS of REPS runs of a command line with stdin $1 and stdout $2
 best() {
