@@ -44,6 +44,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
+
+	"github.com/sapipe/sapipe/formats/bwz"
 )
 
 // Record is one sequence. Name and Seq are the reader's buffers: the next call of Next may
@@ -126,6 +128,8 @@ func compression(head []byte) string {
 		(bytes.Equal(head[4:10], []byte{0x31, 0x41, 0x59, 0x26, 0x53, 0x59}) || // a block
 			bytes.Equal(head[4:10], []byte{0x17, 0x72, 0x45, 0x38, 0x50, 0x90})): // end of stream
 		return "bzip2"
+	case bwz.IsStream(head):
+		return "bwz"
 	}
 	return ""
 }
@@ -165,7 +169,7 @@ type input struct {
 	name   string    // for messages; "stdin" for "-"
 	file   io.Closer // the file Open opened, closed by Close
 	dec    io.Closer // the decompressor, closed by Close
-	kind   string    // "gzip", "zstd", "bzip2", "xz" or "" for plain
+	kind   string    // "gzip", "zstd", "bzip2", "xz", "bwz" or "" for plain
 	src    io.Reader // decompressed bytes; a *bufio.Reader when plain
 	closed bool
 }
@@ -206,6 +210,13 @@ func (in *input) open(name string, rd io.Reader, peek int) error {
 		in.src = bzip2.NewReader(br)
 	case "xz":
 		in.src = &lazy{open: func() (io.Reader, error) { return xz.NewReader(br) }}
+	case "bwz":
+		z, err := openBWZ(br)
+		if err != nil {
+			return fmt.Errorf("%s: %s", name, err)
+		}
+		in.dec = z
+		in.src = z
 	default:
 		in.src = br
 	}

@@ -104,6 +104,13 @@ func NewPatternReader(name string, rd io.Reader) (*PatternReader, error) {
 			return nil, fmt.Errorf("%s: xz: %s", name, oneLine(err.Error()))
 		}
 		src = z
+	case "bwz":
+		z, err := openBWZ(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s", name, err)
+		}
+		r.close = append(r.close, z)
+		src = z
 	}
 	r.br = bufio.NewReaderSize(src, 256<<10)
 	first, err := r.firstNonSpace()

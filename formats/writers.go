@@ -12,10 +12,10 @@ import (
 )
 
 // CompressionOf returns the compression that a file name asks for by its ending: "gzip" (.gz),
-// "zstd" (.zst), "xz" (.xz), "bzip2" (.bz2), or "" for none. These are the compressions Reader
-// reads.
+// "zstd" (.zst), "xz" (.xz), "bzip2" (.bz2), "bwz" (.bwz, sapipe compress), or "" for none. These
+// are the compressions Reader reads.
 func CompressionOf(name string) string {
-	for _, s := range []struct{ ext, kind string }{{".gz", "gzip"}, {".zst", "zstd"}, {".xz", "xz"}, {".bz2", "bzip2"}} {
+	for _, s := range []struct{ ext, kind string }{{".gz", "gzip"}, {".zst", "zstd"}, {".xz", "xz"}, {".bz2", "bzip2"}, {".bwz", "bwz"}} {
 		if strings.HasSuffix(name, s.ext) {
 			return s.kind
 		}
@@ -25,8 +25,9 @@ func CompressionOf(name string) string {
 
 // NewCompressor returns a writer that compresses what it is given to w with kind (as named by
 // CompressionOf; "" writes it as it is). Close ends the compressed stream but does not close w.
-// The output depends only on the input bytes: each kind runs one encoder at default settings on
-// one goroutine, so that equal inputs give equal files.
+// The output depends only on the input bytes: each kind runs one encoder at default settings, on
+// one goroutine but for bwz, whose output does not depend on its threads, so that equal inputs give
+// equal files.
 func NewCompressor(w io.Writer, kind string) (io.WriteCloser, error) {
 	switch kind {
 	case "":
@@ -39,6 +40,11 @@ func NewCompressor(w io.Writer, kind string) (io.WriteCloser, error) {
 		return xz.NewWriter(w)
 	case "bzip2":
 		return dbzip2.NewWriter(w, nil)
+	case "bwz":
+		if bwzEncoder == nil {
+			return nil, errNoBWZ
+		}
+		return bwzEncoder(w), nil
 	}
 	return nil, fmt.Errorf("unknown compression %q", kind)
 }

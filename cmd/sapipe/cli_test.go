@@ -117,7 +117,11 @@ func TestInputForms(t *testing.T) {
 	ze, _ := zstd.NewWriter(&zs)
 	ze.Write(plain)
 	ze.Close()
-	files := map[string][]byte{"q.fq": fq.Bytes(), "q.fq.gz": gz.Bytes(), "q.fa.zst": zs.Bytes(), "q.noext": gz.Bytes()}
+	bw, stderr, st := runSapipe(t, fq.Bytes(), "compress", "-q", "-1")
+	if st != 0 {
+		t.Fatalf("compress: status %d: %s", st, stderr)
+	}
+	files := map[string][]byte{"q.fq": fq.Bytes(), "q.fq.gz": gz.Bytes(), "q.fa.zst": zs.Bytes(), "q.noext": gz.Bytes(), "q.fq.bwz": bw}
 	for name, data := range files {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, data, 0o644)
@@ -126,9 +130,11 @@ func TestInputForms(t *testing.T) {
 			t.Errorf("%s: status %d (%s), output differs: %s", name, st, stderr, firstDiff(got, want))
 		}
 	}
-	got, stderr, st := runSapipe(t, gz.Bytes(), "mummer", "-maxmatch", "-b", "-l", "10", ref, "-")
-	if st != 0 || !bytes.Equal(got, want) {
-		t.Errorf("stdin: status %d (%s), output differs: %s", st, stderr, firstDiff(got, want))
+	for _, in := range [][]byte{gz.Bytes(), bw} {
+		got, stderr, st := runSapipe(t, in, "mummer", "-maxmatch", "-b", "-l", "10", ref, "-")
+		if st != 0 || !bytes.Equal(got, want) {
+			t.Errorf("stdin: status %d (%s), output differs: %s", st, stderr, firstDiff(got, want))
+		}
 	}
 }
 

@@ -97,6 +97,7 @@ func TestSplitLambda(t *testing.T) {
 		{[]string{"-n", "400", "-o", "s.%03d.fa.zst"}, 400},
 		{[]string{"--records", "37", "-t", "1", "-o", "s.%02d.fa.xz"}, 11},
 		{[]string{"--bytes", "5k", "-o", "s%%.%d.fa.bz2"}, 14},
+		{[]string{"-n", "3", "-o", "s.%d.fa.bwz"}, 3},
 	} {
 		dir := t.TempDir()
 		for i := range c.split {

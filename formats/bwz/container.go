@@ -31,6 +31,10 @@ var (
 	trailerTag = [4]byte{0xB7, 'e', 'n', 'd'}
 )
 
+// IsStream reports whether head, the first bytes of an input, starts as a .bwz stream does (its
+// magic), so that readers of other formats can tell a .bwz input from theirs.
+func IsStream(head []byte) bool { return len(head) >= len(magic) && [4]byte(head[:4]) == magic }
+
 // castagnoli is the CRC32C table: every checksum of the format is a CRC32C.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
