@@ -16,12 +16,19 @@ func init() {
 	formats.RegisterBWZ(newBWZReader, newBWZWriter)
 }
 
-// DefaultBlockSize is the block size of sapipe compress by default (-8), and of the .bwz files
-// that package formats' writers make.
-const DefaultBlockSize = 128 << 20
+// The .bwz files that package formats' writers make (sapipe split's shards, intermediate files)
+// have blocks of sapipe compress -5, 16 MiB, at most writeBlocks+1 of them in memory at once:
+// about 7 bytes a byte of a block are in use while it is compressed, so about 1 GB whatever the
+// cores. Reading, one block is decoded at a time, on every thread: the records are parsed from the
+// previous one meanwhile, and memory holds two or three blocks, of whatever size they are (a
+// 128 MiB block, sapipe compress's default, needs about 0.8 GB to decode).
+const (
+	writeBlockSize = 16 << 20
+	writeBlocks    = 8
+)
 
-// bwzReader is the decoded bytes of a .bwz stream, decoded by Decompress on its own goroutine
-// (its blocks on every thread) as they are read.
+// bwzReader is the decoded bytes of a .bwz stream, decoded by Decompress on its own goroutine as
+// they are read.
 type bwzReader struct {
 	*io.PipeReader
 	cancel context.CancelFunc
@@ -31,7 +38,7 @@ func newBWZReader(r io.Reader) io.ReadCloser {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	go func() {
-		_, err := Decompress(ctx, DecompressOptions{Threads: runtime.GOMAXPROCS(0)}, r, pw)
+		_, err := Decompress(ctx, DecompressOptions{Threads: runtime.GOMAXPROCS(0), Blocks: 1}, r, pw)
 		pw.CloseWithError(err) // a nil err reads as the end of the input
 	}()
 	return &bwzReader{pr, cancel}
@@ -43,8 +50,8 @@ func (z *bwzReader) Close() error {
 	return z.PipeReader.Close()
 }
 
-// bwzWriter compresses what is written to it into a .bwz stream, on the CPU and every thread,
-// with Compress on its own goroutine.
+// bwzWriter compresses what is written to it into a .bwz stream, on the CPU, with Compress on its
+// own goroutine.
 type bwzWriter struct {
 	*io.PipeWriter
 	done chan error
@@ -54,10 +61,10 @@ func newBWZWriter(w io.Writer) io.WriteCloser {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		threads := runtime.GOMAXPROCS(0)
+		threads := min(runtime.GOMAXPROCS(0), writeBlocks)
 		b := cpu.New(threads)
 		defer b.Close()
-		_, err := Compress(context.Background(), b, CompressOptions{BlockSize: DefaultBlockSize, Threads: threads}, pr, w)
+		_, err := Compress(context.Background(), b, CompressOptions{BlockSize: writeBlockSize, Threads: threads}, pr, w)
 		pr.CloseWithError(err) // a writer still writing is told
 		done <- err
 	}()

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math/rand"
@@ -12,6 +13,7 @@ import (
 	"testing/iotest"
 
 	"github.com/sapipe/sapipe/formats"
+	"github.com/sapipe/sapipe/kernels/cpu"
 )
 
 // bwzReads is a FASTQ read set and its .bwz compression, in several blocks.
@@ -203,6 +205,13 @@ func TestBWZOutput(t *testing.T) {
 	}
 	if !bytes.Equal(outs[0].Bytes(), outs[1].Bytes()) {
 		t.Error("two writes of the same bytes differ")
+	}
+	var cli bytes.Buffer // what sapipe compress -5 writes
+	if _, err := Compress(context.Background(), cpu.New(1), CompressOptions{BlockSize: 16 << 20, Threads: 1}, bytes.NewReader(fq), &cli); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(outs[0].Bytes(), cli.Bytes()) {
+		t.Error("not what sapipe compress -5 writes")
 	}
 	back, err := decompressBytes(outs[0].Bytes(), 2)
 	if err != nil || !bytes.Equal(back, fq) {

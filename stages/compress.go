@@ -279,6 +279,7 @@ func compressBlock(b kernels.Backend, data []byte, threads int, sorting *atomic.
 // DecompressOptions configure Decompress.
 type DecompressOptions struct {
 	Threads  int // blocks in flight, and threads for the work inside a block
+	Blocks   int // blocks decoded at once, if fewer than Threads (each on all the threads)
 	Progress *ByteProgress
 }
 
@@ -414,7 +415,11 @@ func decodeFrames(ctx context.Context, opts DecompressOptions, r io.Reader, test
 		}
 		return sink(it)
 	}
-	return stream.OrderedMap(ctx, stream.Options{Workers: threads, Window: threads + 1}, src, fn, check)
+	workers := threads
+	if opts.Blocks > 0 {
+		workers = min(workers, opts.Blocks)
+	}
+	return stream.OrderedMap(ctx, stream.Options{Workers: workers, Window: workers + 1}, src, fn, check)
 }
 
 // decodeBlock decodes and checks one block frame.

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/sapipe/sapipe/stages"
 )
 
 // compressInput is a few hundred kB of text-like data, seeded.
@@ -178,12 +176,5 @@ func TestCompressUsage(t *testing.T) {
 	_, stderr, st := runSapipe(t, nil, "compress", "--device", "cpu", filepath.Join(dir, "missing"), good)
 	if st != 1 || !strings.Contains(string(stderr), "missing") || !exists(good+".bwz") {
 		t.Errorf("missing file: status %d, stderr %q", st, stderr)
-	}
-}
-
-// TestDefaultBlockSize: the .bwz shards of sapipe split are what sapipe compress writes by default.
-func TestDefaultBlockSize(t *testing.T) {
-	if compressLevels[defaultLevel] != stages.DefaultBlockSize {
-		t.Errorf("-%d is %d bytes, stages.DefaultBlockSize %d", defaultLevel, compressLevels[defaultLevel], stages.DefaultBlockSize)
 	}
 }
