@@ -21,8 +21,19 @@ type CompressOptions struct {
 	Threads     int  // blocks in flight, and threads for the work inside a block
 	SegmentSize int  // bytes of transform per coded segment; bwz.DefaultSegmentSize when 0
 	Fast        bool // Huffman tables after the transform instead of adaptive models
-	Progress    *ByteProgress
+	// Memory bounds the blocks in flight besides Threads: each counts CompressBytesPerByte times
+	// its length, from when it is read until it is written; 0 bounds nothing more.
+	Memory   int64
+	Progress *ByteProgress
 }
+
+// The memory a block takes while it is compressed and decompressed, in bytes a byte of the block
+// (the CPU's suffix array, text, transform, LZP text and coding; the transform, the inverse
+// transform's links, the block and its LZP text).
+const (
+	CompressBytesPerByte   = 7
+	DecompressBytesPerByte = 6
+)
 
 // CompressStats says what Compress did.
 type CompressStats struct {
@@ -58,7 +69,7 @@ type compressed struct {
 // Compress reads r to its end and writes it to w as one .bwz stream: blocks of opts.BlockSize
 // bytes, each sorted by b (its suffix array), transformed and coded on opts.Threads goroutines, and
 // written in order. Memory holds at most Threads+1 blocks and their work (about 7 bytes per byte of
-// a block while it is sorted).
+// a block while it is sorted), and no more than opts.Memory of it (but for one block).
 func Compress(ctx context.Context, b kernels.Backend, opts CompressOptions, r io.Reader, w io.Writer) (CompressStats, error) {
 	return CompressWith(ctx, OneBackend{b}, opts, r, w)
 }
@@ -165,7 +176,8 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 		opts.Progress.Update(st.In, time.Since(start))
 		return nil
 	}
-	err := stream.OrderedMap(ctx, stream.Options{Workers: threads, Window: threads + 1}, src, fn, sink)
+	blockCost := func(data []byte) int64 { return CompressBytesPerByte * int64(len(data)) }
+	err := stream.OrderedMapBudget(ctx, stream.Options{Workers: threads, Window: threads + 1}, opts.Memory, blockCost, src, fn, sink)
 	if err != nil {
 		return st, err
 	}
@@ -278,8 +290,11 @@ func compressBlock(b kernels.Backend, data []byte, threads int, sorting *atomic.
 
 // DecompressOptions configure Decompress.
 type DecompressOptions struct {
-	Threads  int // blocks in flight, and threads for the work inside a block
-	Blocks   int // blocks decoded at once, if fewer than Threads (each on all the threads)
+	Threads int // blocks in flight, and threads for the work inside a block
+	Blocks  int // blocks decoded at once, if fewer than Threads (each on all the threads)
+	// Memory bounds the blocks in flight besides: each counts DecompressBytesPerByte times its
+	// length, from when its frame is read until its bytes are written; 0 bounds nothing more.
+	Memory   int64
 	Progress *ByteProgress
 }
 
@@ -419,7 +434,13 @@ func decodeFrames(ctx context.Context, opts DecompressOptions, r io.Reader, test
 	if opts.Blocks > 0 {
 		workers = min(workers, opts.Blocks)
 	}
-	return stream.OrderedMap(ctx, stream.Options{Workers: workers, Window: workers + 1}, src, fn, check)
+	frameCost := func(it frameItem) int64 {
+		if it.f.Kind != bwz.FrameBlock {
+			return 0
+		}
+		return DecompressBytesPerByte * int64(it.f.Block.Length)
+	}
+	return stream.OrderedMapBudget(ctx, stream.Options{Workers: workers, Window: workers + 1}, opts.Memory, frameCost, src, fn, check)
 }
 
 // decodeBlock decodes and checks one block frame.

@@ -10,9 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sapipe/sapipe/formats/bwz"
+	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
 )
 
@@ -510,6 +513,56 @@ func TestDecompressLZPDamageBehindChecksums(t *testing.T) {
 		}
 		if err != nil && !errors.Is(err, bwz.ErrCorrupt) {
 			t.Fatalf("round %d: error %v does not wrap ErrCorrupt", round, err)
+		}
+	}
+}
+
+// sortPeak is a backend that counts the suffix arrays being built at once.
+type sortPeak struct {
+	kernels.Backend
+	active, peak atomic.Int32
+}
+
+func (s *sortPeak) SuffixArray(text []byte, sa []int32) error {
+	if v := s.active.Add(1); v > s.peak.Load() {
+		s.peak.Store(v)
+	}
+	time.Sleep(20 * time.Millisecond) // so that blocks in flight together overlap here
+	defer s.active.Add(-1)
+	return s.Backend.SuffixArray(text, sa)
+}
+
+// TestCompressMemory: a memory bound holds back the blocks in flight, and changes no byte of the
+// output; so does one for decompression.
+func TestCompressMemory(t *testing.T) {
+	data := benchText(1 << 20)
+	const bs = 64 << 10
+	want := compressBytes(t, data, bs, 4)
+	for _, c := range []struct {
+		memory   int64
+		max, min int32
+	}{
+		{0, 5, 3},
+		{2 * CompressBytesPerByte * bs, 2, 2},
+		{1, 1, 1}, // less than a block: one at a time
+	} {
+		be := &sortPeak{Backend: cpu.New(4)}
+		var out bytes.Buffer
+		_, err := Compress(context.Background(), be, CompressOptions{BlockSize: bs, Threads: 4, SegmentSize: 64 << 10, Memory: c.memory}, bytes.NewReader(data), &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("memory %d: the output differs", c.memory)
+		}
+		if p := be.peak.Load(); p > c.max || p < c.min {
+			t.Errorf("memory %d: %d blocks sorted at once, want %d..%d", c.memory, p, c.min, c.max)
+		}
+		for _, mem := range []int64{1, c.memory} {
+			var back bytes.Buffer
+			if _, err := Decompress(context.Background(), DecompressOptions{Threads: 4, Memory: mem}, bytes.NewReader(out.Bytes()), &back); err != nil || !bytes.Equal(back.Bytes(), data) {
+				t.Errorf("decompress, memory %d: %v", mem, err)
+			}
 		}
 	}
 }

@@ -110,3 +110,91 @@ func TestOrderedMapCancel(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 }
+
+// TestOrderedMapBudget: the items between a worker and the sink never cost more than the budget,
+// an item costing more than all of it runs alone, and the results keep their order.
+func TestOrderedMapBudget(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	costs := make([]int64, 300)
+	for i := range costs {
+		costs[i] = 1 + rng.Int63n(10)
+		if i%50 == 7 {
+			costs[i] = 80 // over the budget
+		}
+	}
+	const budget = 25
+	var inFlight, peak, alone atomic.Int64
+	var peakItems atomic.Int64
+	var items atomic.Int64
+	i := 0
+	src := func() (int, error) {
+		if i == len(costs) {
+			return 0, io.EOF
+		}
+		i++
+		return i - 1, nil
+	}
+	var got []int
+	err := OrderedMapBudget(context.Background(), Options{Workers: 6, Window: 12}, budget, func(k int) int64 { return costs[k] }, src,
+		func(_ context.Context, k int) (int, error) {
+			c := min(costs[k], budget)
+			if v := inFlight.Add(c); v > peak.Load() {
+				peak.Store(v)
+			}
+			if v := items.Add(1); v > peakItems.Load() {
+				peakItems.Store(v)
+			}
+			if costs[k] > budget && items.Load() == 1 {
+				alone.Add(1)
+			}
+			time.Sleep(time.Duration(rand.Intn(100)) * time.Microsecond)
+			return k, nil
+		},
+		func(k int) error {
+			inFlight.Add(-min(costs[k], budget))
+			items.Add(-1)
+			got = append(got, k)
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range got {
+		if v != k {
+			t.Fatalf("result %d is item %d", k, v)
+		}
+	}
+	if len(got) != len(costs) {
+		t.Fatalf("%d results", len(got))
+	}
+	if peak.Load() > budget {
+		t.Errorf("items costing %d in flight, budget %d", peak.Load(), budget)
+	}
+	if peakItems.Load() < 2 {
+		t.Errorf("never more than one item in flight")
+	}
+	if alone.Load() != 6 {
+		t.Errorf("%d of the 6 items over the budget ran alone", alone.Load())
+	}
+}
+
+// TestOrderedMapBudgetError: a source waiting for the budget is released when the pipeline fails.
+func TestOrderedMapBudgetError(t *testing.T) {
+	boom := errors.New("boom")
+	done := make(chan error, 1)
+	go func() {
+		i := 0
+		done <- OrderedMapBudget(context.Background(), Options{Workers: 2}, 10, func(int) int64 { return 10 },
+			func() (int, error) { i++; return i, nil },
+			func(_ context.Context, x int) (int, error) { return x, nil },
+			func(int) error { time.Sleep(time.Millisecond); return boom })
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, boom) {
+			t.Errorf("error %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pipeline did not stop")
+	}
+}
