@@ -26,8 +26,11 @@ decompress"), -t tests compressed files.
 
 -1 .. -9 set the block size: 1, 2, 4, 8, 16, 32, 64, 128, 256 MiB (default -8); -b takes any size
 up to 1G. Larger blocks compress better and take more memory: about 7 bytes per byte of each
-block in flight while compressing (-p blocks at once), 6 while decompressing. -F codes with
-Huffman tables as bzip2 does (huff0): several times faster coding and decoding, a few % larger.
+block in flight while compressing (-p blocks at once), 6 while decompressing. --memory bounds
+that, by default to half the memory there is (the machine's, or the control group's limit of a
+container or a job, if lower): fewer blocks are then in flight, each on more threads. -F codes
+with Huffman tables as bzip2 does (huff0): several times faster coding and decoding, a few %
+larger.
 
 --device auto starts the GPU only once a block of 16 MiB or more, or 12 MiB a thread in all, has
 been read; the CPU sorts smaller blocks while the GPU starts, and larger ones wait for it.
@@ -45,7 +48,9 @@ it). With no FILE, or FILE "-", decompresses stdin to stdout. Concatenated .bwz 
 the concatenation of their contents. Damaged, truncated or foreign input is an error naming the
 block; -t tests instead of writing, and names every damaged block.
 
-The inverse transform runs on the CPU whatever --device says.
+The inverse transform runs on the CPU whatever --device says. Memory: about 6 bytes per byte of
+each block in flight (-p blocks at once), bounded by --memory (default: half the memory there is,
+the machine's or a container's or job's limit).
 
 Examples:
    sapipe decompress big.tar.bwz            # big.tar, big.tar.bwz removed
@@ -67,6 +72,7 @@ type compressConfig struct {
 	fast                bool
 	quiet, verbose      bool
 	blockSize, threads  int
+	memory              int64 // bytes for the blocks in flight, 0 for no bound but threads
 	device              string
 	files               []string
 	backends            stages.BlockBackends    // for compression, shared by the files
@@ -80,7 +86,8 @@ func compressFlags(decompress bool) []cli.Flag {
 		&cli.BoolFlag{Name: "k", Aliases: []string{"keep"}, Usage: "keep the input files"},
 		&cli.BoolFlag{Name: "f", Aliases: []string{"force"}, Usage: "overwrite existing output files; write compressed data to a terminal"},
 		&cli.BoolFlag{Name: "t", Aliases: []string{"test"}, Usage: "test the integrity of compressed files, name each damaged block"},
-		&cli.IntFlag{Name: "p", Aliases: []string{"threads"}, Value: runtime.NumCPU(), Usage: "threads (`N`)"},
+		&cli.IntFlag{Name: "p", Aliases: []string{"threads"}, Value: runtime.GOMAXPROCS(0), Usage: "threads (`N`)"},
+		&cli.StringFlag{Name: "memory", Usage: "the most memory that blocks in flight may take (`SIZE`, k, M, G suffixes; default: half the memory there is)"},
 		deviceFlag(),
 		&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "nothing on stderr but errors"},
 		&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "sizes and timings per file on stderr"},
@@ -161,6 +168,15 @@ func parseCompressConfig(c *cli.Context, decompress bool) (*compressConfig, erro
 	}
 	if err := checkDeviceSpec(cfg.device); err != nil {
 		return nil, err
+	}
+	if s := c.String("memory"); s != "" {
+		v, ok := parseSuffixedSize(s, 1<<50)
+		if !ok {
+			return nil, usageError{fmt.Sprintf("--memory %s: want a size such as 512M or 16G", s)}
+		}
+		cfg.memory = v
+	} else {
+		cfg.memory = memoryLimit() / 2
 	}
 	if !decompress {
 		level := 0
@@ -322,7 +338,7 @@ func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) 
 	}
 	t0 := time.Now()
 	if cfg.decompress {
-		n, err := stages.Decompress(ctx, stages.DecompressOptions{Threads: cfg.threads, Progress: progress}, in, out)
+		n, err := stages.Decompress(ctx, stages.DecompressOptions{Threads: cfg.threads, Memory: cfg.memory, Progress: progress}, in, out)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -331,13 +347,16 @@ func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) 
 		if s := cfg.starting; s != nil && info != nil {
 			s.Expect(info.Size(), cfg.blockSize)
 		}
-		st, err := stages.CompressWith(ctx, cfg.backends, stages.CompressOptions{BlockSize: cfg.blockSize, Threads: cfg.threads, Fast: cfg.fast, Progress: progress}, in, out)
+		st, err := stages.CompressWith(ctx, cfg.backends, stages.CompressOptions{BlockSize: cfg.blockSize, Threads: cfg.threads, Fast: cfg.fast, Memory: cfg.memory, Progress: progress}, in, out)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		lzp := ""
 		if st.LZPBlocks > 0 {
 			lzp = fmt.Sprintf("; %d sorted as their LZP text, %.1f%% of the input left to sort", st.LZPBlocks, 100*float64(st.Sorted)/float64(max(st.In, 1)))
+		}
+		if per := stages.CompressBytesPerByte * int64(cfg.blockSize); cfg.memory > 0 && cfg.memory/per < int64(cfg.threads+1) && st.Blocks > 1 {
+			lzp += fmt.Sprintf("; --memory %dM: at most %d in flight", cfg.memory>>20, max(cfg.memory/per, 1))
 		}
 		logf("%s: %d -> %d bytes (%.2f%%, %.3f bits/byte) in %v, %s (sorting %v, coding %v summed over blocks)%s",
 			name, st.In, st.Out, 100*float64(st.Out)/float64(max(st.In, 1)), 8*float64(st.Out)/float64(max(st.In, 1)),
@@ -395,7 +414,7 @@ func syncDir(dir string) {
 // testFile decodes a file without writing anything and reports each damaged block.
 func testFile(ctx context.Context, e *env, cfg *compressConfig, name string, in io.Reader, logf func(string, ...any)) error {
 	t0 := time.Now()
-	rep, err := stages.TestStreams(ctx, stages.DecompressOptions{Threads: cfg.threads}, in)
+	rep, err := stages.TestStreams(ctx, stages.DecompressOptions{Threads: cfg.threads, Memory: cfg.memory}, in)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

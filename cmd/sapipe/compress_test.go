@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -162,6 +164,8 @@ func TestCompressUsage(t *testing.T) {
 		{"compress", "-b", "1M", "-5"},
 		{"compress", "-p", "0"},
 		{"compress", "--device", "tpu"},
+		{"compress", "--memory", "12x"},
+		{"decompress", "--memory", "0"},
 		{"decompress", "-x"},
 	} {
 		_, stderr, st := runSapipe(t, []byte("x"), args...)
@@ -176,5 +180,68 @@ func TestCompressUsage(t *testing.T) {
 	_, stderr, st := runSapipe(t, nil, "compress", "--device", "cpu", filepath.Join(dir, "missing"), good)
 	if st != 1 || !strings.Contains(string(stderr), "missing") || !exists(good+".bwz") {
 		t.Errorf("missing file: status %d, stderr %q", st, stderr)
+	}
+}
+
+// TestCompressMemoryFlag: --memory holds back the blocks in flight (-v says so) and changes no
+// byte of the output.
+func TestCompressMemoryFlag(t *testing.T) {
+	in := compressInput(9, 600<<10)
+	want, stderr, st := runSapipe(t, in, "compress", "-q", "--device", "cpu", "-b", "64k", "-p", "4", "--memory", "64G")
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, stderr)
+	}
+	got, stderr, st := runSapipe(t, in, "compress", "-v", "--device", "cpu", "-b", "64k", "-p", "4", "--memory", "900k")
+	if st != 0 || !bytes.Equal(got, want) {
+		t.Fatalf("--memory 900k: status %d (%s), the output differs", st, stderr)
+	}
+	if !strings.Contains(string(stderr), "at most 2 in flight") {
+		t.Errorf("-v says %q", stderr)
+	}
+	back, stderr, st := runSapipe(t, got, "decompress", "--memory", "1k")
+	if st != 0 || !bytes.Equal(back, in) {
+		t.Errorf("decompress --memory 1k: status %d (%s)", st, stderr)
+	}
+}
+
+// TestCgroupLimits: the memory limits of a process's control groups and their ancestors, version
+// 2 and version 1, "max" and version 1's huge numbers meaning none.
+func TestCgroupLimits(t *testing.T) {
+	root := t.TempDir()
+	put := func(file, text string) {
+		t.Helper()
+		p := filepath.Join(root, file)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, p, []byte(text))
+	}
+	put("memory.max", "max\n")
+	put("job/memory.max", "8589934592\n")
+	put("job/step/memory.max", "max\n")
+	put("memory/memory.limit_in_bytes", "9223372036854771712\n")
+	put("memory/docker/abc/memory.limit_in_bytes", "4294967296\n")
+	self := filepath.Join(root, "self")
+	for _, c := range []struct {
+		text string
+		want []int64
+	}{
+		{"0::/job/step\n", []int64{8 << 30}},
+		{"0::/\n", nil},
+		{"4:memory:/docker/abc\n0::/\n", []int64{4 << 30}},
+		{"4:cpu,memory:/docker/abc\n0::/job/step\n", []int64{4 << 30, 8 << 30}},
+		{"3:cpu:/docker/abc\ngarbage\n", nil},
+	} {
+		writeFile(t, self, []byte(c.text))
+		got := cgroupLimits(self, root)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%q: %v, want %v", c.text, got, c.want)
+		}
+	}
+	if cgroupLimits(filepath.Join(root, "none"), root) != nil {
+		t.Error("limits without a cgroup file")
+	}
+	if runtime.GOOS == "linux" && memoryLimit() <= 0 {
+		t.Error("no memory limit found on Linux")
 	}
 }

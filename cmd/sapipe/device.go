@@ -31,7 +31,7 @@ func deviceFlag() cli.Flag {
 
 // threadsFlag is the -t option of the commands that take it.
 func threadsFlag(usage string) cli.Flag {
-	return &cli.IntFlag{Name: "t", Aliases: []string{"threads"}, Value: runtime.NumCPU(), Usage: usage + " (`N`)"}
+	return &cli.IntFlag{Name: "t", Aliases: []string{"threads"}, Value: runtime.GOMAXPROCS(0), Usage: usage + " (`N`)"}
 }
 
 // Below these many bytes of input, in the files a command names, --device auto uses the CPU

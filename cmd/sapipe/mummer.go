@@ -71,7 +71,7 @@ func mummerCommand(e *env) *cli.Command {
 			mb(revpos, "report the query position of a reverse complement match relative to the forward query"),
 			mb(four, "force 4 column output format regardless of the number of reference sequences"),
 			mb(showLen, "show the length of the query sequences on the header line"),
-			&cli.IntFlag{Name: "t", Aliases: []string{"threads"}, Value: runtime.NumCPU(), Usage: "worker threads"},
+			&cli.IntFlag{Name: "t", Aliases: []string{"threads"}, Value: runtime.GOMAXPROCS(0), Usage: "worker threads"},
 			&cli.IntFlag{Name: "page-size", Usage: "reference page length in bases (0: the whole reference)"},
 			&cli.IntFlag{Name: "batch-size", Value: 1 << 19, Usage: "query bases per batch"},
 			&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "write to `FILE` (complete or not at all) instead of stdout"},
