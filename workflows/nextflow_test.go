@@ -594,7 +594,7 @@ func TestPipeline(t *testing.T) {
 	if hasCommand("compress") {
 		mergedName := c.sample + ".mums"
 		work, cmd := (&task{mod: mods["compress"], stage: map[string]string{mergedName: filepath.Join(work, mergedName)}, vars: map[string]string{
-			"args": "", "prefix": mergedName, "meta.id": c.sample, "uncompressed": mergedName}}).run(t)
+			"args": "", "prefix": mergedName, "meta.id": c.sample, "task.cpus": cpus, "uncompressed": mergedName}}).run(t)
 		commands = append(commands, cmd)
 		back, err := exec.Command(sapipeBin, "decompress", "-c", filepath.Join(work, mergedName+".bwz")).Output()
 		if err != nil || !bytes.Equal(back, want) {

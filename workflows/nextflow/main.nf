@@ -42,7 +42,7 @@ workflow {
     // One task per shard; the shard's name (without its ending) names its output.
     shards = SAPIPE_SPLIT.out.shards.flatMap { meta, files ->
         (files instanceof List ? files : [ files ]).collect { shard ->
-            [ meta + [ id: shard.name.replaceFirst(/\.f[aq](\.(gz|zst|xz|bz2))?$/, ''), sample: meta.id ], shard ]
+            [ meta + [ id: shard.name.replaceFirst(/\.f[aq](\.(gz|zst|xz|bz2|bwz))?$/, ''), sample: meta.id ], shard ]
         }
     }
     SAPIPE_MUMMER(shards, target)

@@ -52,7 +52,7 @@ class TestCommandLines(unittest.TestCase):
         self.assertEqual(wrapper.command_line(Job(named(ref="my ref.fa"), named(["index/reference.sai"]), named(command="index", extra="-n"))),
                          "sapipe index -n -t 2 -o index/reference.sai 'my ref.fa'")
         self.assertEqual(wrapper.command_line(Job(named(["results/s.mums"]), named(["results/s.mums.bwz"]), named(command="compress"))),
-                         "sapipe compress -c results/s.mums > results/s.mums.bwz")
+                         "sapipe compress -p 2 -c results/s.mums > results/s.mums.bwz")
 
     def test_unknown_step(self):
         with self.assertRaises(ValueError):

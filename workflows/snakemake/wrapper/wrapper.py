@@ -65,7 +65,7 @@ def _index(sm):
 
 def _compress(sm):
     # bzip2-like: -c writes the compressed stream to stdout.
-    return ["compress", "-c", sm.input[0]], str(sm.output[0])
+    return ["compress", "-p", sm.threads, "-c", sm.input[0]], str(sm.output[0])
 
 
 STEPS = {"split": _split, "mummer": _mummer, "merge": _merge, "index": _index, "compress": _compress}

@@ -18,7 +18,7 @@ process SAPIPE_COMPRESS {
     def args = task.ext.args ?: ''
     def prefix = task.ext.prefix ?: "${uncompressed.name}"
     """
-    sapipe compress $args -c $uncompressed > ${prefix}.bwz
+    sapipe compress $args -p $task.cpus -c $uncompressed > ${prefix}.bwz
 
     cat <<-END_VERSIONS > versions.yml
     "${task.process}":

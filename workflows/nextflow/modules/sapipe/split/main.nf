@@ -20,7 +20,7 @@ process SAPIPE_SPLIT {
     script:
     def args = task.ext.args ?: ''
     def prefix = task.ext.prefix ?: "${meta.id}"
-    def suffix = task.ext.suffix ?: ((reads.name =~ /\.f(ast)?q(\.(gz|zst|xz|bz2))?$/) ? 'fq.gz' : 'fa.gz')
+    def suffix = task.ext.suffix ?: ((reads.name =~ /\.f(ast)?q(\.(gz|zst|xz|bz2|bwz))?$/) ? 'fq.gz' : 'fa.gz')
     """
     sapipe split $args -n $shards -t $task.cpus -o ${prefix}.%04d.${suffix} $reads
 
