@@ -245,3 +245,19 @@ func TestCgroupLimits(t *testing.T) {
 		t.Error("no memory limit found on Linux")
 	}
 }
+
+func TestSoftMemoryLimit(t *testing.T) {
+	for _, c := range []struct {
+		limit int64
+		env   string
+		want  int64
+	}{
+		{10 << 30, "", 9 << 30},
+		{10 << 30, "4GiB", 0}, // the user's GOMEMLIMIT stands
+		{0, "", 0},            // unknown: leave the runtime alone
+	} {
+		if got := softMemoryLimit(c.limit, c.env); got != c.want {
+			t.Errorf("softMemoryLimit(%d, %q) = %d, want %d", c.limit, c.env, got, c.want)
+		}
+	}
+}

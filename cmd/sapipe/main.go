@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 	"time"
@@ -30,6 +31,9 @@ func main() {
 			defer f.Close()
 			defer pprof.StopCPUProfile()
 		}
+	}
+	if l := softMemoryLimit(memoryLimit(), os.Getenv("GOMEMLIMIT")); l > 0 {
+		debug.SetMemoryLimit(l)
 	}
 	t0 := time.Now()
 	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)

@@ -22,6 +22,19 @@ func memoryLimit() int64 {
 	return limit
 }
 
+// softMemoryLimit is the memory the Go runtime is asked to keep to, given the process's limit and
+// $GOMEMLIMIT, or 0 to leave the runtime as it is. The runtime collects garbage when its heap has
+// doubled since the last collection, whatever the machine has: near the memory of the machine, or
+// of a container or job, that can be more than there is, and the job is killed. Asked to keep to
+// 90% of the limit, it collects more often as it gets close instead. A GOMEMLIMIT of the user's
+// is left to the runtime, which reads it itself.
+func softMemoryLimit(limit int64, env string) int64 {
+	if env != "" || limit <= 0 {
+		return 0
+	}
+	return limit - limit/10
+}
+
 // cgroupLimits returns the memory limits of the control groups that the file self (the format
 // of /proc/self/cgroup) names, and of their ancestors, under root; none for unlimited ones.
 func cgroupLimits(self, root string) []int64 {
