@@ -17,15 +17,13 @@ func init() {
 }
 
 // The .bwz files that package formats' writers make (sapipe split's shards, intermediate files)
-// have blocks of sapipe compress -5, 16 MiB, at most writeBlocks+1 of them in memory at once:
-// about 7 bytes a byte of a block are in use while it is compressed, so about 1 GB whatever the
-// cores. Reading, one block is decoded at a time, on every thread: the records are parsed from the
+// have blocks of sapipe compress -5, 16 MiB, compressed on one thread, as formats' other
+// compressors are: the caller runs several writers at once if it wants (split writes -t shards at
+// once). A writer holds two blocks, about 7 bytes a byte of each while it is compressed: ~230 MB.
+// Reading, one block is decoded at a time, on every thread: the records are parsed from the
 // previous one meanwhile, and memory holds two or three blocks, of whatever size they are (a
 // 128 MiB block, sapipe compress's default, needs about 0.8 GB to decode).
-const (
-	writeBlockSize = 16 << 20
-	writeBlocks    = 8
-)
+const writeBlockSize = 16 << 20
 
 // bwzReader is the decoded bytes of a .bwz stream, decoded by Decompress on its own goroutine as
 // they are read.
@@ -61,10 +59,9 @@ func newBWZWriter(w io.Writer) io.WriteCloser {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		threads := min(runtime.GOMAXPROCS(0), writeBlocks)
-		b := cpu.New(threads)
+		b := cpu.New(1)
 		defer b.Close()
-		_, err := Compress(context.Background(), b, CompressOptions{BlockSize: writeBlockSize, Threads: threads}, pr, w)
+		_, err := Compress(context.Background(), b, CompressOptions{BlockSize: writeBlockSize, Threads: 1}, pr, w)
 		pr.CloseWithError(err) // a writer still writing is told
 		done <- err
 	}()
