@@ -434,7 +434,7 @@ func decodeHuffman(src []byte, dst []byte) error {
 		if out >= len(dst) {
 			return corruptf("symbols overrun the segment")
 		}
-		c := mtf[r&255] // mtf.take(r), written out: take is too large to be inlined
+		c := mtf[r&255] // mtf.take(r), written out: take calls shift, which is too large to be inlined
 		if r < 16 {
 			mtf.shift16(r)
 		} else {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/sapipe/sapipe/internal/bytecount"
 )
 
 // LZP: long repeats taken out of a block before its transform (format version 4).
@@ -103,15 +105,15 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 		return nil, src
 	}
 	nseg := (n + lzpSegment - 1) / lzpSegment
-	counts := make([][256]int, nseg)
+	counts := make([][256]uint32, nseg)
 	parallel(nseg, threads, func(k int) {
 		lo, hi := segment(k, lzpSegment, n)
-		counts[k] = countBytes(src[lo:hi])
+		counts[k] = bytecount.Of(src[lo:hi])
 	})
 	var count [256]int
 	for k := range counts {
 		for c, x := range counts[k] {
-			count[c] += x
+			count[c] += int(x)
 		}
 	}
 	esc := 0
@@ -139,7 +141,7 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 		p.Texts[k] = len(t)
 		if t == nil { // its literals: each byte, and a 0 after each escape byte
 			lo, hi := segment(k, lzpSegment, n)
-			p.Texts[k] = hi - lo + counts[k][esc]
+			p.Texts[k] = hi - lo + int(counts[k][esc])
 		}
 		m += p.Texts[k]
 	}
@@ -175,26 +177,6 @@ func EncodeLZP(dst, src []byte, threads int) (*LZP, []byte) {
 
 // segment returns the bounds of segment k of a block of n bytes in segments of size.
 func segment(k, size, n int) (lo, hi int) { return k * size, min((k+1)*size, n) }
-
-// countBytes counts each byte value of b. Four tables take turns, so that a run of one byte
-// does not make each count wait for the one before it to be written back.
-func countBytes(b []byte) (count [256]int) {
-	var c [4][256]uint32
-	for len(b) >= 4 {
-		c[0][b[0]]++
-		c[1][b[1]]++
-		c[2][b[2]]++
-		c[3][b[3]]++
-		b = b[4:]
-	}
-	for _, x := range b {
-		c[0][x]++
-	}
-	for i := range count {
-		count[i] = int(c[0][i]) + int(c[1][i]) + int(c[2][i]) + int(c[3][i])
-	}
-	return count
-}
 
 // literals writes src as an LZP text without matches.
 func (p *LZP) literals(out, src []byte) []byte {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"unsafe"
+
+	"github.com/sapipe/sapipe/internal/bytecount"
 )
 
 // The inverse BWT walks from row to row, one dependent random read per byte: on a block larger
@@ -124,7 +126,7 @@ func InverseBWTSampled(bwt []byte, primary int, samples []uint32, shift uint, ds
 	// count each byte, per chunk, so that chunks can place their rows independently
 	counts := make([][256]uint32, len(chunks))
 	parallelChunks(chunks, func(ci, lo, hi int) {
-		counts[ci] = countBytes(bwt[lo:hi])
+		counts[ci] = bytecount.Of(bwt[lo:hi])
 	})
 	var cstart [257]uint32 // first row of each byte in F; row 0 is the sentinel
 	pos := make([][256]uint32, len(chunks))
@@ -180,27 +182,6 @@ func InverseBWTSampled(bwt []byte, primary int, samples []uint32, shift uint, ds
 		walkLookup(link, fc, &cstart, starts[lo:hi], lo, shift, dst)
 	})
 	return nil
-}
-
-// countBytes counts each byte value of b. Four tables take turns, so that a run of one byte (a
-// transform is mostly runs) does not make each count wait for the one before it to be written
-// back.
-func countBytes(b []byte) (count [256]uint32) {
-	var c [4][256]uint32
-	for len(b) >= 4 {
-		c[0][b[0]]++
-		c[1][b[1]]++
-		c[2][b[2]]++
-		c[3][b[3]]++
-		b = b[4:]
-	}
-	for _, x := range b {
-		c[0][x]++
-	}
-	for i := range count {
-		count[i] = c[0][i] + c[1][i] + c[2][i] + c[3][i]
-	}
-	return count
 }
 
 // placeLinks sets link[p[b]] for each byte b of bwt[lo:hi], in order, to its row (with the byte
