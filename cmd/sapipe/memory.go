@@ -6,13 +6,14 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // memoryLimit returns the memory this process may use: the machine's, or less where a control
 // group limits it (containers, Slurm and workflow engines' jobs); 0 when neither is known. The
 // control group's limit is the lowest of its own and its ancestors', read from /sys/fs/cgroup
-// (version 2, or version 1's memory controller).
-func memoryLimit() int64 {
+// (version 2, or version 1's memory controller), once: main and compress's --memory both ask.
+var memoryLimit = sync.OnceValue(func() int64 {
 	limit := physicalMemory()
 	for _, l := range cgroupLimits("/proc/self/cgroup", "/sys/fs/cgroup") {
 		if l > 0 && (limit == 0 || l < limit) {
@@ -20,7 +21,7 @@ func memoryLimit() int64 {
 		}
 	}
 	return limit
-}
+})
 
 // softMemoryLimit is the memory the Go runtime is asked to keep to, given the process's limit and
 // $GOMEMLIMIT, or 0 to leave the runtime as it is. The runtime collects garbage when its heap has
