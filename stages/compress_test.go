@@ -524,8 +524,8 @@ type sortPeak struct {
 }
 
 func (s *sortPeak) SuffixArray(text []byte, sa []int32) error {
-	if v := s.active.Add(1); v > s.peak.Load() {
-		s.peak.Store(v)
+	v := s.active.Add(1)
+	for old := s.peak.Load(); v > old && !s.peak.CompareAndSwap(old, v); old = s.peak.Load() {
 	}
 	time.Sleep(20 * time.Millisecond) // so that blocks in flight together overlap here
 	defer s.active.Add(-1)

@@ -138,12 +138,8 @@ func TestOrderedMapBudget(t *testing.T) {
 	err := OrderedMapBudget(context.Background(), Options{Workers: 6, Window: 12}, budget, func(k int) int64 { return costs[k] }, src,
 		func(_ context.Context, k int) (int, error) {
 			c := min(costs[k], budget)
-			if v := inFlight.Add(c); v > peak.Load() {
-				peak.Store(v)
-			}
-			if v := items.Add(1); v > peakItems.Load() {
-				peakItems.Store(v)
-			}
+			raiseTo(&peak, inFlight.Add(c))
+			raiseTo(&peakItems, items.Add(1))
 			if costs[k] > budget && items.Load() == 1 {
 				alone.Add(1)
 			}
@@ -196,5 +192,12 @@ func TestOrderedMapBudgetError(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the pipeline did not stop")
+	}
+}
+
+// raiseTo sets *m to v if v is larger, atomically (a load and a store could lose a larger value
+// stored between them).
+func raiseTo(m *atomic.Int64, v int64) {
+	for old := m.Load(); v > old && !m.CompareAndSwap(old, v); old = m.Load() {
 	}
 }
