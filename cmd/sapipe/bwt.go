@@ -14,8 +14,8 @@ import (
 const bwtHelp = `Writes the Burrows-Wheeler transform of the input, cut into blocks of SIZE bytes, as a framed
 BWT stream that "sapipe unbwt" turns back into the input byte for byte. Each block holds its
 transform, its primary index and the CRC32C of its original bytes; the format is described in
-README.md. The input is taken as raw bytes (nothing is parsed or decompressed). FILE "-" or no
-FILE is stdin.
+docs/sa-bwt.md of the source. The input is taken as raw bytes (nothing is parsed or
+decompressed). FILE "-" or no FILE is stdin.
 
 The input streams through: memory holds a few groups of blocks (several blocks go to the device
 at once), about 6 bytes per byte of a group on the CPU. SIZE takes k, M and G (powers of 1024)
