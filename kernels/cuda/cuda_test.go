@@ -7,11 +7,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/sapipe/sapipe/internal/fakecuda"
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
 )
@@ -43,31 +46,86 @@ func TestNoDriverLibrary(t *testing.T) {
 	if !errors.Is(err, ErrNoDriver) {
 		t.Fatalf("loadDriver of a missing library: %v, want ErrNoDriver", err)
 	}
-	if !strings.Contains(err.Error(), "libcuda-sapipe-missing.so.1") || strings.Contains(err.Error(), "\n") {
-		t.Errorf("error %q should name the library, on one line", err)
+	if want := "no CUDA driver: libcuda-sapipe-missing.so.1 not found"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	_, err = loadDriver([]string{"libcuda-sapipe-missing.so.1", "/nonexistent/libcuda.so"})
+	if !errors.Is(err, ErrNoDriver) || err.Error() != "no CUDA driver: libcuda-sapipe-missing.so.1 not found" {
+		t.Errorf("two missing libraries: %v", err)
 	}
 }
 
-// TestNoDriver runs TestNoDriverChild in a child process whose driver library does not exist:
-// the process-wide driver state is loaded once, so only a fresh process sees a host without one.
-func TestNoDriver(t *testing.T) {
-	if os.Getenv(LibraryEnv) != "" {
-		t.Skip("in the child")
+// TestDriverMessageDeterministic loads missing and broken libraries from many goroutines at
+// once: the loader's message is per OS thread, and each must still get its own, the same every
+// time, on one line.
+func TestDriverMessageDeterministic(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "libcuda.so.1")
+	if err := os.WriteFile(bad, []byte("not a shared object\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestNoDriverChild$", "-test.v")
-	cmd.Env = append(os.Environ(), LibraryEnv+"=/nonexistent/libcuda.so.1", "SAPIPE_REQUIRE_GPU=")
+	want := map[string]string{}
+	for _, name := range []string{"/nonexistent/libcuda.so.1", bad} {
+		_, err := loadDriver([]string{name})
+		want[name] = err.Error()
+	}
+	if !strings.HasPrefix(want[bad], "unusable CUDA driver: cannot load "+bad+": ") {
+		t.Errorf("a file that is not a library: %q", want[bad])
+	}
+	// Many threads make the goroutines move between them, as a loaded host does.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(16))
+	var wg sync.WaitGroup
+	for i := range 2000 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := "/nonexistent/libcuda.so.1"
+			if i%2 == 1 {
+				name = bad
+			}
+			_, err := loadDriver([]string{name})
+			if err == nil || err.Error() != want[name] || strings.ContainsAny(err.Error(), "\r\n") {
+				t.Errorf("%s: %v, want %q", name, err, want[name])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// childEnv names the variable that tells a test binary it runs as the child of one of these tests.
+const childEnv = "SAPIPE_TEST_CHILD"
+
+// runChild runs test name in a fresh process of this test binary with env added, and fails
+// unless it passes: the process-wide driver state is loaded once, so only a fresh process sees
+// another host.
+func runChild(t *testing.T, name string, env ...string) {
+	t.Helper()
+	if os.Getenv(childEnv) != "" {
+		t.Skip("in a child")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
+	cmd.Env = append(os.Environ(), append(env, childEnv+"="+name, "SAPIPE_REQUIRE_GPU=")...)
 	out, err := cmd.CombinedOutput()
-	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestNoDriverChild")) {
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: "+name)) {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
 }
 
-func TestNoDriverChild(t *testing.T) {
-	if os.Getenv(LibraryEnv) != "/nonexistent/libcuda.so.1" {
-		t.Skip("run by TestNoDriver")
+// inChild skips a test that only runs as the child of another.
+func inChild(t *testing.T, name string) {
+	if os.Getenv(childEnv) != name {
+		t.Skip("run as a child by another test")
 	}
+}
+
+// TestNoDriver runs TestNoDriverChild where the driver library does not exist.
+func TestNoDriver(t *testing.T) {
+	runChild(t, "TestNoDriverChild", LibraryEnv+"=/nonexistent/libcuda.so.1")
+}
+
+func TestNoDriverChild(t *testing.T) {
+	inChild(t, "TestNoDriverChild")
 	for i := 0; i < 2; i++ { // the second time from the remembered result
-		if _, err := Open(0, Options{}); !errors.Is(err, ErrNoDriver) || !strings.Contains(err.Error(), "/nonexistent/libcuda.so.1") {
+		if _, err := Open(0, Options{}); !errors.Is(err, ErrNoDriver) || err.Error() != "no CUDA driver: /nonexistent/libcuda.so.1 not found" {
 			t.Errorf("Open: %v, want ErrNoDriver naming the library", err)
 		}
 		if infos, err := Devices(); !errors.Is(err, ErrNoDriver) || infos != nil {
@@ -76,6 +134,32 @@ func TestNoDriverChild(t *testing.T) {
 		if _, err := DriverVersion(); !errors.Is(err, ErrNoDriver) {
 			t.Errorf("DriverVersion: %v, want ErrNoDriver", err)
 		}
+	}
+}
+
+// TestNoDevice runs TestNoDeviceChild with a stand-in driver that is installed but finds no
+// device, as on a node with NVIDIA's driver and no card.
+func TestNoDevice(t *testing.T) {
+	lib, err := fakecuda.Build(t.TempDir(), fakecuda.NoDevice, EntryPoints())
+	if errors.Is(err, fakecuda.ErrNoCompiler) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	runChild(t, "TestNoDeviceChild", LibraryEnv+"="+lib)
+}
+
+func TestNoDeviceChild(t *testing.T) {
+	inChild(t, "TestNoDeviceChild")
+	want := "cuInit: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)"
+	_, err := Open(0, Options{})
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Result != resultNoDevice || errors.Is(err, ErrNoDriver) || err.Error() != want {
+		t.Errorf("Open: %v, want %q", err, want)
+	}
+	if _, err := Devices(); err == nil || err.Error() != want {
+		t.Errorf("Devices: %v, want %q", err, want)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -73,8 +75,14 @@ const (
 	attrMaxSharedPerBlockOptin = 97
 )
 
-// ErrNoDriver reports that libcuda.so.1 could not be loaded: no NVIDIA driver on this host.
+// ErrNoDriver reports that no CUDA driver library is installed: libcuda.so.1 (or the library
+// SAPIPE_LIBCUDA names) is not on the loader's path. That is the normal state of a CPU node, which
+// --device auto passes over without a word.
 var ErrNoDriver = errors.New("no CUDA driver")
+
+// ErrBadDriver reports a CUDA driver library that is there but cannot be used: it fails to load
+// (a broken or foreign file) or lacks an entry point sapipe needs (a driver too old).
+var ErrBadDriver = errors.New("unusable CUDA driver")
 
 // libraryNames are tried in order; the versioned name is what the driver installs.
 var libraryNames = []string{"libcuda.so.1", "libcuda.so"}
@@ -103,27 +111,91 @@ func getDriver() (*driver, error) {
 	return theDriver, driverErr
 }
 
+// dlopen opens a library and, when that fails, reads the loader's message. dlerror's state is
+// per OS thread, so both calls run on one locked thread: otherwise the goroutine can move between
+// them and read another thread's message (or none), which made the note vary from run to run.
+func dlopen(name string) (uintptr, string) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		return 0, err.Error()
+	}
+	return h, ""
+}
+
+// loaderNotFound reports whether a message of the dynamic loader says that the library file does
+// not exist (Go never calls setlocale, so the C library speaks the "C" locale's English).
+func loaderNotFound(msg string) bool {
+	return strings.Contains(msg, "No such file or directory")
+}
+
+// firstLine returns the first line of s, trimmed, for messages that must be one line.
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
 // loadDriver opens the first library of names that loads, binds its entry points and calls cuInit.
-// It prints nothing and never exits: every failure is returned.
+// It prints nothing and never exits: every failure is returned, as one line that does not depend
+// on the loader's wording when no library is found (ErrNoDriver) and carries the first line of its
+// message when one is found but fails to load (ErrBadDriver).
 func loadDriver(names []string) (*driver, error) {
 	var h uintptr
-	var errs []error
 	for _, name := range names {
-		var err error
-		h, err = purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-		if err == nil {
+		var msg string
+		if h, msg = dlopen(name); h != 0 {
 			break
 		}
-		errs = append(errs, err)
+		if !loaderNotFound(msg) {
+			return nil, fmt.Errorf("%w: cannot load %s: %s", ErrBadDriver, name, firstLine(msg))
+		}
 	}
 	if h == 0 {
-		return nil, fmt.Errorf("%w: cannot load %s (%v)", ErrNoDriver, names[0], errors.Join(errs...))
+		return nil, fmt.Errorf("%w: %s not found", ErrNoDriver, names[0])
 	}
 	d := &driver{handle: h}
-	binds := []struct {
-		fptr any
-		name string
-	}{
+	for _, b := range d.entryPoints() {
+		sym, err := purego.Dlsym(h, b.name)
+		if err != nil || sym == 0 {
+			purego.Dlclose(h)
+			return nil, fmt.Errorf("%w: %s lacks %s (driver too old?)", ErrBadDriver, names[0], b.name)
+		}
+		purego.RegisterFunc(b.fptr, sym)
+	}
+	t0 := time.Now()
+	if err := d.check("cuInit", d.cuInit(0)); err != nil {
+		return nil, err
+	}
+	trace("cuInit", t0)
+	return d, nil
+}
+
+// binding is one driver entry point: where its Go function goes, and its name in libcuda.
+type binding struct {
+	fptr any
+	name string
+}
+
+// EntryPoints lists the names of the driver's entry points that sapipe binds when it loads the
+// driver (those bound later, such as the stream calls, are not required to start). Tests of hosts
+// with a stand-in driver library build one that defines them.
+func EntryPoints() []string {
+	var names []string
+	for _, b := range (&driver{}).entryPoints() {
+		names = append(names, b.name)
+	}
+	for _, b := range (&streamCalls{}).entryPoints() {
+		names = append(names, b.name)
+	}
+	return names
+}
+
+// entryPoints pairs each function of d with its name in libcuda.
+func (d *driver) entryPoints() []binding {
+	return []binding{
 		{&d.cuInit, "cuInit"},
 		{&d.cuDriverGetVersion, "cuDriverGetVersion"},
 		{&d.cuGetErrorName, "cuGetErrorName"},
@@ -166,20 +238,6 @@ func loadDriver(names []string) (*driver, error) {
 		{&d.cuLaunchKernel, "cuLaunchKernel"},
 		{&d.cuOccupancyMaxActiveBlocksPM, "cuOccupancyMaxActiveBlocksPerMultiprocessor"},
 	}
-	for _, b := range binds {
-		sym, err := purego.Dlsym(h, b.name)
-		if err != nil || sym == 0 {
-			purego.Dlclose(h)
-			return nil, fmt.Errorf("%w: %s lacks %s (driver too old?)", ErrNoDriver, names[0], b.name)
-		}
-		purego.RegisterFunc(b.fptr, sym)
-	}
-	t0 := time.Now()
-	if err := d.check("cuInit", d.cuInit(0)); err != nil {
-		return nil, err
-	}
-	trace("cuInit", t0)
-	return d, nil
 }
 
 // traceOn is set by SAPIPE_GPU_TRACE=1: the set-up steps of the driver and the device print

@@ -30,15 +30,10 @@ var (
 func getStreamCalls(d *driver) (*streamCalls, error) {
 	streamCallsOnce.Do(func() {
 		c := &streamCalls{}
-		for _, b := range []struct {
-			fptr any
-			name string
-		}{
-			{&c.cuMemsetD32Async, "cuMemsetD32Async"},
-		} {
+		for _, b := range c.entryPoints() {
 			sym, err := purego.Dlsym(d.handle, b.name)
 			if err != nil || sym == 0 {
-				streamCallsErr = fmt.Errorf("%w: the CUDA driver lacks %s (driver too old?)", ErrNoDriver, b.name)
+				streamCallsErr = fmt.Errorf("%w: the CUDA driver lacks %s (driver too old?)", ErrBadDriver, b.name)
 				return
 			}
 			purego.RegisterFunc(b.fptr, sym)
@@ -46,6 +41,11 @@ func getStreamCalls(d *driver) (*streamCalls, error) {
 		theStreamCalls = c
 	})
 	return theStreamCalls, streamCallsErr
+}
+
+// entryPoints pairs each function of c with its name in libcuda.
+func (c *streamCalls) entryPoints() []binding {
+	return []binding{{&c.cuMemsetD32Async, "cuMemsetD32Async"}}
 }
 
 // bindThread locks the calling goroutine to its OS thread for good and makes the device's context
