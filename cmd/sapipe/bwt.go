@@ -69,7 +69,7 @@ func runBWT(ctx context.Context, e *env, c *cli.Context, path string, blockSize 
 	}
 	defer closeIn()
 	threads := c.Int("t")
-	b, err := openBackend(e, autoDevice(c.String("device"), smallSAInput, path), threads, c.Bool("q"))
+	b, err := openBackend(e, autoDevice(c.String("device"), smallSAInput, path), threads, talkOf(c))
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func (e deviceError) Unwrap() error { return e.err }
 // fails the CPU goes on, with a note.
 func compressBackends(e *env, cfg *compressConfig) (stages.BlockBackends, *stages.StartingBackend, error) {
 	if cfg.device == "cpu" {
-		b, err := openBackend(e, cfg.device, cfg.threads, cfg.quiet)
+		b, err := openBackend(e, cfg.device, cfg.threads, talk{quiet: cfg.quiet, verbose: cfg.verbose})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -74,7 +74,8 @@ func compressBackends(e *env, cfg *compressConfig) (stages.BlockBackends, *stage
 		LargeBlock: compressLargeBlock,
 		StartBytes: int64(cfg.threads) * int64(compressStartPerThread),
 		OnFail: func(err error) {
-			if !cfg.quiet {
+			// A host without any CUDA driver is a CPU node: nothing to say unless asked (-v).
+			if !cfg.quiet && (cfg.verbose || !errors.Is(err, cuda.ErrNoDriver)) {
 				printNote(e, fmt.Sprintf("using the CPU: %v", err))
 			}
 		},

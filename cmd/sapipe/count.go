@@ -152,9 +152,9 @@ func searchDevice(spec, ref string, isIndex bool, patterns []string) string {
 // while the backend opens (probing for a GPU takes tens of milliseconds); a FASTA file is indexed
 // on the backend once it is open. The backend's error comes first, as when one follows the other.
 func openSearchIndex(e *env, c *cli.Context, spec string, isIndex bool, threads int, logf func(string, ...any)) (kernels.Backend, *stages.Index, error) {
-	path, quiet := c.String("i"), c.Bool("q")
+	path, t := c.String("i"), talkOf(c)
 	if !isIndex {
-		b, err := openBackend(e, spec, threads, quiet)
+		b, err := openBackend(e, spec, threads, t)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -172,7 +172,7 @@ func openSearchIndex(e *env, c *cli.Context, spec string, isIndex bool, threads 
 	}
 	done := make(chan opened, 1)
 	go func() {
-		b, note, err := openBackendNote(e, spec, threads, quiet)
+		b, note, err := openBackendNote(e, spec, threads, t)
 		done <- opened{b, note, err}
 	}()
 	ix, ixErr := openIndex(e, path, c.Bool("n"), c.IsSet("n"), threads, nil, logf)
@@ -187,7 +187,7 @@ func openSearchIndex(e *env, c *cli.Context, spec string, isIndex bool, threads 
 		}
 		return nil, nil, o.err
 	}
-	if o.note != "" && !quiet {
+	if o.note != "" && !t.quiet {
 		printNote(e, o.note)
 	}
 	return o.b, ix, nil

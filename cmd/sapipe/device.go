@@ -64,14 +64,23 @@ func autoDevice(spec string, limit int64, paths ...string) string {
 	return "cpu"
 }
 
+// talk is what a command prints on stderr besides its errors: nothing (-q), the notes of the
+// device (a GPU that is there but unusable, work handed to the CPU), or also why no GPU is used
+// on a host without any CUDA driver (-v).
+type talk struct{ quiet, verbose bool }
+
+// talkOf reads -q and -v (a command without them gets the default, notes only).
+func talkOf(c *cli.Context) talk { return talk{quiet: c.Bool("q"), verbose: c.Bool("v")} }
+
 // openBackend opens the backend that spec (the --device value) names; a command calls it once.
-// With auto and no usable GPU it says on stderr, in one line, why the CPU is used, unless quiet.
-func openBackend(e *env, spec string, threads int, quiet bool) (kernels.Backend, error) {
-	b, note, err := openBackendNote(e, spec, threads, quiet)
+// With auto and no usable GPU it says on stderr, in one line, why the CPU is used, when a driver
+// is there but fails or with -v; not with -q.
+func openBackend(e *env, spec string, threads int, t talk) (kernels.Backend, error) {
+	b, note, err := openBackendNote(e, spec, threads, t)
 	if err != nil {
 		return nil, err
 	}
-	if note != "" && !quiet {
+	if note != "" && !t.quiet {
 		printNote(e, note)
 	}
 	return b, nil
@@ -91,12 +100,12 @@ func printNote(e *env, note string) {
 // instead, for a caller that opens the backend on another goroutine and prints the note once it
 // has it. The backend's later notes (work handed to the CPU, SAPIPE_GPU_PROFILE's summary) are
 // printed as they come, unless quiet.
-func openBackendNote(e *env, spec string, threads int, quiet bool) (kernels.Backend, string, error) {
+func openBackendNote(e *env, spec string, threads int, t talk) (kernels.Backend, string, error) {
 	if threads < 1 {
 		return nil, "", usageError{fmt.Sprintf("-t %d: want a positive number of threads", threads)}
 	}
-	opts := device.Options{Threads: threads}
-	if !quiet {
+	opts := device.Options{Threads: threads, Verbose: t.verbose}
+	if !t.quiet {
 		opts.Note = func(msg string) { printNote(e, msg) }
 	}
 	b, note, err := device.Open(spec, opts)

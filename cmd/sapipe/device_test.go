@@ -2,11 +2,17 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sapipe/sapipe/internal/fakecuda"
+	"github.com/sapipe/sapipe/kernels/cuda"
 	"github.com/sapipe/sapipe/kernels/device"
 	"github.com/sapipe/sapipe/stages"
 )
@@ -22,13 +28,16 @@ func TestMain(m *testing.M) {
 }
 
 // gpuUsable reports whether a GPU backend opens here.
-func gpuUsable() bool {
+func gpuUsable() bool { return noGPU() == nil }
+
+// noGPU says why no GPU backend opens here, or nil when one does.
+func noGPU() error {
 	b, _, err := device.Open("gpu", device.Options{Threads: 1})
 	if err != nil {
-		return false
+		return err
 	}
 	b.Close()
-	return true
+	return nil
 }
 
 // commandArgs returns a working command line of each command that takes --device, with the
@@ -83,20 +92,36 @@ func TestDeviceOption(t *testing.T) {
 		}
 	}
 	// auto without a GPU: the CPU; for these small inputs without trying the GPU, so without a
-	// note; for a larger one, one line saying why, unless -q.
+	// note; for a larger one, one line saying why, unless -q, or unless no driver is installed at
+	// all (a CPU node), where only -v says it.
+	noDriver := errors.Is(noGPU(), cuda.ErrNoDriver)
 	big := filepath.Join(t.TempDir(), "big.txt")
 	if err := os.WriteFile(big, bytes.Repeat([]byte("acgtt"), smallSAInput/5+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, quiet := range []bool{false, true} {
+	for _, flag := range []string{"", "-q", "-v"} {
 		args := []string{"sa", "--device", "auto", "-o", filepath.Join(t.TempDir(), "big.sa")}
-		if quiet {
-			args = append(args, "-q")
+		if flag != "" {
+			args = append(args, flag)
 		}
 		args = append(args, big)
 		_, stderr, st := runSapipe(t, nil, args...)
-		if st != 0 || quiet != (len(stderr) == 0) || !quiet && (!strings.HasPrefix(string(stderr), "sapipe: using the CPU: no usable GPU") || bytes.Count(stderr, []byte("\n")) != 1) {
+		note := "sapipe: using the CPU: no usable GPU"
+		switch {
+		case st != 0:
 			t.Errorf("%v: status %d, stderr %q", args, st, stderr)
+		case flag == "-q" || flag == "" && noDriver:
+			if len(stderr) != 0 {
+				t.Errorf("%v: stderr %q, want nothing", args, stderr)
+			}
+		case flag == "-v":
+			if !bytes.Contains(stderr, []byte(note)) {
+				t.Errorf("%v: stderr %q, want a line saying why the CPU is used", args, stderr)
+			}
+		default:
+			if !strings.HasPrefix(string(stderr), note) || bytes.Count(stderr, []byte("\n")) != 1 {
+				t.Errorf("%v: stderr %q, want one line saying why the CPU is used", args, stderr)
+			}
 		}
 	}
 	for _, quiet := range []bool{false, true} {
@@ -118,7 +143,7 @@ func TestDeviceOption(t *testing.T) {
 	}
 	// The environment sets the device when the option does not.
 	t.Setenv(deviceEnv, "auto")
-	if _, stderr, st := runSapipe(t, []byte("abc"), "sa"); st != 0 || !strings.HasPrefix(string(stderr), "sapipe: using the CPU: ") {
+	if _, stderr, st := runSapipe(t, []byte("abc"), "sa", "-v"); st != 0 || !strings.Contains(string(stderr), "sapipe: using the CPU: ") {
 		t.Errorf("SAPIPE_DEVICE=auto: status %d, stderr %q", st, stderr)
 	}
 	t.Setenv(deviceEnv, "nonsense")
@@ -206,5 +231,101 @@ func TestSearchDevice(t *testing.T) {
 		if got := searchDevice(c.spec, c.ref, stages.IsIndexFile(c.ref), c.patterns); got != c.want {
 			t.Errorf("searchDevice(%q, %s, %q) = %q, want %q", c.spec, filepath.Base(c.ref), c.patterns, got, c.want)
 		}
+	}
+}
+
+// childEnv names the variable that tells the test binary it runs as the child of a test.
+const childEnv = "SAPIPE_TEST_CHILD"
+
+// TestHostKinds runs the CLI on the three kinds of host without a usable GPU, each in a fresh
+// process (the driver is loaded once a process): no CUDA driver at all (a CPU node: nothing on
+// stderr), a driver that finds no device and a driver library that cannot be loaded (one line
+// each). The host the tests run on does not decide what is tested.
+func TestHostKinds(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		t.Skip("in a child")
+	}
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "libcuda.so.1")
+	if err := os.WriteFile(broken, []byte("not a library\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hosts := map[string]string{"nodriver": "/nonexistent/libcuda.so.1", "broken": broken}
+	lib, err := fakecuda.Build(t.TempDir(), fakecuda.NoDevice, cuda.EntryPoints())
+	switch {
+	case errors.Is(err, fakecuda.ErrNoCompiler):
+		t.Log(err)
+	case err != nil:
+		t.Fatal(err)
+	default:
+		hosts["nodevice"] = lib
+	}
+	for host, libPath := range hosts {
+		t.Run(host, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHostKindChild$", "-test.v")
+			cmd.Env = append(os.Environ(), childEnv+"="+host, cuda.LibraryEnv+"="+libPath, "SAPIPE_REQUIRE_GPU=", deviceEnv+"=auto")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !bytes.Contains(out, []byte("--- PASS: TestHostKindChild")) {
+				t.Fatalf("child: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+func TestHostKindChild(t *testing.T) {
+	host := os.Getenv(childEnv)
+	if host == "" {
+		t.Skip("run by TestHostKinds")
+	}
+	// Inputs over smallInput, so that auto tries the GPU.
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 19))
+	seq := make([]byte, 700_000)
+	for i := range seq {
+		seq[i] = "acgt"[rng.IntN(4)]
+	}
+	ref, reads := filepath.Join(dir, "ref.fa"), filepath.Join(dir, "reads.fa")
+	var rb bytes.Buffer
+	for i := 0; i+150 <= len(seq); i += 151 {
+		fmt.Fprintf(&rb, ">r%d\n%s\n", i, seq[i:i+150])
+	}
+	if os.WriteFile(ref, append([]byte(">ref\n"), append(seq, '\n')...), 0o644) != nil || os.WriteFile(reads, rb.Bytes(), 0o644) != nil {
+		t.Fatal("writing the inputs")
+	}
+	want, _, _ := runSapipe(t, nil, "mummer", "--device", "cpu", "-maxmatch", "-l", "30", ref, reads)
+	wantNote := map[string]string{
+		"nodriver": "",
+		"nodevice": "sapipe: using the CPU: no usable GPU: cuInit: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)\n",
+		"broken":   "sapipe: using the CPU: no usable GPU: unusable CUDA driver: cannot load ",
+	}[host]
+	out, stderr, st := runSapipe(t, nil, "mummer", "-maxmatch", "-l", "30", ref, reads)
+	if st != 0 || !bytes.Equal(out, want) || len(out) == 0 {
+		t.Errorf("mummer: status %d, %d bytes out (want %d), stderr %q", st, len(out), len(want), stderr)
+	}
+	if wantNote == "" && len(stderr) != 0 || !strings.HasPrefix(string(stderr), wantNote) || bytes.Count(stderr, []byte("\n")) > 1 {
+		t.Errorf("mummer: stderr %q, want %q", stderr, wantNote)
+	}
+	// -v says why the CPU is used, on every kind of host.
+	if _, stderr, st := runSapipe(t, nil, "mummer", "-v", "-maxmatch", "-l", "30", ref, reads); st != 0 || !bytes.Contains(stderr, []byte("sapipe: using the CPU: no usable GPU: ")) {
+		t.Errorf("mummer -v: status %d, stderr %q", st, stderr)
+	}
+	if _, stderr, st := runSapipe(t, nil, "mummer", "-q", "-maxmatch", "-l", "30", ref, reads); st != 0 || len(stderr) != 0 {
+		t.Errorf("mummer -q: status %d, stderr %q", st, stderr)
+	}
+	// --device gpu is an error, in one line.
+	if out, stderr, st := runSapipe(t, nil, "mummer", "--device", "gpu", ref, reads); st != 1 || len(out) != 0 ||
+		!strings.HasPrefix(string(stderr), "sapipe: --device gpu: no usable GPU: ") || bytes.Count(stderr, []byte("\n")) != 1 {
+		t.Errorf("--device gpu: status %d, stderr %q", st, stderr)
+	}
+	out, stderr, st = runSapipe(t, nil, "--version")
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	gpuLine := lines[len(lines)-1]
+	switch {
+	case st != 0 || len(stderr) != 0:
+		t.Errorf("--version: status %d, stderr %q", st, stderr)
+	case host == "nodriver" && gpuLine != "gpu: none":
+		t.Errorf("--version: %q, want %q", gpuLine, "gpu: none")
+	case host != "nodriver" && !strings.HasPrefix(gpuLine, "gpu: none (no usable GPU: "):
+		t.Errorf("--version: %q, want gpu: none and why", gpuLine)
 	}
 }

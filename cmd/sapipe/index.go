@@ -65,7 +65,7 @@ func runIndex(ctx context.Context, e *env, c *cli.Context, ref string) error {
 		out = ref + ".sai"
 	}
 	threads := c.Int("t")
-	b, err := openBackend(e, autoDevice(c.String("device"), smallSAInput, ref), threads, c.Bool("q"))
+	b, err := openBackend(e, autoDevice(c.String("device"), smallSAInput, ref), threads, talkOf(c))
 	if err != nil {
 		return err
 	}

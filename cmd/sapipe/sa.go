@@ -99,7 +99,7 @@ func runSA(ctx context.Context, e *env, c *cli.Context, path string, f stages.SA
 		return err
 	}
 	defer closeIn()
-	b, err := openBackend(e, autoDevice(c.String("device"), smallSAInput, path), c.Int("t"), c.Bool("q"))
+	b, err := openBackend(e, autoDevice(c.String("device"), smallSAInput, path), c.Int("t"), talkOf(c))
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -59,12 +60,16 @@ func printVersion(c *cli.Context) {
 func writeVersion(w io.Writer) {
 	ver, rev := buildVersion()
 	fmt.Fprintf(w, "sapipe %s\ncommit %s\nbuilt with %s for %s/%s\n", ver, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	// A host without any CUDA driver gets the plain "gpu: none"; a driver that is there but
+	// fails says why, on the same line.
 	b, note, err := device.Open("auto", device.Options{Threads: 1})
 	switch {
 	case err != nil:
 		fmt.Fprintf(w, "gpu: none (%s)\n", oneLine(err.Error()))
 	case note != "":
-		fmt.Fprintf(w, "gpu: none (%s)\n", oneLine(note))
+		fmt.Fprintf(w, "gpu: none (%s)\n", oneLine(strings.TrimPrefix(note, "using the CPU: ")))
+	case b.Name() == "cpu":
+		fmt.Fprintln(w, "gpu: none")
 	default:
 		fmt.Fprintf(w, "gpu: %s\n", b.Name())
 	}

@@ -20,6 +20,9 @@ type Options struct {
 	// Note, when set, receives one line each time a GPU backend hands work to the CPU (a text
 	// larger than the GPU memory left, say); a command prints it on stderr unless quiet.
 	Note func(msg string)
+	// Verbose makes auto say why it uses the CPU also when no CUDA driver is installed, which it
+	// otherwise passes over in silence: a CPU node is a normal place to run.
+	Verbose bool
 }
 
 // ErrNoGPU reports that no usable GPU was found; the wrapped error says why.
@@ -30,13 +33,15 @@ var ErrNoGPU = errors.New("no usable GPU")
 var openGPU = func(ordinal int, opts Options) (kernels.Backend, error) {
 	b, err := cuda.Open(ordinal, cuda.Options{Threads: opts.Threads, Note: opts.Note})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoGPU, err)
+		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
 	}
 	return b, nil
 }
 
 // Open returns the backend that spec names. With "auto" and no usable GPU it returns the CPU
-// backend and a note saying why no GPU is used, for one line on stderr.
+// backend and a note saying why no GPU is used, for one line on stderr: when a driver is there
+// but fails (no device, a driver too old, no memory), or with opts.Verbose. A host without any
+// CUDA driver library gets no note.
 func Open(spec string, opts Options) (b kernels.Backend, note string, err error) {
 	switch {
 	case spec == "" || spec == "auto":
@@ -44,7 +49,11 @@ func Open(spec string, opts Options) (b kernels.Backend, note string, err error)
 		if err == nil {
 			return b, "", nil
 		}
-		return cpu.New(opts.Threads), fmt.Sprintf("using the CPU: %v", err), nil
+		note := fmt.Sprintf("using the CPU: %v", err)
+		if errors.Is(err, cuda.ErrNoDriver) && !opts.Verbose {
+			note = ""
+		}
+		return cpu.New(opts.Threads), note, nil
 	case spec == "cpu":
 		return cpu.New(opts.Threads), "", nil
 	case spec == "gpu":

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sapipe/sapipe/internal/fakecuda"
 	"github.com/sapipe/sapipe/kernels/cuda"
 )
 
@@ -21,30 +23,39 @@ func gpuUsable() (bool, error) {
 	return true, nil
 }
 
-// TestOpen covers both kinds of host: without a usable GPU (no driver, or no device) auto gives
-// the CPU and a one-line note saying why, and gpu fails with ErrNoGPU; with one, both give it.
+// TestOpen covers whatever host it runs on: without any CUDA driver auto gives the CPU in silence
+// (a note only with Verbose); with a driver but no usable GPU, the CPU and a one-line note saying
+// why; with a GPU, the GPU. gpu fails with ErrNoGPU unless there is one. The other kinds of host
+// are made in child processes below.
 func TestOpen(t *testing.T) {
 	usable, why := gpuUsable()
 	if !usable && os.Getenv("SAPIPE_REQUIRE_GPU") == "1" {
 		t.Fatalf("SAPIPE_REQUIRE_GPU=1 but no GPU: %v", why)
 	}
-	b, note, err := Open("auto", Options{Threads: 2})
-	if err != nil {
-		t.Fatalf("auto: %v", err)
-	}
-	if usable {
-		if !strings.HasPrefix(b.Name(), "gpu:0") || note != "" {
-			t.Errorf("auto with a GPU: backend %q, note %q", b.Name(), note)
+	for _, verbose := range []bool{false, true} {
+		b, note, err := Open("auto", Options{Threads: 2, Verbose: verbose})
+		if err != nil {
+			t.Fatalf("auto: %v", err)
 		}
-	} else {
-		if b.Name() != "cpu" || !strings.HasPrefix(note, "using the CPU: ") || strings.Contains(note, "\n") {
-			t.Errorf("auto without a GPU: backend %q, note %q", b.Name(), note)
+		switch {
+		case usable:
+			if !strings.HasPrefix(b.Name(), "gpu:0") || note != "" {
+				t.Errorf("auto with a GPU: backend %q, note %q", b.Name(), note)
+			}
+		case errors.Is(why, cuda.ErrNoDriver) && !verbose:
+			if b.Name() != "cpu" || note != "" {
+				t.Errorf("auto without a driver: backend %q, note %q; want the CPU in silence", b.Name(), note)
+			}
+		default:
+			if b.Name() != "cpu" || !strings.HasPrefix(note, "using the CPU: no usable GPU: ") || strings.ContainsAny(note, "\r\n") {
+				t.Errorf("auto without a usable GPU (verbose %v): backend %q, note %q", verbose, b.Name(), note)
+			}
+			t.Logf("note: %s", note)
 		}
-		t.Logf("note: %s", note)
+		b.Close()
 	}
-	b.Close()
 
-	b, _, err = Open("gpu", Options{})
+	b, _, err := Open("gpu", Options{})
 	if usable {
 		if err != nil {
 			t.Errorf("gpu: %v", err)
@@ -62,37 +73,98 @@ func TestOpen(t *testing.T) {
 			t.Errorf("%q: %v, want a usage error", bad, err)
 		}
 	}
-	b, note, err = Open("cpu", Options{})
+	b, note, err := Open("cpu", Options{})
 	if err != nil || b.Name() != "cpu" || note != "" {
 		t.Errorf("cpu: %v, %v, %q", b, err, note)
 	}
 }
 
-// TestOpenNoDriver runs TestOpenNoDriverChild in a child process without a CUDA driver library.
-func TestOpenNoDriver(t *testing.T) {
-	if os.Getenv(cuda.LibraryEnv) != "" {
-		t.Skip("in the child")
+// childEnv names the variable that tells a test binary it runs as the child of one of these tests.
+const childEnv = "SAPIPE_TEST_CHILD"
+
+// runChild runs test name in a fresh process of this test binary with env added (the driver is
+// loaded once a process), and fails unless it passes.
+func runChild(t *testing.T, name string, env ...string) {
+	t.Helper()
+	if os.Getenv(childEnv) != "" {
+		t.Skip("in a child")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestOpenNoDriverChild$", "-test.v")
-	cmd.Env = append(os.Environ(), cuda.LibraryEnv+"=/nonexistent/libcuda.so.1", "SAPIPE_REQUIRE_GPU=")
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
+	cmd.Env = append(os.Environ(), append(env, childEnv+"="+name, "SAPIPE_REQUIRE_GPU=")...)
 	out, err := cmd.CombinedOutput()
-	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestOpenNoDriverChild")) {
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: "+name)) {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
 }
 
+func inChild(t *testing.T, name string) {
+	if os.Getenv(childEnv) != name {
+		t.Skip("run as a child by another test")
+	}
+}
+
+// TestOpenNoDriver: a host without any CUDA driver library (a CPU node).
+func TestOpenNoDriver(t *testing.T) {
+	runChild(t, "TestOpenNoDriverChild", cuda.LibraryEnv+"=/nonexistent/libcuda.so.1")
+}
+
 func TestOpenNoDriverChild(t *testing.T) {
-	if os.Getenv(cuda.LibraryEnv) != "/nonexistent/libcuda.so.1" {
-		t.Skip("run by TestOpenNoDriver")
-	}
+	inChild(t, "TestOpenNoDriverChild")
 	b, note, err := Open("auto", Options{Threads: 1})
-	if err != nil || b.Name() != "cpu" || !strings.HasPrefix(note, "using the CPU: no usable GPU: no CUDA driver") {
-		t.Errorf("auto: %v, %q, %v", b, note, err)
+	if err != nil || b.Name() != "cpu" || note != "" {
+		t.Errorf("auto: %v, %q, %v; want the CPU and no note", b, note, err)
 	}
-	if _, _, err := Open("gpu", Options{}); !errors.Is(err, ErrNoGPU) || !errors.Is(err, cuda.ErrNoDriver) && !strings.Contains(err.Error(), "no CUDA driver") {
-		t.Errorf("gpu: %v, want ErrNoGPU saying there is no driver", err)
+	want := "using the CPU: no usable GPU: no CUDA driver: /nonexistent/libcuda.so.1 not found"
+	if b, note, err := Open("auto", Options{Threads: 1, Verbose: true}); err != nil || b.Name() != "cpu" || note != want {
+		t.Errorf("auto, verbose: %v, %q, %v; want the note %q", b, note, err, want)
+	}
+	if _, _, err := Open("gpu", Options{}); !errors.Is(err, ErrNoGPU) || !errors.Is(err, cuda.ErrNoDriver) {
+		t.Errorf("gpu: %v, want ErrNoGPU wrapping cuda.ErrNoDriver", err)
 	}
 	if _, _, err := Open("gpu:1", Options{}); !errors.Is(err, ErrNoGPU) {
 		t.Errorf("gpu:1: %v, want ErrNoGPU", err)
+	}
+}
+
+// TestOpenNoDevice: a driver is installed but finds no GPU; auto says so in one line.
+func TestOpenNoDevice(t *testing.T) {
+	lib, err := fakecuda.Build(t.TempDir(), fakecuda.NoDevice, cuda.EntryPoints())
+	if errors.Is(err, fakecuda.ErrNoCompiler) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	runChild(t, "TestOpenNoDeviceChild", cuda.LibraryEnv+"="+lib)
+}
+
+func TestOpenNoDeviceChild(t *testing.T) {
+	inChild(t, "TestOpenNoDeviceChild")
+	want := "using the CPU: no usable GPU: cuInit: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)"
+	for _, verbose := range []bool{false, true} {
+		if b, note, err := Open("auto", Options{Threads: 1, Verbose: verbose}); err != nil || b.Name() != "cpu" || note != want {
+			t.Errorf("auto: %v, %q, %v; want the note %q", b, note, err, want)
+		}
+	}
+	if _, _, err := Open("gpu", Options{}); !errors.Is(err, ErrNoGPU) || errors.Is(err, cuda.ErrNoDriver) {
+		t.Errorf("gpu: %v, want ErrNoGPU, not ErrNoDriver", err)
+	}
+}
+
+// TestOpenBrokenDriver: the library is there but is not one (a damaged install); one line.
+func TestOpenBrokenDriver(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "libcuda.so.1")
+	if err := os.WriteFile(lib, []byte("not a library\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runChild(t, "TestOpenBrokenDriverChild", cuda.LibraryEnv+"="+lib)
+}
+
+func TestOpenBrokenDriverChild(t *testing.T) {
+	inChild(t, "TestOpenBrokenDriverChild")
+	b, note, err := Open("auto", Options{Threads: 1})
+	if err != nil || b.Name() != "cpu" || !strings.HasPrefix(note, "using the CPU: no usable GPU: unusable CUDA driver: cannot load ") ||
+		strings.ContainsAny(note, "\r\n") {
+		t.Errorf("auto: %v, %q, %v; want one line saying the driver cannot be loaded", b, note, err)
 	}
 }
