@@ -5,7 +5,7 @@ COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 SHARED   ?= ../shared
 
-.PHONY: all build test cross test-short race fuzz bench bench-compress bench-sa bench-index gobench demo clean kernels test-workflows release
+.PHONY: all build test test-nodriver cross test-short race fuzz bench bench-compress bench-sa bench-index gobench demo clean kernels test-workflows release
 
 all: build
 
@@ -21,6 +21,10 @@ test:
 cross:
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o /dev/null ./...
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o /dev/null ./...
+
+# The tests on a host where no CUDA driver is found, whatever this one has (CI runs it too).
+test-nodriver:
+	SAPIPE_LIBCUDA=/nonexistent/libcuda.so.1 $(GO) test ./...
 
 test-short:
 	$(GO) test -short ./...
@@ -90,7 +94,7 @@ demo: build
 	bin/sapipe mummer -maxmatch -l 20 -b -c testdata/mummer/lambda-reads/ref.fa testdata/mummer/lambda-reads/reads.fa | head -n 20
 
 # Release binaries for PLATFORMS: no cgo, version and commit linked in, one tar.gz each (the
-# binary and the README, reproducible: files dated to the commit) and SHA256SUMS in dist/.
+# binary, the README and docs/, reproducible: files dated to the commit) and SHA256SUMS in dist/.
 # On Linux the binaries need only the system's libc and dynamic loader, which the CUDA driver
 # is opened through at run time.
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
@@ -100,7 +104,7 @@ release:
 	for p in $(PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; d=sapipe-$(VERSION)-$$os-$$arch; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/$$d/sapipe ./cmd/sapipe; \
-		cp README.md dist/$$d/; \
+		cp -r README.md docs dist/$$d/; \
 		tar -C dist --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$$epoch -cf - $$d | gzip -n > dist/$$d.tar.gz; \
 		rm -r dist/$$d; \
 	done
