@@ -88,8 +88,11 @@ func (r *ChunkReader) Close() error {
 	return err
 }
 
-// maxChunkGrowth bounds a chunk, in chunk sizes, while it grows to hold one long record.
-const maxChunkGrowth = 4
+// maxChunkGrowth bounds a chunk, in chunk sizes, while it grows to hold one long record. A record
+// that does not fit goes to Reader, which reads it once; growing the chunk first only copies it
+// and keeps the grown buffers (E. coli against its mutated copy, one 4.6 Mbp query record: peak
+// RSS 80 MB with a bound of 4, 71 MB with 2, 69 MB with 1; chunks are 1 MiB by default).
+const maxChunkGrowth = 1
 
 // Next returns the next chunk, its bytes read into buf (reused), or io.EOF after the last. Every
 // input gives at least one chunk (an empty input, one empty chunk). Read errors come as an Odd

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"slices"
 
 	"github.com/sapipe/sapipe/formats"
@@ -250,8 +251,26 @@ func (s *QuerySource) pieceSize() int { return max(s.batchSize/piecesPerBatch, 1
 // sharing the codes.
 func (s *QuerySource) splitLong(rec *formats.Record) *QueryBatch {
 	whole := &QueryBatch{}
-	// Encoded once, here, straight from the record: the chunks share the codes.
+	// Reading the record grew the reader's buffer step by step: give those steps' memory back
+	// before the codes take more, once per long record (a collection costs little next to
+	// matching a record this long). Otherwise a genome-long query's peak is the index, the
+	// record, its codes and the garbage of its reading all at once.
+	debug.FreeOSMemory()
+	// Encoded once, here, straight from the record: the chunks share the codes, allocated at
+	// their exact size (a genome-long query would otherwise leave a grown slice's slack behind).
+	strands := 0
+	for _, on := range []bool{s.strands.Forward, s.strands.Reverse} {
+		if on {
+			strands++
+		}
+	}
+	whole.Codes = make([]byte, 0, strands*len(rec.Seq))
 	s.addRecord(whole, append([]byte(nil), rec.Name...), rec.Seq, s.pieceSize(), true)
+	// The reader's buffer held the raw record, as long as the record: let it go rather than keep
+	// it for records to come, most of which are shorter.
+	if s.rd != nil {
+		s.rd.ReleaseBuffers(1 << 20)
+	}
 	for i := 0; i < len(whole.Segs); i += piecesPerBatch {
 		j := min(i+piecesPerBatch, len(whole.Segs))
 		s.chunks = append(s.chunks, &QueryBatch{

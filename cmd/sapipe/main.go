@@ -39,6 +39,14 @@ func main() {
 	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	cuda.Trace("command run; exiting", t0)
+	// SAPIPE_MEMPROFILE=FILE writes a Go heap profile at the end of the run (what is still held,
+	// and with -sample_index=alloc_space what was allocated), for `go tool pprof`.
+	if path := os.Getenv("SAPIPE_MEMPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			pprof.Lookup("heap").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 	if code != 0 || os.Getenv("SAPIPE_CPUPROFILE") == "" {
 		os.Exit(code)
 	}

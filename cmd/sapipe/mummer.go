@@ -168,10 +168,10 @@ type backendFuture struct {
 	err  error
 }
 
-func openBackendAsync(e *env, spec string, threads int, quiet bool, t0 time.Time) *backendFuture {
+func openBackendAsync(e *env, spec string, threads int, t talk, t0 time.Time) *backendFuture {
 	f := &backendFuture{done: make(chan struct{})}
 	go func() {
-		f.b, f.note, f.err = openBackendNote(e, spec, threads, quiet)
+		f.b, f.note, f.err = openBackendNote(e, spec, threads, t)
 		cuda.Trace("backend opened", t0)
 		close(f.done)
 	}()
@@ -247,7 +247,7 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 		sized = append(slices.Clone(cfg.queries), cfg.ref)
 	}
 	cfg.device = autoDevice(cfg.device, smallInput, sized...) // small inputs: the CPU, without starting CUDA
-	fb := openBackendAsync(e, cfg.device, cfg.opts.Threads, cfg.quiet, t0)
+	fb := openBackendAsync(e, cfg.device, cfg.opts.Threads, talk{quiet: cfg.quiet, verbose: cfg.verbose}, t0)
 	var noteOnce sync.Once
 	waitBackend := func() error {
 		<-fb.done
@@ -340,7 +340,7 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 		// The index's build temporaries are garbage now: collect them before the queries' buffers
 		// need memory, so that the peak is the larger of the two phases, not their sum.
 		if !cfg.index {
-			runtime.GC()
+			debug.FreeOSMemory()
 		}
 	} else {
 		// A GPU (or a device not yet open) builds its index while the first batches of queries
