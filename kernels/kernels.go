@@ -90,9 +90,12 @@ type Batch struct {
 }
 
 // Match is one maximal exact match: reference text position, query position (0-based, on the
-// strand's own sequence) and length.
+// strand's own sequence) and length. Reference positions are 64-bit: a reference may be far over
+// 2^32 bases (it is indexed in pages, each of at most MaxPage bases); a query sequence and a match
+// are under 2^31.
 type Match struct {
-	Ref, Query, Len int32
+	Ref        int64
+	Query, Len int32
 }
 
 // Result holds the matches of a Batch: those of segment i are Matches[Ends[i-1]:Ends[i]]
@@ -176,16 +179,25 @@ func BWTFromSA(text []byte, sa []int32, dst []byte) (primary int) {
 	return primary
 }
 
-// ErrTooLarge reports a reference beyond what 32-bit positions can address.
-var ErrTooLarge = errors.New("reference too large (over 2^31-2 bases)")
+// ErrTooLarge reports a text beyond what one suffix array of 32-bit entries can address: a block
+// of sa, bwt or compress, or one page of a reference (a reference itself is cut into pages).
+var ErrTooLarge = errors.New("text too large (over 2^31-2 bases)")
+
+// MaxWindow is the most text one page's index covers, its overlap included: its suffix array has a
+// row for the empty suffix and its LCP array two more, all addressed by int32.
+const MaxWindow = 1<<31 - 3
+
+// MaxPageSize returns the largest page (the positions a page owns) whose window, with the overlap
+// that minLen asks for, fits MaxWindow.
+func MaxPageSize(overlap int) int { return MaxWindow - overlap }
 
 // Validate checks opts against ref.
 func (o MatchOptions) Validate(ref *Reference) error {
 	if o.MinLen < 1 {
 		return fmt.Errorf("minimum match length %d is not a positive integer", o.MinLen)
 	}
-	if len(ref.Text) > 1<<31-2 {
-		return ErrTooLarge
+	if o.MinLen > MaxWindow/2 {
+		return fmt.Errorf("minimum match length %d is over %d", o.MinLen, MaxWindow/2)
 	}
 	if o.PageSize < 0 {
 		return fmt.Errorf("page size %d is negative", o.PageSize)

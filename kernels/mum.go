@@ -1,6 +1,9 @@
 package kernels
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // FilterMums keeps the MumReference candidates of one query sequence (one strand) that are also
 // unique in the query, the way MUMmer 3.23 does: candidates are sorted by reference position, longer
@@ -14,7 +17,7 @@ func FilterMums(cands []Match) []Match {
 	}
 	slices.SortFunc(cands, func(a, b Match) int {
 		if a.Ref != b.Ref {
-			return int(a.Ref) - int(b.Ref)
+			return cmp.Compare(a.Ref, b.Ref)
 		}
 		if a.Len != b.Len {
 			return int(b.Len) - int(a.Len)
@@ -26,7 +29,7 @@ func FilterMums(cands []Match) []Match {
 	dropPrev := false
 	for i, c := range cands {
 		dropCur := false
-		end := int64(c.Ref) + int64(c.Len) - 1
+		end := c.Ref + int64(c.Len) - 1
 		switch {
 		case right > end:
 			dropCur = true

@@ -176,7 +176,7 @@ func (p *printer) match(dst []byte, mt kernels.Match, qlen int, reverse bool) []
 	}
 	if p.opts.ShowString {
 		p.sub = p.sub[:0]
-		for _, c := range p.ref.Text[mt.Ref : mt.Ref+mt.Len] {
+		for _, c := range p.ref.Text[mt.Ref : mt.Ref+int64(mt.Len)] {
 			p.sub = append(p.sub, p.ref.Alpha.Byte[c])
 		}
 	}

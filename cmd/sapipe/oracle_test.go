@@ -183,7 +183,7 @@ func naiveMummer(ref, qry []fastaRec, o naiveOpts) []byte {
 					leftMax := qp == 0 || rp == 0 || !eq(text[rp-1], q[qp-1])
 					if o.mode == kernels.MaxMatch {
 						if l >= o.minLen && leftMax {
-							ms = append(ms, kernels.Match{Ref: int32(rp), Query: int32(qp), Len: int32(l)})
+							ms = append(ms, kernels.Match{Ref: int64(rp), Query: int32(qp), Len: int32(l)})
 						}
 						continue
 					}
@@ -196,7 +196,7 @@ func naiveMummer(ref, qry []fastaRec, o naiveOpts) []byte {
 				}
 				if o.mode != kernels.MaxMatch && best >= o.minLen && count == 1 &&
 					(qp == 0 || bestR == 0 || !eq(text[bestR-1], q[qp-1])) {
-					ms = append(ms, kernels.Match{Ref: int32(bestR), Query: int32(qp), Len: int32(best)})
+					ms = append(ms, kernels.Match{Ref: int64(bestR), Query: int32(qp), Len: int32(best)})
 				}
 			}
 			if o.mode == kernels.Mum {
@@ -219,7 +219,7 @@ func naiveMummer(ref, qry []fastaRec, o naiveOpts) []byte {
 				}
 				fmt.Fprintf(&out, "%8d  %8d  %8d\n", int(m.Ref)-starts[ri]+1, qpos, m.Len)
 				if o.showString {
-					fmt.Fprintf(&out, "%s\n", text[m.Ref:m.Ref+m.Len])
+					fmt.Fprintf(&out, "%s\n", text[m.Ref:m.Ref+int64(m.Len)])
 				}
 			}
 		}

@@ -80,7 +80,7 @@ func (p *Page) laneStep(l *lane, minLen int, unique bool) {
 	case unique:
 		// The longest match, when it occurs once and its row is not preceded by prev.
 		if hi-lo == 1 && (!ranked || r1 == r2) {
-			l.out = append(l.out, kernels.Match{Ref: p.sa[lo], Query: int32(pos), Len: int32(m)})
+			l.out = append(l.out, kernels.Match{Ref: int64(p.Start) + int64(p.sa[lo]), Query: int32(pos), Len: int32(m)})
 		}
 	default:
 		if !ranked || r2-r1 < hi-lo {

@@ -1,5 +1,10 @@
 package cpu
 
+import (
+	"slices"
+	"sync"
+)
+
 // LCP fills lcp (len(lcp) == len(sa)) with the longest common prefix of each suffix-array row and
 // the row before it (lcp[0] = 0), by the permuted-LCP method of Kärkkäinen, Manzini and Puglisi:
 // in text order the LCP drops by at most one per step, so the total work is linear.
@@ -186,4 +191,110 @@ func (l *compactLCP) nextSmaller(k int, d int32) int {
 	for i = b * 64; !l.less(i, d); i++ {
 	}
 	return i
+}
+
+// lcpRoundBytes bounds the scratch of buildCompactLCP: a round of text positions takes 8 bytes
+// each (the suffix before it in the suffix array, and its row).
+const lcpRoundBytes = 1 << 28
+
+// buildCompactLCP computes the compact LCP of the n+2 rows of a page's window w (len n) from its
+// suffix array sa (n+1 rows, row 0 the empty suffix), with the values LCP and PLCP would give, on
+// up to threads goroutines. It needs 8 bytes a position for one round of at most
+// max(n/8, 2^16) positions (lcpRoundBytes at most) besides the result (about a byte a row), where
+// PLCP takes 4 bytes a position at once: the text is taken in rounds of positions, each round
+// finding its positions' predecessors and rows in one pass over sa, then their LCPs in text order,
+// where an LCP drops by at most one from one position to the next (Kärkkäinen, Manzini and
+// Puglisi's bound, so the work stays linear however the round is cut).
+func buildCompactLCP(w []byte, sa []int32, threads int) *compactLCP {
+	return buildCompactLCPRounds(w, sa, threads, min(max(len(w)/8, 1<<16), lcpRoundBytes/8))
+}
+
+// buildCompactLCPRounds is buildCompactLCP in rounds of round positions.
+func buildCompactLCPRounds(w []byte, sa []int32, threads, round int) *compactLCP {
+	n := len(w)
+	rows := n + 2
+	l := &compactLCP{small: make([]uint8, rows), min1: make([]int32, (rows+63)/64)}
+	threads = max(threads, 1)
+	round = max(min(round, n), 1)
+	prev := make([]int32, round)
+	row := make([]int32, round)
+	type bigEntry struct{ row, val int32 }
+	bigs := make([][]bigEntry, threads)
+	parallel := func(total int, f func(t, lo, hi int)) {
+		per := (total + threads - 1) / threads
+		var wg sync.WaitGroup
+		for t := range threads {
+			lo, hi := t*per, min((t+1)*per, total)
+			if lo >= hi {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f(t, lo, hi)
+			}()
+		}
+		wg.Wait()
+	}
+	for a := 0; a < n; a += round {
+		b := min(a+round, n)
+		// Rows 1..n hold the suffixes of w; row 1's predecessor is the empty suffix.
+		parallel(n, func(_, lo, hi int) {
+			for k := lo + 1; k <= hi; k++ {
+				s := int(sa[k])
+				if s < a || s >= b {
+					continue
+				}
+				if k == 1 {
+					prev[s-a] = -1
+				} else {
+					prev[s-a] = sa[k-1]
+				}
+				row[s-a] = int32(k)
+			}
+		})
+		parallel(b-a, func(t, lo, hi int) {
+			h := 0
+			for i := lo; i < hi; i++ {
+				p, q := a+i, int(prev[i])
+				k := row[i]
+				if q < 0 {
+					l.small[k] = 0
+					h = 0
+					continue
+				}
+				for p+h < n && q+h < n && w[p+h] == w[q+h] {
+					h++
+				}
+				if h >= lcpEscape {
+					l.small[k] = lcpEscape
+					bigs[t] = append(bigs[t], bigEntry{k, int32(h)})
+				} else {
+					l.small[k] = uint8(h)
+				}
+				h = max(h-1, 0)
+			}
+		})
+	}
+	var all []bigEntry
+	for _, bs := range bigs {
+		all = append(all, bs...)
+	}
+	slices.SortFunc(all, func(x, y bigEntry) int { return int(x.row) - int(y.row) })
+	l.bigRow = make([]int32, len(all))
+	l.bigVal = make([]int32, len(all))
+	for i, e := range all {
+		l.bigRow[i], l.bigVal[i] = e.row, e.val
+	}
+	parallel(len(l.min1), func(_, lo, hi int) {
+		for blk := lo; blk < hi; blk++ {
+			v := int32(1<<31 - 1)
+			for k := blk * 64; k < min(blk*64+64, rows); k++ {
+				v = min(v, l.at(k))
+			}
+			l.min1[blk] = v
+		}
+	})
+	l.min2 = blockMins(l.min1)
+	return l
 }

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -43,6 +44,56 @@ func TestCompactLCP(t *testing.T) {
 			}
 			if got := l.nextSmaller(k, d); got != want {
 				t.Fatalf("n %d: nextSmaller(%d, %d) = %d, want %d", n, k, d, got, want)
+			}
+		}
+	}
+}
+
+// TestBuildCompactLCP compares the LCP built in rounds with PLCP's, array for array, on texts
+// with long repeats (values over the escape byte), separators and runs, for many round sizes and
+// thread counts.
+func TestBuildCompactLCP(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	texts := [][]byte{{2}, {2, 2}, {3, 2, 3, 2, 3}}
+	for _, n := range []int{100, 1000, 5000} {
+		for _, sigma := range []int{3, 4, 6} {
+			w := make([]byte, n)
+			for i := range w {
+				w[i] = byte(1 + rng.Intn(sigma-1))
+			}
+			// Copies of earlier stretches, some longer than the escape byte.
+			for range 5 {
+				l := rng.Intn(min(600, n/3))
+				src, dst := rng.Intn(n-l), rng.Intn(n-l)
+				copy(w[dst:dst+l], w[src:src+l])
+			}
+			texts = append(texts, w)
+		}
+	}
+	run := make([]byte, 700)
+	for i := range run {
+		run[i] = 2
+	}
+	texts = append(texts, run)
+	for ti, w := range texts {
+		n := len(w)
+		sa := make([]int32, n+1)
+		sa[0] = int32(n)
+		SuffixArray(w, sa[1:])
+		plcp := PLCP(w, sa[1:])
+		want := newCompactLCP(n+2, func(k int) int32 {
+			if k <= 1 || k > n {
+				return 0
+			}
+			return plcp[sa[k]]
+		})
+		for _, round := range []int{1, 7, 64, n/3 + 1, n} {
+			for _, threads := range []int{1, 3} {
+				got := buildCompactLCPRounds(w, sa, threads, round)
+				if !slices.Equal(got.small, want.small) || !slices.Equal(got.bigRow, want.bigRow) || !slices.Equal(got.bigVal, want.bigVal) ||
+					!slices.Equal(got.min1, want.min1) || !slices.Equal(got.min2, want.min2) {
+					t.Fatalf("text %d (n %d), rounds of %d, %d threads: arrays differ from PLCP's", ti, n, round, threads)
+				}
 			}
 		}
 	}

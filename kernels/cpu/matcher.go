@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 
@@ -91,17 +92,21 @@ type scratch struct {
 type candidate struct {
 	len   int32
 	count int32
-	ref   int32
+	ref   int64
 }
 
 // Overlap returns how far a page's window runs past the positions it owns: enough that every
 // owned position has at least minLen bases of window text.
 func Overlap(minLen int) int { return minLen }
 
-// PageBounds cuts a text of length n into pages of size pageSize (0: one page) and returns the
-// start, owned end and window end of each.
+// PageBounds cuts a text of length n into pages of size pageSize (0: as few as can be, one for a
+// text of up to MaxPageSize bases) and returns the start, owned end and window end of each. No
+// window is longer than kernels.MaxWindow, whatever pageSize asks.
 func PageBounds(n, pageSize, minLen int) [][3]int {
-	if pageSize <= 0 || pageSize >= n {
+	if most := kernels.MaxPageSize(Overlap(minLen)); pageSize <= 0 || pageSize > most {
+		pageSize = most
+	}
+	if pageSize >= n {
 		return [][3]int{{0, n, n}}
 	}
 	var b [][3]int
@@ -112,7 +117,12 @@ func PageBounds(n, pageSize, minLen int) [][3]int {
 	return b
 }
 
-// NewMatcher builds the page indexes of ref, building up to threads pages at once.
+// bigPage is the window length from which pages are indexed one at a time, each on every thread:
+// several at once, each on one thread, would hold as many builds' memory.
+const bigPage = 1 << 24
+
+// NewMatcher builds the page indexes of ref on up to threads goroutines: small pages several at
+// once, each on one thread; large ones one at a time, each on every thread.
 func NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions, threads int) (*Matcher, error) {
 	if err := opts.Validate(ref); err != nil {
 		return nil, err
@@ -120,18 +130,18 @@ func NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions, threads int) 
 	bounds := PageBounds(len(ref.Text), opts.PageSize, opts.MinLen)
 	m := &Matcher{ref: ref, opts: opts, pages: make([]*Page, len(bounds))}
 	threads = max(1, threads)
-	sem := make(chan struct{}, threads)
+	atOnce := min(threads, len(bounds))
+	if bounds[0][2]-bounds[0][0] >= bigPage {
+		atOnce = 1
+	}
+	saThreads := max(1, threads/atOnce)
+	sem := make(chan struct{}, atOnce)
 	var wg sync.WaitGroup
 	for i, b := range bounds {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			// Pages are indexed threads at a time, so each sorts on one thread unless it is alone.
-			saThreads := 1
-			if len(bounds) == 1 {
-				saThreads = threads
-			}
 			m.pages[i] = newPage(ref.Text, ref.Alpha.Size, b[0], b[1], b[2], saThreads)
 			m.pages[i].markDeep(opts.MinLen)
 			<-sem
@@ -188,7 +198,7 @@ func cmpMatch(a, b kernels.Match) int {
 	if a.Query != b.Query {
 		return int(a.Query) - int(b.Query)
 	}
-	return int(a.Ref) - int(b.Ref)
+	return cmp.Compare(a.Ref, b.Ref)
 }
 
 // laneBatch appends the matches of each segment of b to res, walking laneCount segments through
@@ -240,7 +250,7 @@ func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, out []kernels
 		if s == 0 && !p.leftMaximal(s, q, pos) {
 			continue
 		}
-		out = append(out, kernels.Match{Ref: int32(g), Query: int32(pos), Len: int32(d + p.runOn(s, d, q, pos))})
+		out = append(out, kernels.Match{Ref: int64(g), Query: int32(pos), Len: int32(d + p.runOn(s, d, q, pos))})
 	}
 	return out
 }
@@ -256,7 +266,7 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen int) candidate {
 		for k := lo; k < hi; k++ {
 			if s := int(p.sa[k]); s < owned {
 				c.count++
-				c.ref = int32(p.Start + s)
+				c.ref = int64(p.Start + s)
 			}
 		}
 		if c.count > 0 {
@@ -276,7 +286,7 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen int) candidate {
 		full := int32(d + p.runOn(s, d, q, pos))
 		switch {
 		case full > c.len:
-			c = candidate{len: full, count: 1, ref: int32(p.Start + s)}
+			c = candidate{len: full, count: 1, ref: int64(p.Start + s)}
 		case full == c.len && full > int32(d):
 			c.count++
 		}

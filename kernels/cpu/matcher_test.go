@@ -26,7 +26,7 @@ func naiveMatches(text, q []byte, mode kernels.Mode, minLen int) []kernels.Match
 		if mode == kernels.MaxMatch {
 			for r := range text {
 				if l := lcp(r, p); l >= minLen && leftMax(r, p) {
-					out = append(out, kernels.Match{Ref: int32(r), Query: int32(p), Len: int32(l)})
+					out = append(out, kernels.Match{Ref: int64(r), Query: int32(p), Len: int32(l)})
 				}
 			}
 			continue
@@ -42,7 +42,7 @@ func naiveMatches(text, q []byte, mode kernels.Mode, minLen int) []kernels.Match
 			}
 		}
 		if best >= minLen && count == 1 && leftMax(at, p) {
-			out = append(out, kernels.Match{Ref: int32(at), Query: int32(p), Len: int32(best)})
+			out = append(out, kernels.Match{Ref: int64(at), Query: int32(p), Len: int32(best)})
 		}
 	}
 	return out
@@ -135,4 +135,38 @@ func TestMatcherAgainstNaive(t *testing.T) {
 		t.Fatalf("only %d matches compared: the generator makes too few", total)
 	}
 	t.Logf("%d matches compared", total)
+}
+
+// TestPageBounds: pages tile the text, each window runs the overlap past what its page owns (or
+// to the text's end), and none is longer than kernels.MaxWindow, for references far over 2^32
+// bases and any page size asked for.
+func TestPageBounds(t *testing.T) {
+	for _, c := range []struct{ n, pageSize, minLen int }{
+		{10, 0, 3}, {10, 4, 3}, {10, 10, 3}, {10, 11, 3},
+		{3_100_000_000, 0, 20}, {3_100_000_000, 1_000_000_000, 20}, {1 << 40, 0, 20}, {1 << 40, 1 << 50, 100},
+		{kernels.MaxWindow, 0, 20}, {kernels.MaxWindow - 20, 0, 20}, {kernels.MaxWindow - 19, 0, 20},
+	} {
+		b := PageBounds(c.n, c.pageSize, c.minLen)
+		if len(b) > 1<<20 {
+			t.Fatalf("%+v: %d pages", c, len(b))
+		}
+		next := 0
+		for i, pg := range b {
+			start, end, win := pg[0], pg[1], pg[2]
+			switch {
+			case start != next || end <= start:
+				t.Fatalf("%+v: page %d owns [%d, %d) after %d", c, i, start, end, next)
+			case win != min(end+Overlap(c.minLen), c.n) && !(len(b) == 1 && win == c.n):
+				t.Fatalf("%+v: page %d's window ends at %d", c, i, win)
+			case win-start > kernels.MaxWindow:
+				t.Fatalf("%+v: page %d's window is %d long", c, i, win-start)
+			case c.pageSize > 0 && end-start > c.pageSize:
+				t.Fatalf("%+v: page %d owns %d", c, i, end-start)
+			}
+			next = end
+		}
+		if next != c.n {
+			t.Fatalf("%+v: pages end at %d", c, next)
+		}
+	}
 }

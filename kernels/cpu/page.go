@@ -56,6 +56,14 @@ func newPage(text []byte, sigma, start, end, winEnd, threads int) *Page {
 	}
 	sigma = max(sigma, 2)
 	// The rank structure and the LCP array both need only the suffix array: build them at once.
+	p.buildOccLCP(sigma, threads)
+	return p
+}
+
+// buildOccLCP builds the rank structure and the LCP array of a page whose suffix array is in place,
+// the LCP on up to threads goroutines while one more builds the rank structure.
+func (p *Page) buildOccLCP(sigma, threads int) {
+	w, n := p.w, p.n
 	occDone := make(chan struct{})
 	go func() {
 		defer close(occDone)
@@ -67,15 +75,8 @@ func newPage(text []byte, sigma, start, end, winEnd, threads int) *Page {
 			return w[s-1]
 		}, n+1, sigma)
 	}()
-	plcp := PLCP(w, p.sa[1:])
-	p.lcp = newCompactLCP(n+2, func(k int) int32 {
-		if k <= 1 || k > n {
-			return 0
-		}
-		return plcp[p.sa[k]]
-	})
+	p.lcp = buildCompactLCP(w, p.sa, threads)
 	<-occDone
-	return p
 }
 
 // markDeep records which rows have an LCP of at least minLen.

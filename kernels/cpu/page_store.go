@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"sync"
 
 	"github.com/sapipe/sapipe/kernels"
@@ -45,26 +46,7 @@ func NewPageFromSA(text []byte, sigma int, sa []int32) *Page {
 	p := &Page{Start: 0, End: n, WinEnd: n, text: text, w: text, n: n, sa: sa}
 	sa[0] = int32(n)
 	p.c = symbolStarts(text)
-	sigma = max(sigma, 2)
-	occDone := make(chan struct{})
-	go func() {
-		defer close(occDone)
-		p.occ = NewOcc(func(i int) byte {
-			s := sa[i]
-			if s == 0 {
-				return kernels.CodeEnd
-			}
-			return text[s-1]
-		}, n+1, sigma)
-	}()
-	plcp := PLCP(text, sa[1:])
-	p.lcp = newCompactLCP(n+2, func(k int) int32 {
-		if k <= 1 || k > n {
-			return 0
-		}
-		return plcp[sa[k]]
-	})
-	<-occDone
+	p.buildOccLCP(max(sigma, 2), runtime.GOMAXPROCS(0))
 	return p
 }
 

@@ -339,7 +339,7 @@ func (w *worker) unpack(batch []*request, recs []outRec) {
 				end := base + uint32(sg.To-sg.From)
 				for k < len(recs) && recs[k].slot < end {
 					rc := recs[k]
-					res.Matches = append(res.Matches, kernels.Match{Ref: int32(rc.ref), Query: int32(sg.From + int(rc.slot-base)), Len: int32(rc.len)})
+					res.Matches = append(res.Matches, kernels.Match{Ref: int64(rc.ref), Query: int32(sg.From + int(rc.slot-base)), Len: int32(rc.len)})
 					k++
 				}
 			}
