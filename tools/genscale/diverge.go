@@ -53,7 +53,16 @@ func (s *divergeSpec) invert(g *fasta) [][3]int {
 // divergeChunk appends to dst the mutated copy of chunk c of record ri (src).
 func (s *divergeSpec) divergeChunk(dst, src []byte, ri, c int, log *[]edit) []byte {
 	r := newRNG(s.seed, streamDiverge, uint64(ri)<<32|uint64(c))
-	return mutate(dst, src, mutation{sub: s.rate, indel: s.rate * s.indelFrac, maxIndel: 10}, &r, log)
+	start := len(dst)
+	dst = mutate(dst, src, mutation{sub: s.rate, indel: s.rate * s.indelFrac, maxIndel: 10}, &r, log)
+	// Another assembly has its gaps elsewhere: where the genome has N (or another code), the
+	// copy has random bases. (Runs of N in both would match each other in every offset.)
+	for i, b := range dst[start:] {
+		if baseIndex[b] == 4 {
+			dst[start+i] = bases[r.next()>>62] | b&0x20
+		}
+	}
+	return dst
 }
 
 // write writes the diverged copy of g (already inverted) as FASTA, the chunks mutated in

@@ -52,7 +52,9 @@
 // diverge copies the genome (or its first --length bases, the last record cut short) with
 // --rate substitutions a base, --indel (0.1) small indels (1-10 bases) per substitution, and
 // inversions of 1-100 kbp, one per 1/--inversions bases (5 Mbp) on average, under the same
-// record names. Ns stay N, case is kept. --ref-out also writes the copied bases unchanged, so
+// record names. Case is kept; where the genome has N the copy has random bases, as another
+// assembly has its gaps elsewhere (runs of N in both would match each other at every offset,
+// millions of matches a run for -maxmatch). --ref-out also writes the copied bases unchanged, so
 // that "150 Mbp against its 1% copy" is two files of one run.
 //
 // # Reads
@@ -60,8 +62,10 @@
 // reads samples --n reads of --len bases (or MIN:MAX, uniform) uniformly from the positions of
 // the genome where a read fits in its record, both strands 50/50, and adds sequencing errors:
 // substitutions at --error (0.005) a base on average, rising along the read from 0.4 to 1.6 times
-// that, and Ns at --n-rate (0.0005). Reads are uppercase; bases of the genome other than ACGT
-// become N (reads over N runs are kept). The name is rINDEX_RECORD_POSITION_STRAND: the
+// that, and Ns at --n-rate (0.0005). Reads are uppercase; where the genome has N (or
+// another code) a read has random bases, the sequence the assembly lacks: reads over runs of N
+// are kept, but none is made of Ns (which -maxmatch would match at every position of every
+// run: 150,000 lines a read in 5 Mbp). The name is rINDEX_RECORD_POSITION_STRAND: the
 // position of the read's leftmost base on the record's forward strand, 1-based, the strand + or
 // - (the read is then the reverse complement). FASTQ qualities (Phred+33) come from a pool of
 // Illumina-like profiles (Q35-40 falling to about Q26 at the end, with dips); an error base gets

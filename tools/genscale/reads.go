@@ -66,7 +66,8 @@ func newReadSampler(spec readsSpec, g *fasta) (*readSampler, error) {
 	return s, nil
 }
 
-// upper maps reference bytes to read bases: ACGT in either case to uppercase, the rest to N.
+// upper maps reference bytes to read bases: ACGT in either case to uppercase, the rest to N
+// (which draw then replaces by a random base).
 var upper = func() (t [256]byte) {
 	for i := range t {
 		t[i] = 'N'
@@ -140,6 +141,11 @@ func (s *readSampler) draw(seq, qual []byte, r *rng) (rec, pos int, minus bool) 
 	rec, pos = s.recs[k], x
 	for i, c := range s.g.record(rec)[pos : pos+l] {
 		seq[i] = upper[c]
+		if seq[i] == 'N' {
+			// What the assembly lacks was sequenced all the same: a read over a gap has bases
+			// there, not Ns (a read of Ns would match every run of N).
+			seq[i] = bases[r.next()>>62]
+		}
 	}
 	minus = r.next()&1 == 1
 	if minus {
