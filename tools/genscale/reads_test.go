@@ -46,6 +46,12 @@ func TestReadsOrigin(t *testing.T) {
 	if again := sampleReads(t, spec, g); !bytes.Equal(out, again) {
 		t.Fatal("1 thread gave other reads than 3")
 	}
+	// Fewer reads with the same seed are the first of them.
+	spec.n = 1500
+	if few := sampleReads(t, spec, g); !bytes.HasPrefix(out, few) {
+		t.Fatal("1500 reads are not the first 1500 of 20000")
+	}
+	spec.n = 20000
 	recs := map[string][]byte{}
 	for i, n := range g.names {
 		recs[n] = g.record(i)
