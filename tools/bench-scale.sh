@@ -165,8 +165,9 @@ row() {
 }
 rate() { # amount unit: amount per second of the last measure
 	[ "$status" = ok ] || { echo -; return; }
-	awk -v a="$1" -v s="$secs" -v u="$2" 'BEGIN { r = a / s
-		if (r >= 1e9) printf "%.2f G%s/s", r / 1e9, u; else if (r >= 1e6) printf "%.2f M%s/s", r / 1e6, u; else printf "%.0f %s/s", r, u }'
+	awk -v a="$1" -v s="$secs" -v u="$2" 'BEGIN { r = a / s; sp = (u == "bp") ? "" : " "
+		if (r >= 1e9) printf "%.2f G%s%s/s", r / 1e9, sp, u; else if (r >= 1e6) printf "%.2f M%s%s/s", r / 1e6, sp, u
+		else if (r >= 1e3) printf "%.1f k%s%s/s", r / 1e3, sp, u; else printf "%.0f %s/s", r, u }'
 }
 note() { [ "$status" = ok ] && echo "${1:-}" || echo "$status"; }
 
