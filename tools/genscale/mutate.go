@@ -1,5 +1,7 @@
 package main
 
+import "math"
+
 // mutation says how a copy differs from its source: per base, the probability of a
 // substitution and of a small insertion or deletion (1 to maxIndel bases, shorter ones likelier).
 type mutation struct {
@@ -70,10 +72,14 @@ func mutate(dst, src []byte, m mutation, r *rng, log *[]edit) []byte {
 	if rate <= 0 {
 		return append(dst, src...)
 	}
+	if rate >= 1 {
+		rate = 0.999
+	}
 	subShare := m.sub / rate
+	logq := math.Log1p(-rate)
 	i := 0
 	for {
-		k := r.skip(rate)
+		k := r.skipLog(logq)
 		if k >= len(src)-i {
 			return append(dst, src[i:]...)
 		}

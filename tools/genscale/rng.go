@@ -84,7 +84,12 @@ func (r *rng) skip(p float64) int {
 	if p >= 1 {
 		return 0
 	}
-	v := math.Log(1-r.float()) / math.Log1p(-p)
+	return r.skipLog(math.Log1p(-p))
+}
+
+// skipLog is skip for a p given as log(1-p) < 0, computed once for many draws.
+func (r *rng) skipLog(logq float64) int {
+	v := math.Log(1-r.float()) / logq
 	if v > math.MaxInt32 {
 		return math.MaxInt32
 	}
