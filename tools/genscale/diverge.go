@@ -98,15 +98,6 @@ func (s *divergeSpec) write(w io.Writer, g *fasta, width int) error {
 	return fw.close()
 }
 
-func writeGenomeFasta(w io.Writer, g *fasta, width int) error {
-	fw := newFastaWriter(w, width)
-	for ri, name := range g.names {
-		fw.header(name)
-		fw.seq(g.record(ri))
-	}
-	return fw.close()
-}
-
 func divergeCmd(args []string) error {
 	spec := defaultDivergeSpec()
 	fs, out, threads, verbose := newFlags("diverge", "genscale diverge -i GENOME.fa [--length 150M] [--rate 0.01] [--seed S] [-o FILE] [--ref-out FILE]")
@@ -142,7 +133,7 @@ func divergeCmd(args []string) error {
 	}
 	t.step("read %d records, %d bases", len(g.names), len(g.seq))
 	if *refOut != "" {
-		if err := writeOutput(*refOut, func(w io.Writer) error { return writeGenomeFasta(w, g, *width) }); err != nil {
+		if err := writeOutput(*refOut, func(w io.Writer) error { return writeRecords(w, g.names, g.record, *width, spec.threads) }); err != nil {
 			return err
 		}
 		t.step("wrote %s", *refOut)

@@ -224,3 +224,41 @@ func trimSpace(b []byte) []byte {
 	}
 	return trimEOL(b)
 }
+
+// writeRecords writes records as FASTA, width bases a line, formatting blocks of lines on
+// threads goroutines and writing them in order: the same bytes as a fastaWriter, faster for a
+// genome held in memory.
+func writeRecords(w io.Writer, names []string, seq func(i int) []byte, width, threads int) error {
+	blockBases := max(1, (4<<20)/width) * width
+	type block struct{ rec, off int }
+	var blocks []block
+	for i := range names {
+		n := len(seq(i))
+		for off := 0; off == 0 || off < n; off += blockBases {
+			blocks = append(blocks, block{i, off})
+		}
+	}
+	return ordered(len(blocks), threads, func(k int, buf []byte) []byte {
+		b := blocks[k]
+		if need := len(names[b.rec]) + 2 + blockBases + blockBases/width + 1; cap(buf) < need {
+			buf = make([]byte, 0, need)
+		}
+		if b.off == 0 {
+			buf = append(buf, '>')
+			buf = append(buf, names[b.rec]...)
+			buf = append(buf, '\n')
+		}
+		s := seq(b.rec)
+		s = s[b.off:min(b.off+blockBases, len(s))]
+		for len(s) > 0 {
+			n := min(width, len(s))
+			buf = append(buf, s[:n]...)
+			buf = append(buf, '\n')
+			s = s[n:]
+		}
+		return buf
+	}, func(b []byte) error {
+		_, err := w.Write(b)
+		return err
+	})
+}

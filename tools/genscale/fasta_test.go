@@ -85,6 +85,30 @@ func TestFastaWriter(t *testing.T) {
 	}
 }
 
+// TestWriteRecords checks the parallel writer against the serial one.
+func TestWriteRecords(t *testing.T) {
+	r := newRNG(1, 99, 0)
+	names := []string{"a", "empty", "b", "c"}
+	seqs := [][]byte{randomSeq(10<<20+7, 0.4, &r), nil, randomSeq(59, 0.5, &r), randomSeq(4<<20, 0.5, &r)}
+	for _, width := range []int{60, 80, 7} {
+		var want, got bytes.Buffer
+		fw := newFastaWriter(&want, width)
+		for i, n := range names {
+			fw.header(n)
+			fw.seq(seqs[i])
+		}
+		if err := fw.close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeRecords(&got, names, func(i int) []byte { return seqs[i] }, width, 3); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want.Bytes(), got.Bytes()) {
+			t.Fatalf("width %d: the parallel writer differs from the serial one", width)
+		}
+	}
+}
+
 func BenchmarkParseFasta(b *testing.B) {
 	spec := smallSpec(16_000_000)
 	spec.threads = 2

@@ -498,10 +498,12 @@ func fillN(s []byte) {
 
 // writeFasta writes the genome as FASTA records, width bases a line.
 func (g *generator) writeFasta(w io.Writer, width int) error {
-	fw := newFastaWriter(w, width)
-	for _, rec := range g.spec.layout() {
-		fw.header(rec.name)
-		fw.seq(g.seq[rec.start : rec.start+rec.length])
+	recs := g.spec.layout()
+	names := make([]string, len(recs))
+	for i, r := range recs {
+		names[i] = r.name
 	}
-	return fw.close()
+	return writeRecords(w, names, func(i int) []byte {
+		return g.seq[recs[i].start : recs[i].start+recs[i].length]
+	}, width, g.spec.threads)
 }
