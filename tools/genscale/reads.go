@@ -84,6 +84,9 @@ func (s *readSampler) chunk(dst []byte, c int) []byte {
 	r := newRNG(sp.seed, streamReads, uint64(c))
 	first := c * sp.chunkReads
 	last := min(first+sp.chunkReads, sp.n)
+	if need := (last - first) * (2*sp.maxLen + 64); cap(dst) < need {
+		dst = make([]byte, 0, need)
+	}
 	seq := make([]byte, sp.maxLen)
 	qual := make([]byte, sp.maxLen)
 	for k := first; k < last; k++ {
