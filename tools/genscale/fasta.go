@@ -119,6 +119,7 @@ func readFasta(path string, limit int) (*fasta, error) {
 func parseFasta(r io.Reader, capacity, limit int) (*fasta, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	g := &fasta{seq: make([]byte, 0, capacity)}
+	hugePages(g.seq)
 	line, partial := 0, false
 	for {
 		if limit > 0 && len(g.seq) >= limit {

@@ -267,6 +267,7 @@ func (iso *isochore) at(g *generator, pos int) *[256]byte {
 func (g *generator) generate() {
 	s := &g.spec
 	g.seq = make([]byte, s.size)
+	hugePages(g.seq)
 	nChunks := (s.size + s.chunkSize - 1) / s.chunkSize
 	parallelFor(nChunks, s.threads, g.fillChunk)
 	g.segmentalDuplications()
