@@ -101,6 +101,15 @@ fi
 [ -x "$SAPIPE" ] || die "$SAPIPE missing (no go here to build it: carry bin/)"
 [ -x "$GENSCALE" ] || die "$GENSCALE missing (no go here to build it: carry bin/)"
 
+# Inputs made by another genscale (its code changed) are stale: they are removed, to be made
+# again. (Builds are reproducible: the same source gives the same binary.)
+gsid=$(md5sum <"$GENSCALE" | cut -c1-16)
+if [ -f "$DEST/genscale.id" ] && [ "$(cat "$DEST/genscale.id")" != "$gsid" ]; then
+	echo "bench-scale: $GENSCALE changed since the inputs in $DEST were made: making them again" >&2
+	rm -f "$DEST"/hs-*.fa "$DEST"/hs-*.sai "$DEST"/reads-*.fq "$DEST"/patterns-*.txt
+fi
+echo "$gsid" >"$DEST/genscale.id"
+
 # The inputs, named by what they depend on.
 hs=hs-$SIZE-s$SEED
 [ -n "$GENOME_OPTS" ] && hs=$hs$(printf '%s' " $GENOME_OPTS" | tr -cs 'A-Za-z0-9.' '_')
