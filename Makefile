@@ -5,7 +5,7 @@ COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 SHARED   ?= ../shared
 
-.PHONY: all build test test-nodriver cross test-short race fuzz bench bench-compress bench-sa bench-index gobench demo clean kernels test-workflows release
+.PHONY: all build test test-nodriver cross test-short race fuzz bench bench-compress bench-sa bench-index bench-scale gobench demo clean kernels test-workflows release
 
 all: build
 
@@ -75,6 +75,13 @@ bench-sa:
 # index file, count/locate throughput for PATTERNS (10 M) patterns of 20-150 bases.
 bench-index: build
 	SHARED=$(SHARED) bash tools/bench-index.sh
+
+# sapipe at human scale on inputs tools/genscale makes (deterministic): index, mummer, genome
+# against genome, count and locate, GPU and CPU (tools/bench-scale.sh; SIZE=3.1G READS=10M,
+# ROWS="index mummer genome count", DEVICES="gpu cpu", DEST=/tmp/scale by default). Builds
+# bin/sapipe and bin/genscale where Go is, else uses them as found (for the GPU machine).
+bench-scale:
+	bash tools/bench-scale.sh
 
 # Go micro-benchmarks (MB/s).
 gobench:
