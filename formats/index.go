@@ -4,21 +4,30 @@ package formats
 // (`sapipe mummer --index`, `sapipe count`, `sapipe locate`) by memory-mapping it, so that they
 // start without building anything.
 //
-// Version 2 (version 1 had no KEYS section). All integers are little-endian; CRC32C is CRC-32 with the Castagnoli polynomial (as
-// in the BWT stream). The file is a header, a section table and the sections:
+// Version 3. A reference is indexed in pages: windows of its text, each with its own suffix array
+// and the arrays built from it, so that a reference of any length (far over 2^32 bases) is indexed
+// with 32-bit rows. Page p owns the text positions [start, end) and its window runs on to winEnd,
+// the overlap (the header's V) past end or to the text's end, so that every occurrence of up to
+// V+1 symbols that starts in a page lies in its window. A reference of up to 2^31-3 bases is one
+// page (start 0, end = winEnd = n).
+//
+// All integers are little-endian; CRC32C is CRC-32 with the Castagnoli polynomial (as in the BWT
+// stream). The file is a header, a section table and the sections:
 //
 //	header = 64 bytes:
 //	    0  6  magic "SAPIDX"
-//	    6  2  version, 2
+//	    6  2  version, 3 (a reader also reads version 2: one page, 32-bit record starts)
 //	    8  4  flags: bit 0 set when the reference was encoded with -n (only a, c, g, t match);
 //	          the other bits are 0 (a reader rejects any other value)
-//	   12  4  number of sections k, 1..64
-//	   16  8  n, the text length in codes (records and the separators between them), 1..2^31-2
+//	   12  4  number of sections k, 1..4096
+//	   16  8  n, the text length in codes (records and the separators between them), 1..2^40
 //	   24  4  number of records, 1..n+1
 //	   28  4  sigma, the number of codes in use (codes 0..sigma-1), 2..256
 //	   32  8  length of the whole file in bytes
-//	   40  4  K, the length of the k-mers of the KMER section, 0..12 (0: the table is empty)
-//	   44 16  zero
+//	   40  4  K, the length of the k-mers of the KMER sections, 0..12 (0: the tables are empty)
+//	   44  4  P, the number of pages, 1..409
+//	   48  4  V, the pages' overlap: winEnd = min(end + V, n)
+//	   52  8  zero
 //	   60  4  CRC32C of header bytes 0..59
 //	table  = k entries of 32 bytes, then the CRC32C of the k entries (4 bytes):
 //	    0  4  tag, four ASCII bytes naming the section
@@ -28,50 +37,61 @@ package formats
 //	   24  4  checksum: the section is cut into chunks of 1 MiB (the last one shorter); the
 //	          checksum is the CRC32C of the chunks' CRC32Cs, each as 4 bytes, in order (so a
 //	          reader checks the chunks on all its cores at once)
-//	   28  4  zero
+//	   28  4  the page the section belongs to, 0..P-1, or 0xffffffff for the whole reference's
+//	          (version 2: zero)
 //	then the sections, each starting at its offset, in table order, without overlap; the bytes
 //	between them are zero and the file ends where the last section does.
 //
-// Sections of version 2, each present exactly once (a reader rejects any other tag):
+// The whole reference's sections, each present once:
 //
 //	tag   elem  length           contents
 //	NAME  1     any              the record names in order, each followed by '\n'
-//	STRT  4     records          the offset of each record in TEXT: 0 first, strictly ascending
+//	STRT  8     records          the offset of each record in TEXT: 0 first, strictly ascending
+//	                             (version 2: elements of 4 bytes)
 //	ALPH  1     256              the code of each byte value: 1 for bytes that never match;
 //	                             matchable bytes get 2, 3, ... in byte order
 //	TEXT  1     n                the reference text in codes: the records, lowercased and encoded,
 //	                             one code 1 (a separator, which never matches) between neighbours
-//	SUFA  4     n+1              the suffix array of TEXT with a row 0 for the empty suffix:
-//	                             SUFA[0] = n, then the start of each suffix in sorted order
+//	PAGE  8     3P               start, end and winEnd of each page: the pages tile [0, n) in
+//	                             order, each window at most 2^31-3 long (not in version 2)
+//	NOTE  1     up to 64 KiB     text for people (what made the index); not used
+//
+// Each page's sections, each present once a page; w is the page's window length, winEnd - start,
+// and rows and positions are the window's:
+//
+//	SUFA  4     w+1              the suffix array of the window with a row 0 for the empty
+//	                             suffix: SUFA[0] = w, then the start of each suffix in sorted order
 //	OCCB  8     see below        the rank structure of the BWT, in blocks of 128 rows: each
 //	                             block holds the number of each matchable code (2..sigma-1) in
 //	                             the rows before it, two 32-bit counts to a word, then the
 //	                             block's BWT symbols as bit planes (bit t of the symbol of row
-//	                             r in bit r%64 of word 2t+r/64 of the planes); (n+1)/128+1 blocks
+//	                             r in bit r%64 of word 2t+r/64 of the planes); (w+1)/128+1 blocks
 //	                             of (sigma-1)/2 + 2*bits(sigma-1) words (sigma taken as >= 2)
-//	LCPB  1     n+2              the LCP of each row with the row before (rows 0, 1 and n+1:
+//	LCPB  1     w+2              the LCP of each row with the row before (rows 0, 1 and w+1:
 //	                             0), 255 meaning "255 or more: see LCPX"
 //	LCPX  4     any              the rows whose LCPB is 255, ascending
 //	LCPV  4     as LCPX          their LCP values
-//	LCM1  4     ceil((n+2)/64)   the least LCP of each 64 rows
+//	LCM1  4     ceil((w+2)/64)   the least LCP of each 64 rows
 //	LCM2  4     ceil(LCM1/64)    the least of each 64 LCM1 values
 //	KMER  4     2*(sigma-2)^K    the rows [lo, hi) of the suffixes that start with each string
 //	                             of K matchable codes, the strings in order (code 2 first, the
 //	                             first symbol most significant); 0, 0 for one that does not occur
-//	KEYS  4     0 or n+1         the key of each row, for the search of count and locate (none
+//	KEYS  4     0 or w+1         the key of each row, for the search of count and locate (none
 //	                             when KMER is empty or sigma < 4): the m symbols of the row's
 //	                             suffix after its first K as digits in base sigma-2 (code 2 the
 //	                             digit 0, the first most significant; digit 0 from a separator
-//	                             or the end of the text on), m the most digits that fit in 31
+//	                             or the window's end on), m the most digits that fit in 31
 //	                             bits (15 for DNA), times two, plus one when all m symbols are
 //	                             there and matchable
-//	NOTE  1     up to 64 KiB     text for people (what made the index); not used
+//	TAIL  4     winEnd-end       the rows of the suffixes that start past what the page owns (at
+//	                             window positions end-start and on), ascending (not in version 2)
 //
-// The BWT symbol of row r is TEXT[SUFA[r]-1], or 0 where SUFA[r] = 0. The header and the table
-// are checked before anything else is read, so a damaged length never makes a reader allocate
-// or read much; every section's checksum is checked before its contents are used, and the
-// contents are then checked for what the search needs to stay in bounds (a damaged or foreign
-// file is an error, never a crash). A later, incompatible layout gets a new version number.
+// The BWT symbol of row r is the window's symbol before SUFA[r], or 0 where SUFA[r] = 0. The
+// header and the table are checked before anything else is read, so a damaged length never makes
+// a reader allocate or read much; every section's checksum is checked before its contents are
+// used, and the contents are then checked for what the search needs to stay in bounds (a damaged
+// or foreign file is an error, never a crash). A later, incompatible layout gets a new version
+// number.
 
 import (
 	"bytes"
@@ -88,19 +108,24 @@ import (
 // Index file constants.
 const (
 	IndexMagic   = "SAPIDX"
-	IndexVersion = 2
-	// MaxIndexText is the longest text an index holds: positions are 32-bit, and the suffix
-	// array has a row more than the text.
-	MaxIndexText = 1<<31 - 2
+	IndexVersion = 3
+	// MaxIndexText is the longest text an index holds.
+	MaxIndexText = 1 << 40
+	// MaxIndexWindow is the longest window of a page: its suffix array has a row more than it,
+	// its LCP two more, all addressed by int32.
+	MaxIndexWindow = 1<<31 - 3
+	// MaxIndexPages is the most pages an index holds.
+	MaxIndexPages = (indexMaxSecs - 6) / 10 // six sections of the whole reference, ten a page
 
 	indexHeaderLen = 64
 	indexEntryLen  = 32
 	indexAlign     = 64
 	indexChunk     = 1 << 20
-	indexMaxSecs   = 64
+	indexMaxSecs   = 4096
 	indexMaxNote   = 64 << 10
 	indexFlagNuc   = 1
 	maxIndexKmer   = 12
+	wholeIndex     = 0xffffffff // the page field of the whole reference's sections
 )
 
 // ErrNotIndex reports a file that does not start with an index header.
@@ -115,7 +140,7 @@ var ErrIndexDamaged = errors.New("damaged index")
 // IndexError is an error in an index file: which file, where in it, and what went wrong.
 type IndexError struct {
 	Name  string // the file, for messages
-	Where string // "header", "section table" or "section TAG"
+	Where string // "header", "section table" or "section TAG" (of "page N")
 	Err   error
 }
 
@@ -133,34 +158,63 @@ func (e *IndexError) Unwrap() error { return e.Err }
 type Index struct {
 	NucleotidesOnly bool     // the reference was encoded with -n
 	Names           []string // record names
-	Starts          []int32  // offset of each record in Text
+	Starts          []int64  // offset of each record in Text
 	Code            [256]byte
 	Sigma           int    // codes in use
 	Text            []byte // codes
-	SA              []int32
-	Occ             []uint64
-	LCPBytes        []byte
-	LCPRows         []int32
-	LCPValues       []int32
-	LCPMin1         []int32
-	LCPMin2         []int32
-	KmerLen         int     // K of the k-mer table
-	Kmers           []int32 // the k-mer table: lo, hi of each k-mer
-	Keys            []int32 // the key of each row (as uint32 bits), or none
+	KmerLen         int    // K of the k-mer tables
+	Overlap         int    // V: how far each page's window runs past what it owns
+	Pages           []IndexPage
 	Note            string
+	Version         int // the file's format version (what WriteIndex writes: IndexVersion)
 }
+
+// IndexPage is one page of an index: its bounds in the text and its window's arrays.
+type IndexPage struct {
+	Start, End, WinEnd int64 // owns [Start, End) of the text; the window is [Start, WinEnd)
+	SA                 []int32
+	Occ                []uint64
+	LCPBytes           []byte
+	LCPRows            []int32
+	LCPValues          []int32
+	LCPMin1            []int32
+	LCPMin2            []int32
+	Kmers              []int32 // the k-mer table: lo, hi of each k-mer
+	Keys               []int32 // the key of each row (as uint32 bits), or none
+	Tail               []int32 // the rows of the suffixes past what the page owns, ascending
+}
+
+// Window returns the length of the page's window.
+func (pg *IndexPage) Window() int { return int(pg.WinEnd - pg.Start) }
 
 // section is one entry of the table with its bytes.
 type indexSection struct {
 	tag  string
 	elem int
+	page uint32
 	data []byte
 	sum  uint32
 	off  int64
 }
 
-// indexTags lists the sections of version 2 in the order the writer puts them.
+// indexTags lists the whole reference's sections in the order the writer puts them, and
+// indexPageTags each page's, which follow, page by page.
 var indexTags = []struct {
+	tag  string
+	elem int
+}{
+	{"NOTE", 1}, {"NAME", 1}, {"STRT", 8}, {"ALPH", 1}, {"TEXT", 1}, {"PAGE", 8},
+}
+
+var indexPageTags = []struct {
+	tag  string
+	elem int
+}{
+	{"SUFA", 4}, {"OCCB", 8}, {"LCPB", 1}, {"LCPX", 4}, {"LCPV", 4}, {"LCM1", 4}, {"LCM2", 4}, {"KMER", 4}, {"KEYS", 4}, {"TAIL", 4},
+}
+
+// indexV2Tags are the sections of version 2: one page, no PAGE or TAIL, 4-byte record starts.
+var indexV2Tags = []struct {
 	tag  string
 	elem int
 }{
@@ -179,21 +233,38 @@ func (ix *Index) sections() []indexSection {
 		names = append(names, s...)
 		names = append(names, '\n')
 	}
-	data := map[string][]byte{
-		"NOTE": []byte(ix.Note), "NAME": names, "STRT": int32Bytes(ix.Starts), "ALPH": ix.Code[:],
-		"TEXT": ix.Text, "SUFA": int32Bytes(ix.SA), "OCCB": uint64Bytes(ix.Occ), "LCPB": ix.LCPBytes,
-		"LCPX": int32Bytes(ix.LCPRows), "LCPV": int32Bytes(ix.LCPValues),
-		"LCM1": int32Bytes(ix.LCPMin1), "LCM2": int32Bytes(ix.LCPMin2), "KMER": int32Bytes(ix.Kmers),
-		"KEYS": int32Bytes(ix.Keys),
+	bounds := make([]uint64, 0, 3*len(ix.Pages))
+	for _, pg := range ix.Pages {
+		bounds = append(bounds, uint64(pg.Start), uint64(pg.End), uint64(pg.WinEnd))
 	}
-	secs := make([]indexSection, len(indexTags))
-	for i, t := range indexTags {
-		secs[i] = indexSection{tag: t.tag, elem: t.elem, data: data[t.tag]}
+	starts := make([]uint64, len(ix.Starts))
+	for i, s := range ix.Starts {
+		starts[i] = uint64(s)
+	}
+	data := map[string][]byte{
+		"NOTE": []byte(ix.Note), "NAME": names, "STRT": uint64Bytes(starts), "ALPH": ix.Code[:], "TEXT": ix.Text,
+		"PAGE": uint64Bytes(bounds),
+	}
+	secs := make([]indexSection, 0, len(indexTags)+len(indexPageTags)*len(ix.Pages))
+	for _, t := range indexTags {
+		secs = append(secs, indexSection{tag: t.tag, elem: t.elem, page: wholeIndex, data: data[t.tag]})
+	}
+	for p, pg := range ix.Pages {
+		data := map[string][]byte{
+			"SUFA": int32Bytes(pg.SA), "OCCB": uint64Bytes(pg.Occ), "LCPB": pg.LCPBytes,
+			"LCPX": int32Bytes(pg.LCPRows), "LCPV": int32Bytes(pg.LCPValues),
+			"LCM1": int32Bytes(pg.LCPMin1), "LCM2": int32Bytes(pg.LCPMin2), "KMER": int32Bytes(pg.Kmers),
+			"KEYS": int32Bytes(pg.Keys), "TAIL": int32Bytes(pg.Tail),
+		}
+		for _, t := range indexPageTags {
+			secs = append(secs, indexSection{tag: t.tag, elem: t.elem, page: uint32(p), data: data[t.tag]})
+		}
 	}
 	return secs
 }
 
-// WriteIndex writes ix as an index file, computing the checksums on up to threads goroutines.
+// WriteIndex writes ix as an index file (version 3), computing the checksums on up to threads
+// goroutines.
 func WriteIndex(w io.Writer, ix *Index, threads int) error {
 	if err := ix.checkShape(); err != nil {
 		return err
@@ -224,6 +295,8 @@ func WriteIndex(w io.Writer, ix *Index, threads int) error {
 	binary.LittleEndian.PutUint32(head[28:], uint32(ix.Sigma))
 	binary.LittleEndian.PutUint64(head[32:], uint64(fileLen))
 	binary.LittleEndian.PutUint32(head[40:], uint32(ix.KmerLen))
+	binary.LittleEndian.PutUint32(head[44:], uint32(len(ix.Pages)))
+	binary.LittleEndian.PutUint32(head[48:], uint32(ix.Overlap))
 	binary.LittleEndian.PutUint32(head[60:], crc32.Checksum(head[:60], Castagnoli))
 	for _, s := range secs {
 		var e [indexEntryLen]byte
@@ -232,6 +305,7 @@ func WriteIndex(w io.Writer, ix *Index, threads int) error {
 		binary.LittleEndian.PutUint64(e[8:], uint64(s.off))
 		binary.LittleEndian.PutUint64(e[16:], uint64(len(s.data)))
 		binary.LittleEndian.PutUint32(e[24:], s.sum)
+		binary.LittleEndian.PutUint32(e[28:], s.page)
 		head = append(head, e[:]...)
 	}
 	head = binary.LittleEndian.AppendUint32(head, crc32.Checksum(head[indexHeaderLen:], Castagnoli))
@@ -256,24 +330,57 @@ func WriteIndex(w io.Writer, ix *Index, threads int) error {
 // checkShape checks the lengths that the header and the reader rely on, so that the writer never
 // writes a file its reader would refuse.
 func (ix *Index) checkShape() error {
-	n := len(ix.Text)
+	n := int64(len(ix.Text))
 	switch {
 	case n < 1 || n > MaxIndexText:
-		return fmt.Errorf("index of a text of %d codes (1..%d)", n, MaxIndexText)
-	case len(ix.Names) < 1 || len(ix.Names) > n+1 || len(ix.Starts) != len(ix.Names):
+		return fmt.Errorf("index of a text of %d codes (1..%d)", n, int64(MaxIndexText))
+	case len(ix.Names) < 1 || int64(len(ix.Names)) > n+1 || len(ix.Starts) != len(ix.Names) || len(ix.Names) > 1<<32-1:
 		return fmt.Errorf("index of %d records with %d starts", len(ix.Names), len(ix.Starts))
 	case ix.Sigma < 2 || ix.Sigma > 256:
 		return fmt.Errorf("index with an alphabet of %d codes", ix.Sigma)
 	case ix.KmerLen < 0 || ix.KmerLen > maxIndexKmer:
 		return fmt.Errorf("index with %d-mers", ix.KmerLen)
-	case len(ix.SA) != n+1 || len(ix.LCPBytes) != n+2 || len(ix.LCPRows) != len(ix.LCPValues) ||
-		len(ix.Keys) != 0 && len(ix.Keys) != n+1:
-		return fmt.Errorf("index arrays of the wrong length for a text of %d codes", n)
+	case len(ix.Pages) < 1 || len(ix.Pages) > MaxIndexPages:
+		return fmt.Errorf("index of %d pages (1..%d)", len(ix.Pages), MaxIndexPages)
+	case ix.Overlap < 0 || ix.Overlap > MaxIndexWindow/2:
+		return fmt.Errorf("index pages overlapping by %d", ix.Overlap)
+	}
+	if err := checkPageBounds(ix.Pages, n, int64(ix.Overlap)); err != nil {
+		return err
+	}
+	for p := range ix.Pages {
+		pg := &ix.Pages[p]
+		w := pg.Window()
+		if len(pg.SA) != w+1 || len(pg.LCPBytes) != w+2 || len(pg.LCPRows) != len(pg.LCPValues) ||
+			len(pg.Keys) != 0 && len(pg.Keys) != w+1 || int64(len(pg.Tail)) != pg.WinEnd-pg.End {
+			return fmt.Errorf("page %d: arrays of the wrong length for a window of %d codes", p, w)
+		}
 	}
 	for _, s := range ix.Names {
 		if bytes.IndexByte([]byte(s), '\n') >= 0 {
 			return fmt.Errorf("record name %q holds a newline", s)
 		}
+	}
+	return nil
+}
+
+// checkPageBounds checks that the pages tile [0, n) in order, each window running overlap past
+// what the page owns (or to the end) and no longer than MaxIndexWindow.
+func checkPageBounds(pages []IndexPage, n, overlap int64) error {
+	next := int64(0)
+	for p, pg := range pages {
+		switch {
+		case pg.Start != next || pg.End <= pg.Start || pg.End > n:
+			return fmt.Errorf("page %d owns [%d, %d) after %d, in a text of %d", p, pg.Start, pg.End, next, n)
+		case pg.WinEnd != min(pg.End+overlap, n):
+			return fmt.Errorf("page %d's window ends at %d, want %d", p, pg.WinEnd, min(pg.End+overlap, n))
+		case pg.WinEnd-pg.Start > MaxIndexWindow:
+			return fmt.Errorf("page %d's window of %d codes (at most %d)", p, pg.WinEnd-pg.Start, MaxIndexWindow)
+		}
+		next = pg.End
+	}
+	if next != n {
+		return fmt.Errorf("the pages end at %d, the text at %d", next, n)
 	}
 	return nil
 }
@@ -328,9 +435,10 @@ func alignUp(x int64) int64 { return (x + indexAlign - 1) &^ (indexAlign - 1) }
 
 // ParseIndex reads the index in data (a whole file; name is used in messages), checking the
 // header, the table and every section's checksum on up to threads goroutines, and the records,
-// names and alphabet (the codes of the text are for the text's user to check). The returned Index shares data's memory where the host's byte order and
-// data's alignment allow, and copies the arrays otherwise. What the arrays hold beyond their
-// lengths (the suffix array, the rank structure, the LCP) is for their user to check.
+// names, alphabet and page bounds (the codes of the text are for the text's user to check). The
+// returned Index shares data's memory where the host's byte order and data's alignment allow, and
+// copies the arrays otherwise. What the arrays hold beyond their lengths (the suffix arrays, the
+// rank structures, the LCP) is for their user to check. Versions 3 and 2 are read.
 func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 	fail := func(where string, format string, args ...any) error {
 		return &IndexError{Name: name, Where: where, Err: fmt.Errorf("%w: "+format, append([]any{ErrIndexDamaged}, args...)...)}
@@ -344,9 +452,11 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 	if len(data) < 8 {
 		return nil, fail("header", "truncated: the file has %d bytes", len(data))
 	}
-	if v := binary.LittleEndian.Uint16(data[6:]); v != IndexVersion {
-		return nil, &IndexError{Name: name, Err: fmt.Errorf("%w %d: this sapipe reads version %d (rebuild the index with this sapipe's sapipe index)", ErrIndexVersion, v, IndexVersion)}
+	version := int(binary.LittleEndian.Uint16(data[6:]))
+	if version != IndexVersion && version != 2 {
+		return nil, &IndexError{Name: name, Err: fmt.Errorf("%w %d: this sapipe reads versions 2 and %d (rebuild the index with this sapipe's sapipe index)", ErrIndexVersion, version, IndexVersion)}
 	}
+	v2 := version == 2
 	if len(data) < indexHeaderLen {
 		return nil, fail("header", "truncated: the file has %d bytes", len(data))
 	}
@@ -361,20 +471,32 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 	sigma := int(binary.LittleEndian.Uint32(h[28:]))
 	fileLen := binary.LittleEndian.Uint64(h[32:])
 	kmer := binary.LittleEndian.Uint32(h[40:])
+	npages := uint64(binary.LittleEndian.Uint32(h[44:]))
+	overlap := uint64(binary.LittleEndian.Uint32(h[48:]))
+	reserved := h[52:60]
+	maxText, maxSecs := uint64(MaxIndexText), indexMaxSecs
+	if v2 {
+		npages, overlap, reserved = 1, 0, h[44:60]
+		maxText, maxSecs = MaxIndexWindow+1, len(indexV2Tags)
+	}
 	switch {
 	case flags&^indexFlagNuc != 0:
 		return nil, fail("header", "unknown flags %#x", flags)
-	case k < 1 || k > indexMaxSecs:
-		return nil, fail("header", "%d sections (1..%d)", k, indexMaxSecs)
-	case n < 1 || n > MaxIndexText:
-		return nil, fail("header", "text length %d (1..%d)", n, MaxIndexText)
+	case k < 1 || k > maxSecs:
+		return nil, fail("header", "%d sections (1..%d)", k, maxSecs)
+	case n < 1 || n > maxText:
+		return nil, fail("header", "text length %d (1..%d)", n, maxText)
 	case records < 1 || records > n+1:
 		return nil, fail("header", "%d records for a text of %d", records, n)
 	case sigma < 2 || sigma > 256:
 		return nil, fail("header", "alphabet of %d codes (2..256)", sigma)
 	case kmer > maxIndexKmer:
 		return nil, fail("header", "%d-mers (0..%d)", kmer, maxIndexKmer)
-	case !bytes.Equal(h[44:60], make([]byte, 16)):
+	case npages < 1 || npages > MaxIndexPages || npages > n:
+		return nil, fail("header", "%d pages for a text of %d (1..%d)", npages, n, MaxIndexPages)
+	case overlap > MaxIndexWindow/2:
+		return nil, fail("header", "pages overlapping by %d", overlap)
+	case !bytes.Equal(reserved, make([]byte, len(reserved))):
 		return nil, fail("header", "reserved bytes are not zero")
 	case fileLen != uint64(len(data)):
 		if fileLen > uint64(len(data)) {
@@ -390,28 +512,60 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 	if crc32.Checksum(table, Castagnoli) != binary.LittleEndian.Uint32(data[tableEnd:]) {
 		return nil, fail("section table", "checksum mismatch")
 	}
-	secs := make(map[string]*indexSection, k)
+	// The sections, by tag, of the whole reference (page -1) and of each page.
+	type key struct {
+		tag  string
+		page int
+	}
+	secs := make(map[key]*indexSection, k)
 	list := make([]indexSection, k)
 	end := uint64(tableEnd + 4)
 	for i := range k {
 		e := table[i*indexEntryLen : (i+1)*indexEntryLen]
 		s := &list[i]
 		s.tag = string(e[:4])
-		where := fmt.Sprintf("section %d (%q)", i+1, s.tag)
 		elem := uint64(binary.LittleEndian.Uint32(e[4:]))
 		off := binary.LittleEndian.Uint64(e[8:])
 		length := binary.LittleEndian.Uint64(e[16:])
 		s.sum = binary.LittleEndian.Uint32(e[24:])
-		want := -1
-		for _, t := range indexTags {
-			if t.tag == s.tag {
-				want = t.elem
+		s.page = binary.LittleEndian.Uint32(e[28:])
+		where := fmt.Sprintf("section %d (%q)", i+1, s.tag)
+		want, page := -1, -1
+		if v2 {
+			for _, t := range indexV2Tags {
+				if t.tag == s.tag {
+					want = t.elem
+				}
 			}
+			if s.page != 0 {
+				return nil, fail(where, "reserved bytes are not zero")
+			}
+			switch s.tag {
+			case "NOTE", "NAME", "STRT", "ALPH", "TEXT":
+			default:
+				page = 0
+			}
+		} else if s.page == wholeIndex {
+			for _, t := range indexTags {
+				if t.tag == s.tag {
+					want = t.elem
+				}
+			}
+		} else {
+			for _, t := range indexPageTags {
+				if t.tag == s.tag {
+					want = t.elem
+				}
+			}
+			if uint64(s.page) >= npages {
+				return nil, fail(where, "of page %d, in an index of %d pages", s.page, npages)
+			}
+			page = int(s.page)
 		}
 		switch {
 		case want < 0:
 			return nil, fail(where, "unknown section")
-		case secs[s.tag] != nil:
+		case secs[key{s.tag, page}] != nil:
 			return nil, fail(where, "repeated section")
 		case uint64(want) != elem:
 			return nil, fail(where, "element size %d, want %d", elem, want)
@@ -429,57 +583,130 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 		s.off = int64(off)
 		s.data = data[off : off+length]
 		end = off + length
-		secs[s.tag] = s
+		secs[key{s.tag, page}] = s
 	}
 	if end != fileLen {
 		return nil, fail("section table", "the sections end at byte %d, the file at %d", end, fileLen)
 	}
-	for _, t := range indexTags {
-		if secs[t.tag] == nil {
-			return nil, fail("section table", "no %s section", t.tag)
+	whole := []string{"NOTE", "NAME", "STRT", "ALPH", "TEXT", "PAGE"}
+	pageTags := []string{"SUFA", "OCCB", "LCPB", "LCPX", "LCPV", "LCM1", "LCM2", "KMER", "KEYS", "TAIL"}
+	if v2 {
+		whole, pageTags = whole[:5], pageTags[:9]
+	}
+	for _, t := range whole {
+		if secs[key{t, -1}] == nil {
+			return nil, fail("section table", "no %s section", t)
+		}
+	}
+	for p := range int(npages) {
+		for _, t := range pageTags {
+			if secs[key{t, p}] == nil {
+				return nil, fail("section table", "no %s section for page %d", t, p)
+			}
 		}
 	}
 	// Lengths first (cheap), then the checksums of everything (one pass over the file).
-	nn := int(n)
-	lens := map[string]int{"STRT": 4 * int(records), "ALPH": 256, "TEXT": nn, "SUFA": 4 * (nn + 1), "LCPB": nn + 2,
-		"LCM1": 4 * ((nn + 2 + 63) / 64)}
-	lens["LCM2"] = 4 * ((lens["LCM1"]/4 + 63) / 64)
+	nn := int64(n)
+	startLen := int64(8)
+	if v2 {
+		startLen = 4
+	}
+	lens := map[string]int64{"STRT": startLen * int64(records), "ALPH": 256, "TEXT": nn, "PAGE": 24 * int64(npages)}
+	if v2 {
+		delete(lens, "PAGE")
+	}
 	for tag, want := range lens {
-		if got := len(secs[tag].data); got != want {
+		if got := int64(len(secs[key{tag, -1}].data)); got != want {
 			return nil, fail("section "+tag, "%d bytes, want %d", got, want)
 		}
 	}
-	if got := len(secs["KEYS"].data); got != 0 && got != 4*(nn+1) {
-		return nil, fail("section KEYS", "%d bytes, want 0 or %d", got, 4*(nn+1))
+	if len(secs[key{"NOTE", -1}].data) > indexMaxNote {
+		return nil, fail("section NOTE", "%d bytes (at most %d)", len(secs[key{"NOTE", -1}].data), indexMaxNote)
 	}
-	if len(secs["LCPX"].data) != len(secs["LCPV"].data) {
-		return nil, fail("section LCPV", "%d bytes for %d in LCPX", len(secs["LCPV"].data), len(secs["LCPX"].data))
+	ix := &Index{NucleotidesOnly: flags&indexFlagNuc != 0, Sigma: sigma, Note: string(secs[key{"NOTE", -1}].data),
+		KmerLen: int(kmer), Overlap: int(overlap), Version: version}
+	ix.Pages = make([]IndexPage, npages)
+	if v2 {
+		ix.Pages[0] = IndexPage{Start: 0, End: nn, WinEnd: nn}
+	} else {
+		b := uint64View(secs[key{"PAGE", -1}].data)
+		for p := range ix.Pages {
+			pg := &ix.Pages[p]
+			pg.Start, pg.End, pg.WinEnd = int64(b[3*p]), int64(b[3*p+1]), int64(b[3*p+2])
+			if pg.Start < 0 || pg.End < 0 || pg.WinEnd < 0 {
+				return nil, fail("section PAGE", "page %d: bounds past 2^63", p)
+			}
+		}
+		if err := checkPageBounds(ix.Pages, nn, int64(overlap)); err != nil {
+			return nil, fail("section PAGE", "%v", err)
+		}
 	}
-	if len(secs["NOTE"].data) > indexMaxNote {
-		return nil, fail("section NOTE", "%d bytes (at most %d)", len(secs["NOTE"].data), indexMaxNote)
+	for p := range ix.Pages {
+		w := int64(ix.Pages[p].Window())
+		sec := func(tag string) []byte { return secs[key{tag, p}].data }
+		where := func(tag string) string {
+			if v2 {
+				return "section " + tag
+			}
+			return fmt.Sprintf("page %d: section %s", p, tag)
+		}
+		min1 := 4 * ((w + 2 + 63) / 64)
+		plens := map[string]int64{"SUFA": 4 * (w + 1), "LCPB": w + 2, "LCM1": min1, "LCM2": 4 * ((min1/4 + 63) / 64)}
+		if !v2 {
+			pg := &ix.Pages[p]
+			plens["TAIL"] = 4 * (pg.WinEnd - pg.End)
+		}
+		for tag, want := range plens {
+			if got := int64(len(sec(tag))); got != want {
+				return nil, fail(where(tag), "%d bytes, want %d", got, want)
+			}
+		}
+		if got := int64(len(sec("KEYS"))); got != 0 && got != 4*(w+1) {
+			return nil, fail(where("KEYS"), "%d bytes, want 0 or %d", got, 4*(w+1))
+		}
+		if len(sec("LCPX")) != len(sec("LCPV")) {
+			return nil, fail(where("LCPV"), "%d bytes for %d in LCPX", len(sec("LCPV")), len(sec("LCPX")))
+		}
 	}
 	sums := sectionSums(list, threads)
 	for i, s := range list {
 		if sums[i] != s.sum {
-			return nil, fail("section "+s.tag, "checksum mismatch")
+			where := "section " + s.tag
+			if !v2 && s.page != wholeIndex {
+				where = fmt.Sprintf("page %d: section %s", s.page, s.tag)
+			}
+			return nil, fail(where, "checksum mismatch")
 		}
 	}
-	ix := &Index{NucleotidesOnly: flags&indexFlagNuc != 0, Sigma: sigma, Note: string(secs["NOTE"].data)}
-	ix.Text = secs["TEXT"].data
-	copy(ix.Code[:], secs["ALPH"].data)
-	ix.Starts = int32View(secs["STRT"].data)
-	ix.SA = int32View(secs["SUFA"].data)
-	ix.Occ = uint64View(secs["OCCB"].data)
-	ix.LCPBytes = secs["LCPB"].data
-	ix.LCPRows = int32View(secs["LCPX"].data)
-	ix.LCPValues = int32View(secs["LCPV"].data)
-	ix.LCPMin1 = int32View(secs["LCM1"].data)
-	ix.LCPMin2 = int32View(secs["LCM2"].data)
-	ix.KmerLen = int(kmer)
-	ix.Kmers = int32View(secs["KMER"].data)
-	ix.Keys = int32View(secs["KEYS"].data)
-	names := secs["NAME"].data
-	if len(names) > 0 && names[len(names)-1] != '\n' || bytes.Count(names, []byte{'\n'}) != int(records) {
+	ix.Text = secs[key{"TEXT", -1}].data
+	copy(ix.Code[:], secs[key{"ALPH", -1}].data)
+	if v2 {
+		for _, s := range int32View(secs[key{"STRT", -1}].data) {
+			ix.Starts = append(ix.Starts, int64(s))
+		}
+	} else {
+		for _, s := range uint64View(secs[key{"STRT", -1}].data) {
+			ix.Starts = append(ix.Starts, int64(min(s, 1<<63-1)))
+		}
+	}
+	for p := range ix.Pages {
+		pg := &ix.Pages[p]
+		sec := func(tag string) []byte { return secs[key{tag, p}].data }
+		pg.SA = int32View(sec("SUFA"))
+		pg.Occ = uint64View(sec("OCCB"))
+		pg.LCPBytes = sec("LCPB")
+		pg.LCPRows = int32View(sec("LCPX"))
+		pg.LCPValues = int32View(sec("LCPV"))
+		pg.LCPMin1 = int32View(sec("LCM1"))
+		pg.LCPMin2 = int32View(sec("LCM2"))
+		pg.Kmers = int32View(sec("KMER"))
+		pg.Keys = int32View(sec("KEYS"))
+		if !v2 {
+			pg.Tail = int32View(sec("TAIL"))
+		}
+	}
+	names := secs[key{"NAME", -1}].data
+	if len(names) > 0 && names[len(names)-1] != '\n' || uint64(bytes.Count(names, []byte{'\n'})) != records {
 		return nil, fail("section NAME", "want %d names, each ending in a newline", records)
 	}
 	ix.Names = make([]string, 0, records)
@@ -499,7 +726,7 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 
 // checkRecords checks that the records tile the text with one separator between neighbours.
 func (ix *Index) checkRecords() error {
-	n := int32(len(ix.Text))
+	n := int64(len(ix.Text))
 	for i, s := range ix.Starts {
 		switch {
 		case i == 0 && s != 0:

@@ -16,10 +16,11 @@ import (
 	"testing"
 )
 
-// sampleIndex returns an Index whose sections have the lengths version 2 wants (their contents
-// are random: the container does not look inside the arrays).
+// sampleIndex returns an Index whose sections have the lengths version 3 wants (their contents
+// are random: the container does not look inside the arrays), in one page, or in several when n
+// allows.
 func sampleIndex(rng *rand.Rand, n int) *Index {
-	ix := &Index{NucleotidesOnly: rng.IntN(2) == 0, Sigma: 6, Note: "test index\n"}
+	ix := &Index{NucleotidesOnly: rng.IntN(2) == 0, Sigma: 6, Note: "test index\n", Version: IndexVersion}
 	for c := range ix.Code {
 		ix.Code[c] = 1
 	}
@@ -31,40 +32,65 @@ func sampleIndex(rng *rand.Rand, n int) *Index {
 		ix.Text[i] = byte(2 + rng.IntN(4))
 	}
 	ix.Names = []string{"first"}
-	ix.Starts = []int32{0}
+	ix.Starts = []int64{0}
 	if n > 10 {
 		ix.Text[n/2] = 1
 		ix.Names = append(ix.Names, "second record")
-		ix.Starts = append(ix.Starts, int32(n/2+1))
+		ix.Starts = append(ix.Starts, int64(n/2+1))
 	}
-	ix.SA = make([]int32, n+1)
-	for i := range ix.SA {
-		ix.SA[i] = rng.Int32()
-	}
-	ix.Occ = make([]uint64, 8*((n+1)/128+1))
-	for i := range ix.Occ {
-		ix.Occ[i] = rng.Uint64()
-	}
-	ix.LCPBytes = make([]byte, n+2)
-	for i := range ix.LCPBytes {
-		ix.LCPBytes[i] = byte(rng.IntN(256))
-	}
-	k := rng.IntN(5)
-	ix.LCPRows, ix.LCPValues = make([]int32, k), make([]int32, k)
-	ix.LCPMin1 = make([]int32, (n+2+63)/64)
-	ix.LCPMin2 = make([]int32, (len(ix.LCPMin1)+63)/64)
 	if n > 30 {
 		ix.KmerLen = 2
-		ix.Kmers = make([]int32, 2*16)
-		for i := range ix.Kmers {
-			ix.Kmers[i] = rng.Int32N(int32(n))
-		}
-		ix.Keys = make([]int32, n+1)
-		for i := range ix.Keys {
-			ix.Keys[i] = int32(rng.Uint32())
-		}
+	}
+	pages := 1
+	if n > 50 {
+		pages = 1 + rng.IntN(3)
+		ix.Overlap = rng.IntN(20)
+	}
+	for p := range pages {
+		start, end := int64(n*p/pages), int64(n*(p+1)/pages)
+		ix.Pages = append(ix.Pages, samplePage(rng, start, end, min(end+int64(ix.Overlap), int64(n)), ix.KmerLen))
 	}
 	return ix
+}
+
+// samplePage returns a page of random arrays of the lengths its bounds ask for.
+func samplePage(rng *rand.Rand, start, end, winEnd int64, kmerLen int) IndexPage {
+	pg := IndexPage{Start: start, End: end, WinEnd: winEnd}
+	w := pg.Window()
+	pg.SA = make([]int32, w+1)
+	for i := range pg.SA {
+		pg.SA[i] = rng.Int32()
+	}
+	pg.Occ = make([]uint64, 8*((w+1)/128+1))
+	for i := range pg.Occ {
+		pg.Occ[i] = rng.Uint64()
+	}
+	pg.LCPBytes = make([]byte, w+2)
+	for i := range pg.LCPBytes {
+		pg.LCPBytes[i] = byte(rng.IntN(256))
+	}
+	if k := rng.IntN(5); k > 0 {
+		pg.LCPRows, pg.LCPValues = make([]int32, k), make([]int32, k)
+	}
+	pg.LCPMin1 = make([]int32, (w+2+63)/64)
+	pg.LCPMin2 = make([]int32, (len(pg.LCPMin1)+63)/64)
+	if kmerLen > 0 {
+		pg.Kmers = make([]int32, 2*16)
+		for i := range pg.Kmers {
+			pg.Kmers[i] = rng.Int32N(int32(w))
+		}
+		pg.Keys = make([]int32, w+1)
+		for i := range pg.Keys {
+			pg.Keys[i] = int32(rng.Uint32())
+		}
+	}
+	if winEnd > end {
+		pg.Tail = make([]int32, winEnd-end)
+	}
+	for i := range pg.Tail {
+		pg.Tail[i] = rng.Int32()
+	}
+	return pg
 }
 
 func writeIndex(t testing.TB, ix *Index) []byte {
@@ -109,6 +135,35 @@ func TestIndexRoundTrip(t *testing.T) {
 	}
 }
 
+// TestIndexVersion2: a file of version 2 (testdata/index/v2.sai, written by sapipe index before
+// version 3, from v2.fa) reads as one page, and writes back as version 3 with the same contents.
+func TestIndexVersion2(t *testing.T) {
+	data, err := os.ReadFile("testdata/index/v2.sai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ParseIndex("v2.sai", data, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(len(ix.Text))
+	if pg := ix.Pages; ix.Version != 2 || len(pg) != 1 || pg[0].Start != 0 || pg[0].End != n || pg[0].WinEnd != n || pg[0].Tail != nil {
+		t.Fatalf("version %d, %d pages", ix.Version, len(ix.Pages))
+	}
+	if !slices.Equal(ix.Names, []string{"lam1", "lam2"}) || len(ix.Starts) != 2 || ix.Starts[1] != 3001 || n != 3001+2505 ||
+		int64(len(ix.Pages[0].SA)) != n+1 || ix.Pages[0].SA[0] != int32(n) {
+		t.Fatalf("names %q, starts %v, n %d", ix.Names, ix.Starts, n)
+	}
+	again, err := ParseIndex("v3.sai", writeIndex(t, ix), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Version = 2
+	if !reflect.DeepEqual(again, ix) {
+		t.Error("version 2 written as version 3 reads back differently")
+	}
+}
+
 // reseal recomputes the header's checksum after a test changed the header.
 func reseal(data []byte) {
 	binary.LittleEndian.PutUint32(data[60:], crc32.Checksum(data[:60], Castagnoli))
@@ -128,19 +183,26 @@ func TestIndexDamage(t *testing.T) {
 		{"empty", func(b []byte) []byte { return nil }, ErrNotIndex, "the file is empty"},
 		{"fasta", func(b []byte) []byte { return []byte(">chr1\nACGT\n") }, ErrNotIndex, `">chr1\nAC"`},
 		{"magic", func(b []byte) []byte { b[0] = 'X'; return b }, ErrNotIndex, "not a sapipe index"},
-		{"version 1", func(b []byte) []byte { b[6] = 1; reseal(b); return b }, ErrIndexVersion, "version 1: this sapipe reads version 2"},
-		{"version 3", func(b []byte) []byte { b[6] = 3; reseal(b); return b }, ErrIndexVersion, "version 3"},
+		{"version 1", func(b []byte) []byte { b[6] = 1; reseal(b); return b }, ErrIndexVersion, "version 1: this sapipe reads versions 2 and 3"},
+		{"version 4", func(b []byte) []byte { b[6] = 4; reseal(b); return b }, ErrIndexVersion, "version 4"},
+		{"version 2", func(b []byte) []byte { b[6] = 2; reseal(b); return b }, ErrIndexDamaged, "header"},
+		{"pages", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[44:], 0); reseal(b); return b }, ErrIndexDamaged, "0 pages"},
+		{"overlap", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[48:], 7); reseal(b); return b }, ErrIndexDamaged, "window ends at"},
 		{"version 0", func(b []byte) []byte { b[6] = 0; return b }, ErrIndexVersion, "version 0"},
 		{"short header", func(b []byte) []byte { return b[:40] }, ErrIndexDamaged, "truncated"},
 		{"header crc", func(b []byte) []byte { b[20] ^= 1; return b }, ErrIndexDamaged, "header: damaged index: checksum mismatch"},
 		{"flags", func(b []byte) []byte { b[9] = 1; reseal(b); return b }, ErrIndexDamaged, "unknown flags"},
-		{"huge n", func(b []byte) []byte { binary.LittleEndian.PutUint64(b[16:], 1<<40); reseal(b); return b }, ErrIndexDamaged, "text length"},
-		{"sections", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[12:], 1000); reseal(b); return b }, ErrIndexDamaged, "sections"},
+		{"huge n", func(b []byte) []byte { binary.LittleEndian.PutUint64(b[16:], 1<<40+1); reseal(b); return b }, ErrIndexDamaged, "text length"},
+		{"sections", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[12:], 5000); reseal(b); return b }, ErrIndexDamaged, "sections"},
 		{"truncated", func(b []byte) []byte { return b[:len(b)-100] }, ErrIndexDamaged, "truncated"},
 		{"truncated in table", func(b []byte) []byte { return b[:100] }, ErrIndexDamaged, "truncated"},
 		{"appended", func(b []byte) []byte { return append(b, 0) }, ErrIndexDamaged, "its header says"},
 		{"table", func(b []byte) []byte { b[64+8] ^= 0x40; return b }, ErrIndexDamaged, "section table: damaged index: checksum mismatch"},
-		{"data", func(b []byte) []byte { b[len(b)-1] ^= 0x10; return b }, ErrIndexDamaged, "checksum mismatch"},
+		{"data", func(b []byte) []byte {
+			text := binary.LittleEndian.Uint64(b[64+4*32+8:]) // the fifth section, TEXT
+			b[text+7] ^= 0x10
+			return b
+		}, ErrIndexDamaged, "section TEXT: damaged index: checksum mismatch"},
 	}
 	for _, c := range cases {
 		data := c.damage(bytes.Clone(good))
@@ -196,14 +258,19 @@ func TestIndexContents(t *testing.T) {
 		t.Error("a name with a newline was written")
 	}
 	ix = sampleIndex(rng, 300)
-	ix.Keys = ix.Keys[1:]
+	ix.Pages[0].Keys = ix.Pages[0].Keys[1:]
 	if err := WriteIndex(&bytes.Buffer{}, ix, 1); err == nil {
 		t.Error("an index with a key too few was written")
 	}
 	ix = sampleIndex(rng, 300)
-	ix.SA = ix.SA[1:]
+	ix.Pages[0].SA = ix.Pages[0].SA[1:]
 	if err := WriteIndex(&bytes.Buffer{}, ix, 1); err == nil {
 		t.Error("a suffix array of the wrong length was written")
+	}
+	ix = sampleIndex(rng, 300)
+	ix.Pages[len(ix.Pages)-1].End--
+	if err := WriteIndex(&bytes.Buffer{}, ix, 1); err == nil {
+		t.Error("pages that do not tile the text were written")
 	}
 }
 
@@ -229,6 +296,9 @@ func FuzzIndexFile(f *testing.F) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, n := range []int{1, 20} { // small: the fuzzer minimizes what it finds for a minute
 		f.Add(writeIndex(f, sampleIndex(rng, n)))
+	}
+	if v2, err := os.ReadFile("testdata/index/v2.sai"); err == nil {
+		f.Add(v2)
 	}
 	f.Add([]byte("SAPIDX\x01\x00"))
 	f.Add([]byte("SAPIDX\x02\x00"))

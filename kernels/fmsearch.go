@@ -37,7 +37,7 @@ func (p *Patterns) Reset() {
 // never matches (below FirstCode), has no occurrences.
 type Hits struct {
 	Count   []int32
-	Pos     []int32
+	Pos     []int64
 	PosEnds []int
 }
 
@@ -49,7 +49,7 @@ func (h *Hits) Reset() {
 }
 
 // Positions returns the located positions of pattern i.
-func (h *Hits) Positions(i int) []int32 {
+func (h *Hits) Positions(i int) []int64 {
 	start := 0
 	if i > 0 {
 		start = h.PosEnds[i-1]

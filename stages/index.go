@@ -6,63 +6,122 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 
 	"github.com/sapipe/sapipe/formats"
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
 )
 
-// Index is a reference with its FM-index over the whole text: built from a FASTA file (BuildIndex)
-// or mapped from an index file (OpenIndex). Matchers and searchers made from it share it.
+// Index is a reference with its FM-index in pages (one over the whole text unless the text is
+// longer than one page holds): built from a FASTA file (BuildIndex) or mapped from an index file
+// (OpenIndex). Matchers and searchers made from it share it.
 type Index struct {
 	Ref             *kernels.Reference
 	NucleotidesOnly bool // the reference was encoded with -n
-	Page            *cpu.Page
-	Kmers           *cpu.KmerTable     // starts searches K symbols in; nil for a tiny text
+	Pages           []*cpu.Page
+	Kmers           []*cpu.KmerTable   // each page's; starts searches K symbols in; nil for a tiny window
+	Tails           [][]int32          // each page's tail rows (cpu.Page.TailRows)
+	Overlap         int                // how far each page's window runs past what it owns
 	Note            string             // the file's note (OpenIndex)
 	File            *formats.IndexFile // the mapped file; nil when built in memory
+	Threads         int                // goroutines for what the matchers and searchers build
 }
 
-// BuildIndex reads the reference at path ("-": stdin) and indexes it, building the suffix array on
+// IndexOptions shape an index built in memory.
+type IndexOptions struct {
+	// PageSize bounds the text positions a page owns; 0: as many as a page holds
+	// (kernels.MaxPageSize), and no more than the backend can sort at once (a GPU's memory).
+	PageSize int
+	// Overlap is how far each page's window runs past what it owns: mummer's -l can be at most
+	// Overlap+1 against an index of several pages, and count and locate check the patterns
+	// longer than Overlap+1 against the text. A reference of one page is not affected.
+	Overlap int
+	Threads int // goroutines on the host
+}
+
+// DefaultIndexOverlap is the overlap of the pages of an index, unless asked otherwise: reads and
+// patterns up to 1024 bases, and mummer's -l up to 1024, need nothing more.
+const DefaultIndexOverlap = 1023
+
+// SuffixArraySizer is a backend that sorts texts in memory of its own (a GPU): MaxSuffixArray says
+// the longest text it can sort now, so that an index's pages are built there whole, never handed
+// to the CPU for want of memory.
+type SuffixArraySizer interface {
+	MaxSuffixArray() int
+}
+
+// BuildIndex reads the reference at path ("-": stdin) and indexes it, building the suffix arrays on
 // backend b and the rest on the CPU.
-func BuildIndex(b kernels.Backend, path string, nucleotidesOnly bool, stdin io.Reader) (*Index, error) {
+func BuildIndex(b kernels.Backend, path string, nucleotidesOnly bool, stdin io.Reader, opts IndexOptions) (*Index, error) {
 	ref, err := LoadReference(path, nucleotidesOnly, stdin)
 	if err != nil {
 		return nil, err
 	}
-	return IndexReference(b, ref, nucleotidesOnly, path)
+	return IndexReference(b, ref, nucleotidesOnly, path, opts)
+}
+
+// IndexPageSize returns the page size that opts and backend b give a text of n codes: pages of
+// equal size, as few as MaxPageSize allows, each no larger than b can sort.
+func IndexPageSize(b kernels.Backend, n int, opts IndexOptions) int {
+	most := kernels.MaxPageSize(opts.Overlap)
+	if sz, ok := b.(SuffixArraySizer); ok {
+		most = min(most, max(sz.MaxSuffixArray()-opts.Overlap, 1<<16))
+	}
+	if opts.PageSize > 0 {
+		most = min(most, opts.PageSize)
+	}
+	pages := (n + most - 1) / most
+	return (n + pages - 1) / pages
 }
 
 // IndexReference indexes ref (encoded with nucleotidesOnly); name is used in messages.
-func IndexReference(b kernels.Backend, ref *kernels.Reference, nucleotidesOnly bool, name string) (*Index, error) {
+func IndexReference(b kernels.Backend, ref *kernels.Reference, nucleotidesOnly bool, name string, opts IndexOptions) (*Index, error) {
 	n := len(ref.Text)
 	if n > formats.MaxIndexText {
-		return nil, fmt.Errorf("%s: %w", name, kernels.ErrTooLarge)
+		return nil, fmt.Errorf("%s: reference of %d bases (an index holds at most %d)", name, n, int64(formats.MaxIndexText))
 	}
 	if n == 0 {
 		// Only empty records: MUMmer accepts them, but there is nothing to index.
 		return nil, fmt.Errorf("%s: no bases to index", name)
 	}
-	sa := make([]int32, n+1)
-	if err := b.SuffixArray(ref.Text, sa[1:]); err != nil {
-		return nil, fmt.Errorf("%s: suffix array on %s: %w", name, b.Name(), err)
+	opts.Threads = max(opts.Threads, 1)
+	if opts.Overlap < 0 || opts.Overlap > formats.MaxIndexWindow/2 {
+		return nil, fmt.Errorf("%s: page overlap %d", name, opts.Overlap)
 	}
-	p := cpu.NewPageFromSA(ref.Text, ref.Alpha.Size, sa)
-	kt := cpu.BuildKmerTable(p, cpu.KmerLength(n, ref.Alpha.Size))
-	if kt != nil {
-		kt.Keys = cpu.RowKeys(p, kt, runtime.GOMAXPROCS(0)) // for the keyed search of count and locate
+	bounds := cpu.PageBoundsOverlap(n, IndexPageSize(b, n, opts), opts.Overlap)
+	if len(bounds) > formats.MaxIndexPages {
+		return nil, fmt.Errorf("%s: %d pages (an index holds at most %d): give a larger page size", name, len(bounds), formats.MaxIndexPages)
 	}
-	return &Index{Ref: ref, NucleotidesOnly: nucleotidesOnly, Page: p, Kmers: kt}, nil
+	ix := &Index{Ref: ref, NucleotidesOnly: nucleotidesOnly, Overlap: opts.Overlap, Threads: opts.Threads}
+	// One k-mer length for every page (the file has one), that of the longest window.
+	k := cpu.KmerLength(bounds[0][2]-bounds[0][0], ref.Alpha.Size)
+	for i, bd := range bounds {
+		w := ref.Text[bd[0]:bd[2]]
+		sa := make([]int32, len(w)+1)
+		if err := b.SuffixArray(w, sa[1:]); err != nil {
+			return nil, fmt.Errorf("%s: page %d: suffix array on %s: %w", name, i, b.Name(), err)
+		}
+		p := cpu.NewPageFromSA(ref.Text, ref.Alpha.Size, bd[0], bd[1], bd[2], sa, opts.Threads)
+		var kt *cpu.KmerTable
+		if k > 0 {
+			kt = cpu.BuildKmerTable(p, k)
+		}
+		if kt != nil && cpu.Keyed(len(w)) {
+			kt.Keys = cpu.RowKeys(p, kt, opts.Threads) // for the keyed search of count and locate
+		}
+		ix.Pages = append(ix.Pages, p)
+		ix.Kmers = append(ix.Kmers, kt)
+		ix.Tails = append(ix.Tails, p.TailRows(opts.Threads))
+	}
+	return ix, nil
 }
 
 // Write writes ix as an index file with the note (what made it, for people), computing the
 // checksums on up to threads goroutines.
 func (ix *Index) Write(w io.Writer, note string, threads int) error {
-	a := ix.Page.Arrays()
-	starts := make([]int32, len(ix.Ref.Starts))
+	starts := make([]int64, len(ix.Ref.Starts))
 	for i, s := range ix.Ref.Starts {
-		starts[i] = int32(s)
+		starts[i] = int64(s)
 	}
 	f := &formats.Index{
 		NucleotidesOnly: ix.NucleotidesOnly,
@@ -71,17 +130,25 @@ func (ix *Index) Write(w io.Writer, note string, threads int) error {
 		Code:            ix.Ref.Alpha.Code,
 		Sigma:           ix.Ref.Alpha.Size,
 		Text:            ix.Ref.Text,
-		SA:              a.SA,
-		Occ:             a.Occ,
-		LCPBytes:        a.LCPBytes,
-		LCPRows:         a.LCPRows,
-		LCPValues:       a.LCPValues,
-		LCPMin1:         a.LCPMin1,
-		LCPMin2:         a.LCPMin2,
+		Overlap:         ix.Overlap,
 		Note:            note,
 	}
-	if ix.Kmers != nil {
-		f.KmerLen, f.Kmers, f.Keys = ix.Kmers.K, ix.Kmers.Rows, ix.Kmers.Keys
+	for i, p := range ix.Pages {
+		a := p.Arrays()
+		pg := formats.IndexPage{
+			Start: int64(p.Start), End: int64(p.End), WinEnd: int64(p.WinEnd),
+			SA: a.SA, Occ: a.Occ, LCPBytes: a.LCPBytes, LCPRows: a.LCPRows, LCPValues: a.LCPValues,
+			LCPMin1: a.LCPMin1, LCPMin2: a.LCPMin2, Tail: ix.Tails[i],
+		}
+		if kt := ix.Kmers[i]; kt != nil {
+			f.KmerLen, pg.Kmers, pg.Keys = kt.K, kt.Rows, kt.Keys
+		}
+		f.Pages = append(f.Pages, pg)
+	}
+	for i, kt := range ix.Kmers {
+		if kt == nil && f.KmerLen != 0 || kt != nil && kt.K != f.KmerLen {
+			return fmt.Errorf("page %d has no %d-mer table", i, f.KmerLen)
+		}
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	if err := formats.WriteIndex(bw, f, threads); err != nil {
@@ -116,7 +183,7 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 	return indexOf(name, fi, threads)
 }
 
-// indexOf rebuilds the reference and the page of a parsed index file.
+// indexOf rebuilds the reference and the pages of a parsed index file.
 func indexOf(name string, fi *formats.Index, threads int) (*Index, error) {
 	ref := &kernels.Reference{Text: fi.Text, Names: fi.Names, Starts: make([]int, len(fi.Starts))}
 	for i, s := range fi.Starts {
@@ -130,18 +197,37 @@ func indexOf(name string, fi *formats.Index, threads int) (*Index, error) {
 		}
 	}
 	a.Byte[kernels.CodeNone] = '#'
-	p, err := cpu.LoadPage(fi.Text, fi.Sigma, cpu.PageArrays{
-		SA: fi.SA, Occ: fi.Occ, LCPBytes: fi.LCPBytes, LCPRows: fi.LCPRows, LCPValues: fi.LCPValues,
-		LCPMin1: fi.LCPMin1, LCPMin2: fi.LCPMin2,
-	}, threads)
-	if err != nil {
-		return nil, &formats.IndexError{Name: name, Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
+	threads = max(threads, 1)
+	ix := &Index{Ref: ref, NucleotidesOnly: fi.NucleotidesOnly, Overlap: fi.Overlap, Note: fi.Note, Threads: threads}
+	for i := range fi.Pages {
+		pg := &fi.Pages[i]
+		where := "section SUFA, OCCB or LCP"
+		if len(fi.Pages) > 1 || fi.Version > 2 {
+			where = fmt.Sprintf("page %d: sections SUFA, OCCB and LCP", i)
+		}
+		p, err := cpu.LoadPage(fi.Text, fi.Sigma, int(pg.Start), int(pg.End), int(pg.WinEnd), cpu.PageArrays{
+			SA: pg.SA, Occ: pg.Occ, LCPBytes: pg.LCPBytes, LCPRows: pg.LCPRows, LCPValues: pg.LCPValues,
+			LCPMin1: pg.LCPMin1, LCPMin2: pg.LCPMin2,
+		}, threads)
+		if err != nil {
+			return nil, &formats.IndexError{Name: name, Where: where, Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
+		}
+		kt, err := cpu.LoadKmerTable(fi.KmerLen, fi.Sigma, pg.Kmers, pg.Keys, pg.Window()+1)
+		if err != nil {
+			return nil, &formats.IndexError{Name: name, Where: fmt.Sprintf("page %d: sections KMER and KEYS", i), Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
+		}
+		tail := pg.Tail
+		if fi.Version == 2 {
+			tail = p.TailRows(threads) // one page of the whole text: none
+		}
+		if err := p.CheckTailRows(tail); err != nil {
+			return nil, &formats.IndexError{Name: name, Where: fmt.Sprintf("page %d: section TAIL", i), Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
+		}
+		ix.Pages = append(ix.Pages, p)
+		ix.Kmers = append(ix.Kmers, kt)
+		ix.Tails = append(ix.Tails, tail)
 	}
-	kt, err := cpu.LoadKmerTable(fi.KmerLen, fi.Sigma, fi.Kmers, fi.Keys, len(fi.Text)+1)
-	if err != nil {
-		return nil, &formats.IndexError{Name: name, Where: "sections KMER and KEYS", Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
-	}
-	return &Index{Ref: ref, NucleotidesOnly: fi.NucleotidesOnly, Page: p, Kmers: kt, Note: fi.Note}, nil
+	return ix, nil
 }
 
 // Close unmaps the file of an opened index. Nothing made from ix may be used afterwards.
@@ -154,25 +240,35 @@ func (ix *Index) Close() error {
 	return err
 }
 
-// Matcher returns a matcher for `sapipe mummer` over the index, as a backend's NewMatcher would
-// build it from the same reference (opts.PageSize does not apply: the index is one page).
+// Matcher returns a matcher for `sapipe mummer` over the index's pages, with the output of a
+// backend's NewMatcher over the same reference (opts.PageSize does not apply: the index's pages
+// are used). opts.MinLen may be at most the pages' overlap plus one when there are several.
 func (ix *Index) Matcher(opts kernels.MatchOptions) (kernels.Matcher, error) {
-	return cpu.NewMatcherFromPage(ix.Ref, opts, ix.Page)
+	return cpu.NewMatcherFromPages(ix.Ref, opts, ix.Pages, ix.Threads)
+}
+
+// pagesMatcherBackend is a backend that matches against pages built elsewhere (a GPU, which copies
+// them to its memory) with the CPU's results.
+type pagesMatcherBackend interface {
+	NewMatcherFromPages(ref *kernels.Reference, opts kernels.MatchOptions, m *cpu.Matcher) (kernels.Matcher, error)
 }
 
 // MatcherOn returns a matcher over the index on backend b: on the CPU (or b nil) from the
-// mapped arrays, built in no time; on a device (a GPU) from the reference text, as the device
-// builds its own index (tens of milliseconds on a GPU), with the same output.
+// mapped arrays, built in no time; on a device (a GPU) from the same pages, copied there.
 func (ix *Index) MatcherOn(b kernels.Backend, opts kernels.MatchOptions) (kernels.Matcher, error) {
-	if _, onCPU := b.(*cpu.Backend); b == nil || onCPU {
-		return ix.Matcher(opts)
+	m, err := cpu.NewMatcherFromPages(ix.Ref, opts, ix.Pages, ix.Threads)
+	if err != nil {
+		return nil, err
 	}
-	return b.NewMatcher(ix.Ref, opts)
+	if pb, ok := b.(pagesMatcherBackend); ok {
+		return pb.NewMatcherFromPages(ix.Ref, opts, m)
+	}
+	return m, nil
 }
 
 // Searcher returns a pattern searcher over the index, on the CPU.
 func (ix *Index) Searcher() (kernels.Searcher, error) {
-	return cpu.NewSearcher(ix.Page, ix.Kmers)
+	return ix.SearcherOn(nil)
 }
 
 // patternSearchBackend is a backend that runs the searches of a CPU searcher itself (on a GPU),
@@ -182,16 +278,35 @@ type patternSearchBackend interface {
 }
 
 // SearcherOn returns a pattern searcher over the index that runs on backend b when b can search
-// patterns, and on the CPU otherwise.
+// patterns, and on the CPU otherwise (b nil: the CPU).
 func (ix *Index) SearcherOn(b kernels.Backend) (kernels.Searcher, error) {
-	s, err := cpu.NewSearcher(ix.Page, ix.Kmers)
-	if err != nil {
-		return nil, err
+	var searches []cpu.IntervalSearch
+	var one kernels.Searcher
+	for i, p := range ix.Pages {
+		s, err := cpu.NewSearcher(p, ix.Kmers[i])
+		if err != nil {
+			return nil, err
+		}
+		var ks kernels.Searcher = s
+		if ps, ok := b.(patternSearchBackend); ok {
+			if ks, err = ps.NewPatternSearcher(s); err != nil {
+				return nil, err
+			}
+		}
+		if len(ix.Pages) == 1 {
+			one = ks
+			break
+		}
+		is, ok := ks.(cpu.IntervalSearch)
+		if !ok {
+			return nil, fmt.Errorf("the search on %s gives no intervals", b.Name())
+		}
+		searches = append(searches, is)
 	}
-	if ps, ok := b.(patternSearchBackend); ok {
-		return ps.NewPatternSearcher(s)
+	if one != nil {
+		return one, nil
 	}
-	return s, nil
+	return cpu.NewPagedSearcher(ix.Ref.Text, ix.Pages, ix.Tails, searches)
 }
 
 // IsIndexFile reports whether the file at path starts like an index file (its magic), so that a

@@ -75,7 +75,11 @@ func TestIndexRoundTrip(t *testing.T) {
 		fa, _ := randomFasta(rng, 1+rng.IntN(4), []int{30, 500, 5000}[rng.IntN(3)])
 		refPath := writeTemp(t, dir, "ref.fa", fa)
 		nuc := rng.IntN(2) == 0
-		built, err := BuildIndex(b, refPath, nuc, nil)
+		iopts := IndexOptions{Overlap: DefaultIndexOverlap, Threads: 2}
+		if r%2 == 1 { // pages
+			iopts = IndexOptions{PageSize: 20 + rng.IntN(3000), Overlap: rng.IntN(40), Threads: 1 + rng.IntN(3)}
+		}
+		built, err := BuildIndex(b, refPath, nuc, nil, iopts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,9 +92,14 @@ func TestIndexRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: %v", r, err)
 		}
-		if !reflect.DeepEqual(ix.Ref, built.Ref) || ix.NucleotidesOnly != nuc || ix.Note != "note\n" ||
-			!reflect.DeepEqual(ix.Page.Arrays(), built.Page.Arrays()) || !reflect.DeepEqual(ix.Kmers, built.Kmers) {
+		if !reflect.DeepEqual(ix.Ref, built.Ref) || ix.NucleotidesOnly != nuc || ix.Note != "note\n" || len(ix.Pages) != len(built.Pages) ||
+			!reflect.DeepEqual(ix.Kmers, built.Kmers) || !reflect.DeepEqual(ix.Tails, built.Tails) || ix.Overlap != iopts.Overlap {
 			t.Fatalf("round %d: the index read back differs from the one built", r)
+		}
+		for i, p := range ix.Pages {
+			if !reflect.DeepEqual(p.Arrays(), built.Pages[i].Arrays()) || p.Start != built.Pages[i].Start || p.End != built.Pages[i].End {
+				t.Fatalf("round %d: page %d read back differs from the one built", r, i)
+			}
 		}
 		ref, err := LoadReference(refPath, nuc, nil)
 		if err != nil {
@@ -99,7 +108,7 @@ func TestIndexRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(ref, built.Ref) {
 			t.Fatalf("round %d: the index's reference differs from LoadReference's", r)
 		}
-		opts := kernels.MatchOptions{Mode: kernels.Mode(rng.IntN(3)), MinLen: 1 + rng.IntN(25)}
+		opts := kernels.MatchOptions{Mode: kernels.Mode(rng.IntN(3)), MinLen: 1 + rng.IntN(min(25, iopts.Overlap+1))}
 		want, err := b.NewMatcher(ref, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -215,7 +224,7 @@ func TestSearchNaive(t *testing.T) {
 			recNames = append(recNames, fmt.Sprintf("rec%d", i+1))
 		}
 		nuc := rng.IntN(3) == 0
-		ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", fa), nuc, nil)
+		ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", fa), nuc, nil, IndexOptions{Overlap: DefaultIndexOverlap, Threads: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,7 +318,7 @@ func FuzzIndexLoad(f *testing.F) {
 	for _, n := range []int{3, 40} {
 		fa, _ := randomFasta(rng, 2, n)
 		p := writeTemp(f, f.TempDir(), "ref.fa", fa)
-		ix, err := BuildIndex(cpu.New(1), p, false, nil)
+		ix, err := BuildIndex(cpu.New(1), p, false, nil, IndexOptions{Overlap: DefaultIndexOverlap, Threads: 2})
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -376,7 +385,7 @@ func TestIndexLoadErrors(t *testing.T) {
 	dir := t.TempDir()
 	fa, _ := randomFasta(rng, 3, 2000)
 	refPath := writeTemp(t, dir, "ref.fa", fa)
-	ix, err := BuildIndex(cpu.New(2), refPath, false, nil)
+	ix, err := BuildIndex(cpu.New(2), refPath, false, nil, IndexOptions{Overlap: DefaultIndexOverlap, Threads: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +431,7 @@ func BenchmarkOpenIndex(b *testing.B) {
 		b.Skip("no ../shared/data/ecoli.fa")
 	}
 	dir := b.TempDir()
-	ix, err := BuildIndex(cpu.New(2), writeTemp(b, dir, "ecoli.fa", string(data)), false, nil)
+	ix, err := BuildIndex(cpu.New(2), writeTemp(b, dir, "ecoli.fa", string(data)), false, nil, IndexOptions{Overlap: DefaultIndexOverlap, Threads: 2})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -448,7 +457,7 @@ func BenchmarkSearchStage(b *testing.B) {
 		b.Skip("no ../shared/data/ecoli.fa")
 	}
 	dir := b.TempDir()
-	ix, err := BuildIndex(cpu.New(2), writeTemp(b, dir, "ecoli.fa", string(data)), false, nil)
+	ix, err := BuildIndex(cpu.New(2), writeTemp(b, dir, "ecoli.fa", string(data)), false, nil, IndexOptions{Overlap: DefaultIndexOverlap, Threads: 2})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestSearchChunked(t *testing.T) {
 		for i := range recs {
 			recNames = append(recNames, fmt.Sprintf("rec%d", i+1))
 		}
-		ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", fa), false, nil)
+		ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", fa), false, nil, IndexOptions{Overlap: DefaultIndexOverlap, Threads: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestSearchChunked(t *testing.T) {
 // Next reports it at, whatever the run size.
 func TestSearchChunkedReadError(t *testing.T) {
 	dir := t.TempDir()
-	ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", ">r\nACGTACGTTTGACCA\n"), false, nil)
+	ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", ">r\nACGTACGTTTGACCA\n"), false, nil, IndexOptions{Overlap: DefaultIndexOverlap, Threads: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestSearchFastxChunks(t *testing.T) {
 	}
 	for r := range rounds {
 		fa, recs := randomFasta(rng, 1+rng.IntN(3), 3000)
-		ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", fa), false, nil)
+		ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", fa), false, nil, IndexOptions{Overlap: DefaultIndexOverlap, Threads: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +174,7 @@ func TestSearchIntoFile(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	dir := t.TempDir()
 	fa, recs := randomFasta(rng, 2, 3000)
-	ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", fa), false, nil)
+	ix, err := BuildIndex(cpu.New(1), writeTemp(t, dir, "ref.fa", fa), false, nil, IndexOptions{Overlap: DefaultIndexOverlap, Threads: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,11 @@ func TestSearchLetters(t *testing.T) {
 			fmt.Fprintf(&fa, ">rec%d\n%s\n", i+1, s)
 		}
 		nuc := rng.IntN(2) == 0
-		ix, err := BuildIndex(cpu.New(2), writeTemp(t, dir, "ref.fa", fa.String()), nuc, nil)
+		iopts := IndexOptions{Overlap: DefaultIndexOverlap, Threads: 2}
+		if r%2 == 1 { // pages, some shorter than the patterns
+			iopts = IndexOptions{PageSize: 50 + rng.IntN(5000), Overlap: rng.IntN(80), Threads: 2}
+		}
+		ix, err := BuildIndex(cpu.New(2), writeTemp(t, dir, "ref.fa", fa.String()), nuc, nil, iopts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,8 +19,15 @@ compressed, "-" is stdin) and writes one file holding the names and offsets of t
 encoded text, its suffix array, the rank structure of its BWT and its LCP array, each section
 checksummed. "sapipe mummer --index", "sapipe count" and "sapipe locate" map the file into memory
 and start at once instead of building anything; a damaged, truncated, foreign or wrong-version
-file is refused with an error. The suffix array is built on the device (--device), the rest on
-the CPU. The file takes about 12.5 bytes a base; building it about 20 bytes a base of memory.
+file is refused with an error. The suffix arrays are built on the device (--device), the rest on
+the CPU. The file takes about 12.5 bytes a base up to 2^27 bases, about 6.6 over that (the keys
+of the fastest count and locate are left out there).
+
+A reference of any length is indexed: one longer than 2^31-3 bases (or than --page-size, or than
+a GPU sorts at once) is cut into pages, each a window of the text that runs --overlap bases past
+what the page owns, so that an occurrence of up to --overlap+1 bases lies in one window. Against
+an index of several pages, "sapipe mummer -l" can be at most --overlap+1, and count and locate
+check patterns longer than that against the text. Output never depends on the pages.
 
 -n encodes the reference as "sapipe mummer -n" does (only a, c, g, t match); an index built with
 -n serves only runs with -n, and one built without it only runs without it.
@@ -36,10 +43,12 @@ func indexCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:        "index",
 		Usage:       "persistent index of a reference for mummer, count and locate",
-		UsageText:   "sapipe index [-n] [-o FILE] [--device D] [-t N] <reference-file>",
+		UsageText:   "sapipe index [-n] [-o FILE] [--page-size N] [--overlap N] [--device D] [-t N] <reference-file>",
 		Description: indexHelp,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "n", Usage: "match only a, c, g, t (as sapipe mummer -n)"},
+			&cli.IntFlag{Name: "page-size", Usage: "most bases a page owns (0: as many as fit one page or the device)"},
+			&cli.IntFlag{Name: "overlap", Value: stages.DefaultIndexOverlap, Usage: "bases each page's window runs past what the page owns"},
 		}, runFlags("host threads (checksums; suffix array on the CPU)")...),
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
 		Action: func(c *cli.Context) error {
@@ -65,6 +74,9 @@ func runIndex(ctx context.Context, e *env, c *cli.Context, ref string) error {
 		out = ref + ".sai"
 	}
 	threads := c.Int("t")
+	if c.Int("page-size") < 0 || c.Int("overlap") < 0 {
+		return usageError{"--page-size and --overlap must not be negative"}
+	}
 	b, err := openBackend(e, autoDevice(c.String("device"), smallSAInput, ref), threads, talkOf(c))
 	if err != nil {
 		return err
@@ -80,11 +92,11 @@ func runIndex(ctx context.Context, e *env, c *cli.Context, ref string) error {
 		return err
 	}
 	t1 := time.Now()
-	ix, err := stages.IndexReference(b, refData, c.Bool("n"), ref)
+	ix, err := stages.IndexReference(b, refData, c.Bool("n"), ref, stages.IndexOptions{PageSize: c.Int("page-size"), Overlap: c.Int("overlap"), Threads: threads})
 	if err != nil {
 		return err
 	}
-	logf("indexed on %s in %v", b.Name(), time.Since(t1).Round(time.Millisecond))
+	logf("indexed on %s in %v (%d pages)", b.Name(), time.Since(t1).Round(time.Millisecond), len(ix.Pages))
 	w, commit, abort, err := openOutput(out, e.stdout)
 	if err != nil {
 		return err
@@ -112,7 +124,7 @@ func runIndex(ctx context.Context, e *env, c *cli.Context, ref string) error {
 func openIndex(e *env, path string, nucleotidesOnly, nSet bool, threads int, b kernels.Backend, logf func(string, ...any)) (*stages.Index, error) {
 	t0 := time.Now()
 	if b != nil && !stages.IsIndexFile(path) {
-		ix, err := stages.BuildIndex(b, path, nucleotidesOnly, e.stdin)
+		ix, err := stages.BuildIndex(b, path, nucleotidesOnly, e.stdin, stages.IndexOptions{Overlap: stages.DefaultIndexOverlap, Threads: threads})
 		if err != nil {
 			return nil, err
 		}

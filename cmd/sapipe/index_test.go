@@ -95,12 +95,24 @@ func TestIndexRandom(t *testing.T) {
 		if o.nuc {
 			iargs = append(iargs, "-n")
 		}
+		// Half the cases in pages, some overlapping by less than -l asks.
+		pageSize, overlap := 0, 0
+		if i%2 == 1 {
+			pageSize, overlap = 10+rng.IntN(300), rng.IntN(30)
+			iargs = append(iargs, "--page-size", fmt.Sprint(pageSize), "--overlap", fmt.Sprint(overlap))
+		}
 		if _, stderr, st := runSapipe(t, nil, iargs...); st != 0 {
 			t.Fatalf("case %d: sapipe index: %s", i, stderr)
 		}
 		got, stderr, st := runSapipe(t, nil, append(slices.Clone(args), sai, qryPath)...)
+		if pageSize > 0 && o.minLen > overlap+1 && pageSize < refLen(ref) {
+			if st != 1 || len(got) != 0 || !strings.Contains(string(stderr), "rebuild the index with sapipe index --overlap") {
+				t.Fatalf("case %d %v against pages of %d overlapping by %d: status %d, stderr %q", i, args, pageSize, overlap, st, stderr)
+			}
+			continue
+		}
 		if st != 0 || !bytes.Equal(got, want) {
-			t.Fatalf("case %d %v: status %d (%s): %s", i, args, st, stderr, firstDiff(got, want))
+			t.Fatalf("case %d %v (pages of %d overlapping by %d): status %d (%s): %s", i, args, pageSize, overlap, st, stderr, firstDiff(got, want))
 		}
 	}
 }
@@ -179,9 +191,13 @@ func TestCountLocateCLI(t *testing.T) {
 	rng := rand.New(rand.NewPCG(32, 5))
 	dir := t.TempDir()
 	ref := []fastaRec{{"chrA", genSeq(rng, 3000)}, {"chrB", genSeq(rng, 800)}, {"chrC", genSeq(rng, 1500)}}
-	refPath, sai := filepath.Join(dir, "ref.fa"), filepath.Join(dir, "ref.sai")
+	refPath, sai, paged := filepath.Join(dir, "ref.fa"), filepath.Join(dir, "ref.sai"), filepath.Join(dir, "paged.sai")
 	writeFasta(t, refPath, ref, 70, false)
 	if _, stderr, st := runSapipe(t, nil, "index", refPath, "-o", sai, "-q"); st != 0 {
+		t.Fatal(string(stderr))
+	}
+	// Pages of 700 bases overlapping by 9: patterns of up to 25 bases run past their windows.
+	if _, stderr, st := runSapipe(t, nil, "index", refPath, "-o", paged, "-q", "--page-size", "700", "--overlap", "9"); st != 0 {
 		t.Fatal(string(stderr))
 	}
 	var pats []fastaRec
@@ -231,7 +247,7 @@ func TestCountLocateCLI(t *testing.T) {
 			fmt.Fprintf(&wantCount, "%s\t%d\n", p.name, total)
 			fmt.Fprintf(&wantLineCount, "%s\t%d\n", p.seq, total)
 		}
-		for _, idx := range []string{sai, refPath} {
+		for _, idx := range []string{sai, refPath, paged} {
 			got, stderr, st := runSapipe(t, nil, append([]string{"count", "-q", "-i", idx, patFa}, strand...)...)
 			if st != 0 || string(got) != wantCount.String() {
 				t.Fatalf("count %v -i %s: status %d (%s): %s", strand, idx, st, stderr, firstDiff(got, []byte(wantCount.String())))
@@ -295,5 +311,47 @@ func TestCountRealGenome(t *testing.T) {
 	got, stderr, st := runSapipe(t, []byte(in.String()), "locate", "-q", "-b", "-i", sai, "-")
 	if st != 0 || string(got) != want.String() {
 		t.Fatalf("status %d (%s): %s", st, stderr, firstDiff(got, []byte(want.String())))
+	}
+}
+
+// refLen returns the length of the text that ref's records make: their bases and one separator
+// between neighbours.
+func refLen(ref []fastaRec) int {
+	n := len(ref) - 1
+	for _, r := range ref {
+		n += len(r.seq)
+	}
+	return n
+}
+
+// TestIndexVersion2CLI: an index file of version 2 (written before pages) still serves mummer,
+// count and locate, with the output of its FASTA file.
+func TestIndexVersion2CLI(t *testing.T) {
+	fa, sai := "../../formats/testdata/index/v2.fa", "../../formats/testdata/index/v2.sai"
+	text := string(must(os.ReadFile(fa)))
+	lines := strings.Split(text, "\n")
+	var reads strings.Builder
+	for i := 1; i+1 < len(lines); i += 7 {
+		if !strings.HasPrefix(lines[i], ">") && len(lines[i]) > 30 {
+			fmt.Fprintf(&reads, ">q%d\n%s\n", i, lines[i])
+		}
+	}
+	q := filepath.Join(t.TempDir(), "q.fa")
+	if err := os.WriteFile(q, []byte(reads.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"mummer", "-maxmatch", "-l", "15", "-b", "-c"}, {"mummer", "-mum", "-l", "20"}, {"count", "-b", "-i"}, {"locate", "-i"}} {
+		run := func(ref string) []byte {
+			a := append(slices.Clone(args), ref, q)
+			out, stderr, st := runSapipe(t, nil, a...)
+			if st != 0 {
+				t.Fatalf("%v: status %d: %s", a, st, stderr)
+			}
+			return out
+		}
+		want, got := run(fa), run(sai)
+		if len(want) == 0 || !bytes.Equal(got, want) {
+			t.Errorf("%v: the version 2 index prints otherwise than its FASTA file: %s", args, firstDiff(got, want))
+		}
 	}
 }

@@ -42,6 +42,10 @@ type Searcher struct {
 // text of at most maxKeyedText bases once a run has searched a pattern for every keyedPer bases
 // of it, and at least keyedMin patterns, so that they are built only for a run that has already
 // paid for most of them and likely goes on.
+// Keyed reports whether a window of n codes is searched with keys (RowKeys), which are then worth
+// building into an index.
+func Keyed(n int) bool { return n <= maxKeyedText }
+
 const (
 	maxKeyedText = 1 << 27
 	keyedPer     = 32
@@ -73,12 +77,10 @@ type Interval struct {
 	Lo, Hi, Shift int32
 }
 
-// NewSearcher returns a searcher over p, which must cover the whole text (see Page.Whole), with
-// the k-mer table of p's text if kmers is not nil.
+// NewSearcher returns a searcher over p's window, with the k-mer table of the window if kmers is
+// not nil. Positions are the window's: for a page of a longer text, PagedSearcher makes them the
+// text's and leaves out what the page does not own.
 func NewSearcher(p *Page, kmers *KmerTable) (*Searcher, error) {
-	if !p.Whole() {
-		return nil, errors.New("pattern search needs an index of the whole text, not a page")
-	}
 	if kmers != nil && kmers.base != p.occ.sigma-kernels.FirstCode {
 		return nil, errors.New("the k-mer table is of another alphabet")
 	}
@@ -193,6 +195,12 @@ func encodeLetters(dst, b *kernels.Patterns, starts []int, order []int32) {
 	}
 }
 
+// SearchIntervals is Intervals as IntervalSearch has it.
+func (s *Searcher) SearchIntervals(b *kernels.Patterns, iv []Interval) error {
+	s.Intervals(b, iv)
+	return nil
+}
+
 // Intervals writes the outcome of the search of each pattern of b to iv (len(iv) == b.Len()):
 // the CPU twin of a device's search.
 func (s *Searcher) Intervals(b *kernels.Patterns, iv []Interval) {
@@ -267,7 +275,7 @@ func (s *Searcher) AppendHits(iv []Interval, locate bool, h *kernels.Hits) error
 			if p < v.Shift {
 				return fmt.Errorf("pattern %d: an occurrence before the text's start", i)
 			}
-			h.Pos = append(h.Pos, p-v.Shift)
+			h.Pos = append(h.Pos, int64(p-v.Shift))
 		}
 		if v.Hi-v.Lo > 1 {
 			slices.Sort(h.Pos[start:])

@@ -61,8 +61,8 @@ func searchPatterns(rng *rand.Rand, text []byte, sigma, count, maxLen int) *kern
 
 // naiveSearch returns the ascending start positions of pat in text; codes below FirstCode never
 // match and an empty pattern has no occurrences.
-func naiveSearch(text, pat []byte) []int32 {
-	var out []int32
+func naiveSearch(text, pat []byte) []int64 {
+	var out []int64
 	if len(pat) == 0 || bytes.ContainsFunc(pat, func(r rune) bool { return r < kernels.FirstCode }) {
 		return nil
 	}
@@ -71,7 +71,7 @@ func naiveSearch(text, pat []byte) []int32 {
 		if j < 0 {
 			return out
 		}
-		out = append(out, int32(i+j))
+		out = append(out, int64(i+j))
 		i += j + 1
 	}
 }
@@ -121,6 +121,46 @@ func TestSearchNaive(t *testing.T) {
 			s := testSearcher(t, p, kt, keyed)
 			checkSearch(t, s, text, ps, fmt.Sprintf("round %d (n %d, sigma %d, k-mer table %v, keyed %v)", r, n, sigma, kt != nil, keyed))
 		}
+	}
+}
+
+// TestPagedSearch: a text indexed in pages of any size and overlap gives the hits of a naive scan
+// of the whole text, patterns longer than the overlap included, with each page searched keyed or
+// not.
+func TestPagedSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 3))
+	rounds := 200
+	if testing.Short() {
+		rounds = 40
+	}
+	for r := range rounds {
+		sigma := []int{3, 4, 6, 6, 9}[rng.IntN(5)]
+		n := 2 + rng.IntN([]int{30, 400, 3000}[rng.IntN(3)])
+		text := searchText(rng, n, sigma)
+		pageSize := 1 + rng.IntN(n)
+		overlap := rng.IntN(30)
+		var pages []*Page
+		var tails [][]int32
+		var search []IntervalSearch
+		keyed := rng.IntN(2) == 0
+		for st := 0; st < n; st += pageSize {
+			e := min(st+pageSize, n)
+			p := NewPage(text, sigma, st, e, min(e+overlap, n))
+			var kt *KmerTable
+			if k := rng.IntN(4); k > 0 && sigma < 10 {
+				kt = BuildKmerTable(p, k)
+			}
+			pages = append(pages, p)
+			tails = append(tails, p.TailRows(1+rng.IntN(3)))
+			search = append(search, testSearcher(t, p, kt, keyed))
+		}
+		ps, err := NewPagedSearcher(text, pages, tails, search)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pats := searchPatterns(rng, text, sigma, 1+rng.IntN(100), 1+rng.IntN(60))
+		checkSearch(t, ps, text, pats, fmt.Sprintf("round %d (n %d, sigma %d, %d pages of %d overlapping by %d, keyed %v)",
+			r, n, sigma, len(pages), pageSize, overlap, keyed))
 	}
 }
 
@@ -344,12 +384,15 @@ func TestLoadKmerTable(t *testing.T) {
 	}
 }
 
-// TestSearcherRefusesPage: a page of part of the text cannot answer searches of the whole.
-func TestSearcherRefusesPage(t *testing.T) {
+// TestSearcherWindow: a page's searcher answers for its window, in the window's positions.
+func TestSearcherWindow(t *testing.T) {
 	text := searchText(rand.New(rand.NewPCG(1, 1)), 100, 6)
-	if _, err := NewSearcher(NewPage(text, 6, 0, 50, 60), nil); err == nil {
-		t.Fatal("a partial page was accepted")
+	s, err := NewSearcher(NewPage(text, 6, 30, 50, 60), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	ps := searchPatterns(rand.New(rand.NewPCG(2, 1)), text[30:60], 6, 50, 8)
+	checkSearch(t, s, text[30:60], ps, "window 30..60")
 }
 
 func BenchmarkSearch(b *testing.B) {

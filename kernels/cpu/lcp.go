@@ -281,10 +281,9 @@ func buildCompactLCPRounds(w []byte, sa []int32, threads, round int) *compactLCP
 		all = append(all, bs...)
 	}
 	slices.SortFunc(all, func(x, y bigEntry) int { return int(x.row) - int(y.row) })
-	l.bigRow = make([]int32, len(all))
-	l.bigVal = make([]int32, len(all))
-	for i, e := range all {
-		l.bigRow[i], l.bigVal[i] = e.row, e.val
+	for _, e := range all {
+		l.bigRow = append(l.bigRow, e.row)
+		l.bigVal = append(l.bigVal, e.val)
 	}
 	parallel(len(l.min1), func(_, lo, hi int) {
 		for blk := lo; blk < hi; blk++ {

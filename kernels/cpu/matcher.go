@@ -103,7 +103,12 @@ func Overlap(minLen int) int { return minLen }
 // text of up to MaxPageSize bases) and returns the start, owned end and window end of each. No
 // window is longer than kernels.MaxWindow, whatever pageSize asks.
 func PageBounds(n, pageSize, minLen int) [][3]int {
-	if most := kernels.MaxPageSize(Overlap(minLen)); pageSize <= 0 || pageSize > most {
+	return PageBoundsOverlap(n, pageSize, Overlap(minLen))
+}
+
+// PageBoundsOverlap is PageBounds with windows that run overlap past what their pages own.
+func PageBoundsOverlap(n, pageSize, overlap int) [][3]int {
+	if most := kernels.MaxPageSize(overlap); pageSize <= 0 || pageSize > most {
 		pageSize = most
 	}
 	if pageSize >= n {
@@ -112,7 +117,7 @@ func PageBounds(n, pageSize, minLen int) [][3]int {
 	var b [][3]int
 	for s := 0; s < n; s += pageSize {
 		e := min(s+pageSize, n)
-		b = append(b, [3]int{s, e, min(e+Overlap(minLen), n)})
+		b = append(b, [3]int{s, e, min(e+overlap, n)})
 	}
 	return b
 }

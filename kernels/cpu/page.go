@@ -80,14 +80,20 @@ func (p *Page) buildOccLCP(sigma, threads int) {
 }
 
 // markDeep records which rows have an LCP of at least minLen.
-func (p *Page) markDeep(minLen int) {
+func (p *Page) markDeep(minLen int) { p.markDeepThreads(minLen, 1) }
+
+// markDeepThreads is markDeep on up to threads goroutines, each marking whole words of rows.
+func (p *Page) markDeepThreads(minLen, threads int) {
 	n := p.n + 2
 	p.deep = make([]uint64, (n+63)/64)
-	for k := 0; k < n; k++ {
-		if p.lcp.at(k) >= int32(minLen) {
-			p.deep[k>>6] |= 1 << (uint(k) & 63)
+	storeParallel(len(p.deep), threads, func(_, lo, hi int) error {
+		for k := lo * 64; k < min(hi*64, n); k++ {
+			if p.lcp.at(k) >= int32(minLen) {
+				p.deep[k>>6] |= 1 << (uint(k) & 63)
+			}
 		}
-	}
+		return nil
+	})
 }
 
 // isDeep reports whether row k's LCP is at least the minimum match length given to markDeep.

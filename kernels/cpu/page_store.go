@@ -2,18 +2,20 @@ package cpu
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/bits"
-	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/sapipe/sapipe/kernels"
 )
 
-// A persistent index (formats.Index, written by `sapipe index`) holds one Page over the whole
-// reference text as plain arrays. This file turns a Page into those arrays and back: Arrays for
-// writing, LoadPage to rebuild a Page around arrays that a file mapping holds, without copying or
-// recomputing them, and NewMatcherFromPage to match against such a page.
+// A persistent index (formats.Index, written by `sapipe index`) holds the Pages of a reference text
+// as plain arrays: one page over the whole text, or windows of a text too long for one. This file
+// turns a Page into those arrays and back: Arrays for writing, LoadPage to rebuild a Page around
+// arrays that a file mapping holds, without copying or recomputing them, and NewMatcherFromPages
+// to match against such pages.
 
 // PageArrays are the arrays of a Page's index, as an index file stores them.
 type PageArrays struct {
@@ -38,16 +40,53 @@ func (p *Page) Arrays() PageArrays {
 // Whole reports whether the page covers the whole text, as a persistent index does.
 func (p *Page) Whole() bool { return p.Start == 0 && p.End == len(p.text) && p.WinEnd == len(p.text) }
 
-// NewPageFromSA indexes the whole of text (codes < sigma) around its suffix array, built by any
-// backend: len(sa) == len(text)+1, and sa[1:] holds the suffix array of text; NewPageFromSA sets
-// sa[0], the row of the empty suffix. The page is the one NewPage(text, sigma, 0, n, n) builds.
-func NewPageFromSA(text []byte, sigma int, sa []int32) *Page {
-	n := len(text)
-	p := &Page{Start: 0, End: n, WinEnd: n, text: text, w: text, n: n, sa: sa}
+// NewPageFromSA indexes the window text[start:winEnd] (codes < sigma), owning [start, end), around
+// its suffix array, built by any backend: len(sa) == winEnd-start+1, and sa[1:] holds the suffix
+// array of the window; NewPageFromSA sets sa[0], the row of the empty suffix. The page is the one
+// NewPage(text, sigma, start, end, winEnd) builds; the rest is built on up to threads goroutines.
+func NewPageFromSA(text []byte, sigma, start, end, winEnd int, sa []int32, threads int) *Page {
+	w := text[start:winEnd]
+	n := len(w)
+	p := &Page{Start: start, End: end, WinEnd: winEnd, text: text, w: w, n: n, sa: sa}
 	sa[0] = int32(n)
-	p.c = symbolStarts(text)
-	p.buildOccLCP(max(sigma, 2), runtime.GOMAXPROCS(0))
+	p.c = symbolStarts(w)
+	p.buildOccLCP(max(sigma, 2), max(threads, 1))
 	return p
+}
+
+// TailRows returns the rows of the suffixes that start past what the page owns (window positions
+// End-Start and on), ascending: a search counts the occurrences the page owns by leaving out those
+// that fall among them. It scans the suffix array on up to threads goroutines.
+func (p *Page) TailRows(threads int) []int32 {
+	owned := int32(p.End - p.Start)
+	if p.WinEnd == p.End {
+		return nil
+	}
+	parts := make([][]int32, storeParts(p.n, threads))
+	storeParallel(p.n, threads, func(t, lo, hi int) error {
+		for k := lo + 1; k <= hi; k++ {
+			if p.sa[k] >= owned {
+				parts[t] = append(parts[t], int32(k))
+			}
+		}
+		return nil
+	})
+	return slices.Concat(parts...)
+}
+
+// CheckTailRows checks rows (from an index file) against TailRows' definition: as many as the positions past what the
+// page owns, ascending, each of such a position.
+func (p *Page) CheckTailRows(rows []int32) error {
+	owned := int32(p.End - p.Start)
+	if len(rows) != p.WinEnd-p.End {
+		return fmt.Errorf("%d rows past the page's end, want %d", len(rows), p.WinEnd-p.End)
+	}
+	for i, k := range rows {
+		if k < 1 || int(k) > p.n || i > 0 && k <= rows[i-1] || p.sa[k] < owned {
+			return fmt.Errorf("row %d (entry %d) is not one past the page's end, or out of order", k, i)
+		}
+	}
+	return nil
 }
 
 // symbolStarts returns c: c[x] is the first row whose suffix starts with x (row 0 being the
@@ -64,21 +103,25 @@ func symbolStarts(text []byte) (c [256]int) {
 	return c
 }
 
-// LoadPage rebuilds the page of the whole of text (codes 1..sigma-1) around arrays from an index
-// file, using them in place. It checks, on up to threads goroutines, everything that the page's
-// searches need to stay within bounds: lengths, suffix array entries in range, rank counts that
-// agree with the bit planes and the text, LCP side tables and block minima that agree with the
-// LCP bytes. A damaged array is an error naming it, never a page that could crash later.
-func LoadPage(text []byte, sigma int, a PageArrays, threads int) (*Page, error) {
-	n := len(text)
-	if n < 1 || n > 1<<31-2 {
-		return nil, fmt.Errorf("text of %d codes", n)
+// LoadPage rebuilds the page of the window text[start:winEnd] (codes 1..sigma-1), owning
+// [start, end), around arrays from an index file, using them in place. It checks, on up to threads
+// goroutines, everything that the page's searches need to stay within bounds: lengths, suffix
+// array entries in range, rank counts that agree with the bit planes and the window, LCP side
+// tables and block minima that agree with the LCP bytes. A damaged array is an error naming it,
+// never a page that could crash later.
+func LoadPage(text []byte, sigma, start, end, winEnd int, a PageArrays, threads int) (*Page, error) {
+	if start < 0 || start >= end || end > winEnd || winEnd > len(text) || winEnd-start > kernels.MaxWindow {
+		return nil, fmt.Errorf("page [%d, %d) of a window to %d in a text of %d codes", start, end, winEnd, len(text))
 	}
 	if sigma < 2 || sigma > 256 {
 		return nil, fmt.Errorf("alphabet of %d codes", sigma)
 	}
 	threads = max(threads, 1)
-	p := &Page{Start: 0, End: n, WinEnd: n, text: text, w: text, n: n, sa: a.SA}
+	fullText := text
+	w := text[start:winEnd]
+	n := len(w)
+	text = w // the checks below are of the window
+	p := &Page{Start: start, End: end, WinEnd: winEnd, text: text, w: w, n: n, sa: a.SA}
 	var counts [256]int
 	var tcErr error
 	var wg sync.WaitGroup
@@ -110,6 +153,7 @@ func LoadPage(text []byte, sigma int, a PageArrays, threads int) (*Page, error) 
 		return nil, err
 	}
 	p.occ = occ
+	p.text = fullText
 	return p, nil
 }
 
@@ -351,20 +395,45 @@ func (o *Occ) storedCount(b, c int) int {
 	return int(uint32(o.data[b*o.stride+k>>1] >> (32 * (k & 1))))
 }
 
-// NewMatcherFromPage returns a matcher for ref over p, a page of the whole of ref.Text (from
-// LoadPage or NewPageFromSA), as NewMatcher would build it with one page. Matchers with different
-// options may share p: each marks its own rows deep for its minimum length.
-func NewMatcherFromPage(ref *kernels.Reference, opts kernels.MatchOptions, p *Page) (*Matcher, error) {
+// ErrOverlap reports a minimum match length longer than an index's pages overlap allows: a match
+// that starts near a page's end would be cut at its window's end before it is long enough.
+var ErrOverlap = errors.New("minimum match length over what the index's page overlap allows")
+
+// NewMatcherFromPages returns a matcher for ref over pages that tile ref.Text (from LoadPage or
+// NewPageFromSA, in text order), with the output of NewMatcher. Each window must run at least
+// opts.MinLen-1 past what its page owns (or to the text's end). Matchers with different options
+// may share the pages: each marks its own rows deep for its minimum length, on up to threads
+// goroutines.
+func NewMatcherFromPages(ref *kernels.Reference, opts kernels.MatchOptions, pages []*Page, threads int) (*Matcher, error) {
 	if err := opts.Validate(ref); err != nil {
 		return nil, err
 	}
-	if !p.Whole() || len(p.text) != len(ref.Text) {
-		return nil, fmt.Errorf("the index is of a text of %d codes, the reference has %d", len(p.text), len(ref.Text))
+	next := 0
+	for i, p := range pages {
+		if len(p.text) != len(ref.Text) || p.Start != next || p.End <= p.Start {
+			return nil, fmt.Errorf("page %d of the index does not follow the others in a text of %d codes (the reference has %d)", i, len(p.text), len(ref.Text))
+		}
+		if p.WinEnd < len(p.text) && p.WinEnd-p.End+1 < opts.MinLen {
+			return nil, fmt.Errorf("%w: -l %d, pages overlapping by %d (rebuild the index with sapipe index --overlap %d)", ErrOverlap, opts.MinLen, p.WinEnd-p.End, opts.MinLen-1)
+		}
+		next = p.End
 	}
-	cp := *p
-	cp.markDeep(opts.MinLen)
-	opts.PageSize = 0
-	m := &Matcher{ref: ref, opts: opts, pages: []*Page{&cp}}
+	if next != len(ref.Text) || len(pages) == 0 {
+		return nil, fmt.Errorf("the index's pages end at %d, the reference at %d", next, len(ref.Text))
+	}
+	m := &Matcher{ref: ref, opts: opts, pages: make([]*Page, len(pages))}
+	var wg sync.WaitGroup
+	for i, p := range pages {
+		cp := *p
+		m.pages[i] = &cp
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cp.markDeepThreads(opts.MinLen, max(1, threads/len(pages)))
+		}()
+	}
+	wg.Wait()
+	m.opts.PageSize = 0
 	m.pool.New = func() any { return new(scratch) }
 	return m, nil
 }

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -29,38 +30,59 @@ func storeText(rng *rand.Rand, n, sigma int) []byte {
 }
 
 // TestPageFromSAAndLoad: the page built around a given suffix array is NewPage's, and LoadPage
-// rebuilds it from its arrays.
+// rebuilds it from its arrays, for whole texts and for windows of them.
 func TestPageFromSAAndLoad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	for r := range 60 {
+	for r := range 80 {
 		sigma := []int{2, 3, 6, 6, 11, 40}[rng.IntN(6)]
 		if sigma == 2 {
 			sigma = 3 // codes 2.. need at least one matchable code for random texts
 		}
 		n := 1 + rng.IntN([]int{5, 100, 5000}[rng.IntN(3)])
 		text := storeText(rng, n, sigma)
-		want := NewPage(text, sigma, 0, n, n)
-		sa := make([]int32, n+1)
-		SuffixArray(text, sa[1:])
-		got := NewPageFromSA(text, sigma, sa)
-		if !reflect.DeepEqual(got.Arrays(), want.Arrays()) || got.c != want.c || !got.Whole() {
+		start, end, winEnd := 0, n, n
+		if r%2 == 1 && n > 3 {
+			start = rng.IntN(n - 2)
+			end = start + 1 + rng.IntN(n-start-1)
+			winEnd = min(n, end+rng.IntN(30))
+		}
+		w := text[start:winEnd]
+		want := NewPage(text, sigma, start, end, winEnd)
+		sa := make([]int32, len(w)+1)
+		SuffixArray(w, sa[1:])
+		got := NewPageFromSA(text, sigma, start, end, winEnd, sa, 1+rng.IntN(3))
+		if !reflect.DeepEqual(got.Arrays(), want.Arrays()) || got.c != want.c || got.Start != start || got.End != end || got.WinEnd != winEnd {
 			t.Fatalf("round %d (n %d, sigma %d): NewPageFromSA differs from NewPage", r, n, sigma)
 		}
-		loaded, err := LoadPage(text, sigma, cloneArrays(want.Arrays()), 1+rng.IntN(4))
+		loaded, err := LoadPage(text, sigma, start, end, winEnd, cloneArrays(want.Arrays()), 1+rng.IntN(4))
 		if err != nil {
 			t.Fatalf("round %d (n %d, sigma %d): %v", r, n, sigma, err)
 		}
-		if !reflect.DeepEqual(loaded.Arrays(), want.Arrays()) || loaded.c != want.c || !loaded.Whole() {
+		if !reflect.DeepEqual(loaded.Arrays(), want.Arrays()) || loaded.c != want.c || len(loaded.text) != n || loaded.n != len(w) {
 			t.Fatalf("round %d: loaded page differs", r)
 		}
 		if !reflect.DeepEqual(loaded.occ, want.occ) || !reflect.DeepEqual(loaded.lcp, want.lcp) {
 			t.Fatalf("round %d: loaded rank structure or LCP differs", r)
 		}
+		tail := want.TailRows(1 + rng.IntN(3))
+		var naive []int32
+		for k := 1; k <= len(w); k++ {
+			if int(want.sa[k]) >= end-start {
+				naive = append(naive, int32(k))
+			}
+		}
+		if !slices.Equal(tail, naive) || loaded.CheckTailRows(tail) != nil {
+			t.Fatalf("round %d: tail rows %v, want %v", r, tail, naive)
+		}
+		if len(tail) > 0 && loaded.CheckTailRows(tail[1:]) == nil {
+			t.Fatalf("round %d: a tail row short went unnoticed", r)
+		}
 	}
 }
 
-// TestMatcherFromPage: matching against a loaded page gives NewMatcher's results in every mode.
-func TestMatcherFromPage(t *testing.T) {
+// TestMatcherFromPages: matching against loaded pages gives NewMatcher's results in every mode,
+// whatever the pages' size and overlap (at least the minimum length less one).
+func TestMatcherFromPages(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	for r := range 80 {
 		n := 50 + rng.IntN(3000)
@@ -72,11 +94,22 @@ func TestMatcherFromPage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := LoadPage(text, 6, cloneArrays(want.pages[0].Arrays()), 2)
-		if err != nil {
-			t.Fatal(err)
+		pageSize, overlap := n, 0
+		if r%3 != 0 {
+			pageSize = 20 + rng.IntN(n)
+			overlap = max(opts.MinLen-1, 0) + rng.IntN(40)
 		}
-		got, err := NewMatcherFromPage(ref, opts, p)
+		var pages []*Page
+		for s := 0; s < n; s += pageSize {
+			e := min(s+pageSize, n)
+			built := NewPage(text, 6, s, e, min(e+overlap, n))
+			p, err := LoadPage(text, 6, s, e, min(e+overlap, n), cloneArrays(built.Arrays()), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages = append(pages, p)
+		}
+		got, err := NewMatcherFromPages(ref, opts, pages, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,14 +131,21 @@ func TestMatcherFromPage(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(rw, rg) {
-			t.Fatalf("round %d (%v, -l %d): matches differ", r, opts.Mode, opts.MinLen)
+			t.Fatalf("round %d (%v, -l %d, pages of %d overlapping by %d): matches differ", r, opts.Mode, opts.MinLen, pageSize, overlap)
 		}
 	}
-	// A page of part of the text is refused.
+	// Pages that do not tile the text, or overlap by less than the minimum length asks, are refused.
 	text := searchText(rng, 500, 6)
 	ref := &kernels.Reference{Text: text, Starts: []int{0}, Names: []string{"r"}}
-	if _, err := NewMatcherFromPage(ref, kernels.MatchOptions{MinLen: 5}, NewPage(text, 6, 0, 200, 220)); err == nil {
+	if _, err := NewMatcherFromPages(ref, kernels.MatchOptions{MinLen: 5}, []*Page{NewPage(text, 6, 0, 200, 220)}, 1); err == nil {
 		t.Error("a partial page was accepted")
+	}
+	pages := []*Page{NewPage(text, 6, 0, 250, 260), NewPage(text, 6, 250, 500, 500)}
+	if _, err := NewMatcherFromPages(ref, kernels.MatchOptions{MinLen: 11}, pages, 1); err != nil {
+		t.Errorf("-l 11 over pages overlapping by 10: %v", err)
+	}
+	if _, err := NewMatcherFromPages(ref, kernels.MatchOptions{MinLen: 12}, pages, 1); !errors.Is(err, ErrOverlap) {
+		t.Errorf("-l 12 over pages overlapping by 10: %v, want ErrOverlap", err)
 	}
 }
 
@@ -152,14 +192,14 @@ func TestLoadPageDamage(t *testing.T) {
 	for _, c := range cases {
 		a := cloneArrays(good)
 		c.damage(&a)
-		_, err := LoadPage(text, 6, a, 2)
+		_, err := LoadPage(text, 6, 0, n, n, a, 2)
 		if err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: error %v, want one about %q", c.name, err, c.msg)
 		}
 	}
 	bad := slices.Clone(text)
 	bad[100] = 7
-	if _, err := LoadPage(bad, 6, cloneArrays(good), 2); err == nil || !strings.Contains(err.Error(), "text code") {
+	if _, err := LoadPage(bad, 6, 0, n, n, cloneArrays(good), 2); err == nil || !strings.Contains(err.Error(), "text code") {
 		t.Errorf("a text code beyond the alphabet: %v", err)
 	}
 }
@@ -171,7 +211,7 @@ func BenchmarkLoadPage(b *testing.B) {
 	a := NewPage(text, 6, 0, n, n).Arrays()
 	b.SetBytes(int64(n))
 	for b.Loop() {
-		if _, err := LoadPage(text, 6, a, 2); err != nil {
+		if _, err := LoadPage(text, 6, 0, n, n, a, 2); err != nil {
 			b.Fatal(err)
 		}
 	}

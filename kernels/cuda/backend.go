@@ -62,7 +62,7 @@ func (b *Backend) Info() Info { return b.dev.info }
 // NewMatcher indexes ref for matching on the GPU (matcher.go); the results are those of
 // kernels/cpu. A reference too large for the GPU memory left is matched on the CPU, with a note.
 func (b *Backend) NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions) (kernels.Matcher, error) {
-	m, err := newMatcher(b, ref, opts, matchConfig{})
+	m, err := newMatcher(b, ref, opts, matchConfig{}, nil)
 	if errors.Is(err, errNoRoom) {
 		b.note(fmt.Sprintf("matching on the CPU: %v", err))
 		return b.cpu.NewMatcher(ref, opts)
@@ -71,6 +71,54 @@ func (b *Backend) NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions) 
 		return nil, err
 	}
 	return m, nil
+}
+
+// NewMatcherFromPages matches against the pages of host (an index file's, kernels/cpu's arrays)
+// on the GPU: they are copied to the device, all of them when they fit, else into frames that hold
+// pages in turn. Where not even one page fits, host itself matches, with a note.
+func (b *Backend) NewMatcherFromPages(ref *kernels.Reference, opts kernels.MatchOptions, host *cpu.Matcher) (kernels.Matcher, error) {
+	m, err := newMatcher(b, ref, opts, matchConfig{}, host)
+	if errors.Is(err, errNoRoom) {
+		b.note(fmt.Sprintf("matching on the CPU: %v", err))
+		return host, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// MaxSuffixArray returns the longest text whose suffix array fits the GPU's free memory now (with
+// what the pool holds already), so that a caller cuts its texts to fit instead of leaving them to
+// the CPU.
+func (b *Backend) MaxSuffixArray() int {
+	var avail uint64
+	err := b.dev.run(func() error {
+		free, _, err := b.dev.memInfo()
+		avail = free + b.dev.pool.size
+		return err
+	})
+	if err != nil {
+		return 0
+	}
+	if memLimit != 0 {
+		avail = min(avail, memLimit)
+	}
+	fits := func(n int) bool {
+		var c carver
+		layout(&c, n)
+		return c.used+c.used/32+(64<<20) <= avail
+	}
+	lo, hi := 0, kernels.MaxWindow
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
 
 // SuffixArray fills sa with the suffix array of text, built on the GPU. A text too large for the

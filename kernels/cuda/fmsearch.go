@@ -98,6 +98,17 @@ func (g *gpuSearcher) Search(p *kernels.Patterns, locate bool, h *kernels.Hits) 
 	return g.cpu.AppendHits(iv, locate, h)
 }
 
+// SearchIntervals runs the searches of p's patterns on the GPU and writes their intervals to iv,
+// for a search over several pages (cpu.PagedSearcher) that makes the hits itself.
+func (g *gpuSearcher) SearchIntervals(p *kernels.Patterns, iv []cpu.Interval) error {
+	got, err := g.intervals(p)
+	if err != nil {
+		return err
+	}
+	copy(iv, got)
+	return nil
+}
+
 // intervals runs the searches of p's patterns on the GPU.
 func (g *gpuSearcher) intervals(p *kernels.Patterns) ([]cpu.Interval, error) {
 	np := p.Len()
@@ -170,4 +181,7 @@ func (g *gpuSearcher) Close() error {
 	return g.b.dev.run(func() error { g.free(); return nil })
 }
 
-var _ kernels.Searcher = (*gpuSearcher)(nil)
+var (
+	_ kernels.Searcher   = (*gpuSearcher)(nil)
+	_ cpu.IntervalSearch = (*gpuSearcher)(nil)
+)

@@ -35,7 +35,11 @@ struct PageDev {
 	const u64 *occ;     // rank blocks (kernels/cpu/occ.go)
 	const u64 *deep;    // bit k: LCP of row k >= the minimum match length
 	const u32 *c;       // c[x]: first row whose suffix starts with x
-	u32 textLen, start, end, winEnd, n, nBig;
+	u64 start;          // the window's first text position (the text may be over 2^32)
+	u32 n;              // window length: the page's rows are its suffixes
+	u32 owned;          // the page owns the text positions [start, start + owned)
+	u32 tail;           // text after the window, at most 2^32-1 of it (0: the window ends the text)
+	u32 nBig;
 	u32 planes, counts, stride, pad;
 };
 
@@ -228,9 +232,9 @@ __device__ __forceinline__ void pg_start_state(const PageDev &p, const u8 *q, u3
 // pg_run_on: how far the match of length d of q[pos:] at window position s continues past the
 // window's end, in the whole text (Page.runOn).
 __device__ __forceinline__ u32 pg_run_on(const PageDev &p, u32 s, u32 d, const u8 *q, u32 qlen, u32 pos) {
-	if (s + d != p.n || p.winEnd == p.textLen) return 0;
-	const u8 *t = p.text + p.winEnd;
-	u32 tl = p.textLen - p.winEnd;
+	if (s + d != p.n || p.tail == 0) return 0;
+	const u8 *t = p.text + p.start + p.n;
+	u32 tl = p.tail;
 	const u8 *qq = q + pos + d;
 	u32 ql = qlen - pos - d;
 	u32 e = 0;
@@ -243,7 +247,7 @@ __device__ __forceinline__ bool pg_left_maximal(const PageDev &p, u32 s, const u
 	if (pos == 0) return true;
 	u32 prev = q[pos - 1];
 	if (prev < MT_FIRST) return true;
-	u32 g = p.start + s;
+	u64 g = p.start + s;
 	return g == 0 || p.text[g - 1] != prev;
 }
 
@@ -394,10 +398,10 @@ extern "C" __global__ void __launch_bounds__(256) mm_rows(const PageDev p, const
 	uint4 out = make_uint4(0, 0, 0, 0);
 	if (!(prev >= MT_FIRST && pg_symbol(p, k) == prev)) {
 		u32 s = (u32)p.sa[k];
-		u32 g = p.start + s;
-		if (g < p.end && !(s == 0 && !pg_left_maximal(p, s, q, pos))) {
+		if (s < p.owned && !(s == 0 && !pg_left_maximal(p, s, q, pos))) {
+			u64 g = p.start + s;
 			ok = 1;
-			out = make_uint4(g, d + pg_run_on(p, s, d, q, pc.len, pos), item.w, 0);
+			out = make_uint4((u32)g, d + pg_run_on(p, s, d, q, pc.len, pos), item.w, (u32)(g >> 32));
 		}
 	}
 	cand[r] = out;
@@ -414,14 +418,15 @@ extern "C" __global__ void __launch_bounds__(256) compact_valid(const u32 *__res
 // ---- -mumreference and -mum ---------------------------------------------------------------------
 
 struct Cand {
-	u32 len, count, ref;
+	u32 len, count;
+	u64 ref;
 };
 
 // pg_best: the longest match at one query position over the text positions this page owns, and
 // how many owned positions reach that length (Page.pageBest).
 __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, u32 qlen, u32 pos, u32 lo, u32 hi, u32 m, u32 minLen) {
 	Cand c = {0, 0, 0};
-	u32 owned = p.end - p.start;
+	u32 owned = p.owned;
 	if (hi - lo > p.n - owned + 1) {
 		c.len = m;
 		c.count = 2;
@@ -435,7 +440,7 @@ __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, u32 qlen,
 		}
 		if (c.count > 0) c.len = m;
 	}
-	if (p.winEnd == p.textLen) return c;
+	if (p.tail == 0) return c;
 	auto consider = [&](u32 k, u32 d) {
 		u32 s = (u32)p.sa[k];
 		if (s != p.n - d || s >= owned) return;
@@ -484,7 +489,7 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 				uint4 v = best[slot];
 				b.len = v.x;
 				b.count = v.y;
-				b.ref = v.z;
+				b.ref = (u64)v.w << 32 | v.z;
 			}
 			if (m >= minLen) {
 				Cand c = pg_best(p, q, pc.len, pos, lo, hi, m, minLen);
@@ -496,7 +501,7 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 				}
 			}
 			if (!last) {
-				best[slot] = make_uint4(b.len, b.count, b.ref, 0);
+				best[slot] = make_uint4(b.len, b.count, (u32)b.ref, (u32)(b.ref >> 32));
 				continue;
 			}
 			if (b.len < minLen || b.count != 1) continue;
@@ -505,7 +510,7 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 				if (prev >= MT_FIRST && p.text[b.ref - 1] == prev) continue;
 			}
 			w--;
-			out[w] = make_uint4(b.ref, b.len, slot, 0);
+			out[w] = make_uint4((u32)b.ref, b.len, slot, (u32)(b.ref >> 32));
 		}
 	}
 	if (last) counts[t] = end - w;

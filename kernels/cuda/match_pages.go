@@ -17,7 +17,8 @@ import (
 // kernel by value. Keep the two layouts the same.
 type pageDev struct {
 	text, sa, lcp, bigRow, bigVal, min1, min2, occ, deep, c devPtr
-	textLen, start, end, winEnd, n, nBig                    uint32
+	start                                                   uint64 // the window's first text position
+	n, owned, tail, nBig                                    uint32 // tail: text after the window, capped at 2^32-1
 	planes, counts, stride, pad                             uint32
 }
 
@@ -89,7 +90,7 @@ func layoutPage(c *carver, s pageShape, text devPtr, textLen int, desc *pageDev)
 	}
 	*desc = pageDev{
 		text: text, sa: sa, lcp: lcp, bigRow: bigRow, bigVal: bigVal, min1: m1, min2: m2, occ: occ, deep: deep, c: cc,
-		textLen: uint32(textLen), start: uint32(s.start), end: uint32(s.end), winEnd: uint32(s.winEnd), n: uint32(s.n),
+		start: uint64(s.start), n: uint32(s.n), owned: uint32(s.end - s.start), tail: uint32(min(textLen-s.winEnd, 1<<32-1)),
 		nBig:   uint32(s.nBig),
 		planes: uint32(s.planes), counts: uint32(s.counts), stride: uint32(s.stride),
 	}

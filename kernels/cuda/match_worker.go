@@ -19,10 +19,14 @@ type piece struct {
 	len, from, to, slot uint32
 }
 
-// outRec is a match record from the device: text position, length, slot (the 4th word is padding).
+// outRec is a match record from the device: text position (its low 32 bits, the high ones in
+// refHi), length, slot.
 type outRec struct {
-	ref, len, slot, _ uint32
+	ref, len, slot, refHi uint32
 }
+
+// textPos returns the record's text position.
+func (r outRec) textPos() int64 { return int64(r.refHi)<<32 | int64(r.ref) }
 
 // codeSpan is the part of one batch's codes that a launch copies up: [lo, hi), at dev in the device
 // buffer. Batches that share their codes (the chunks of one long sequence) share a span.
@@ -339,7 +343,7 @@ func (w *worker) unpack(batch []*request, recs []outRec) {
 				end := base + uint32(sg.To-sg.From)
 				for k < len(recs) && recs[k].slot < end {
 					rc := recs[k]
-					res.Matches = append(res.Matches, kernels.Match{Ref: int64(rc.ref), Query: int32(sg.From + int(rc.slot-base)), Len: int32(rc.len)})
+					res.Matches = append(res.Matches, kernels.Match{Ref: rc.textPos(), Query: int32(sg.From + int(rc.slot-base)), Len: int32(rc.len)})
 					k++
 				}
 			}

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -38,6 +39,12 @@ type matchConfig struct {
 	ChunkRows    int   // candidate rows examined per pass of -maxmatch's last stage (default 1<<22)
 	HostIndex    bool  // build the page indexes on the CPU even when they could be built on the device
 	Profile      bool  // time each stage with events (SAPIPE_GPU_PROFILE=1)
+	// Requests, when set, is the queue the workers take batches from, shared with the matchers of
+	// other cards (Group); otherwise the matcher has its own.
+	Requests chan *request
+	// failAfter, when positive, makes the workers fail every launch after that many (tests of a
+	// card that fails mid-run).
+	failAfter int64
 }
 
 func (c *matchConfig) defaults() {
@@ -135,9 +142,11 @@ func pageBytesPerBase(sigma int) float64 {
 	return 4 + 1 + float64(8*(counts+2*planes))/cpu.OccBlockRows + 1.0/8 + 4.0/64 + 0.01
 }
 
-// newMatcher indexes ref and starts the device workers. It returns an error wrapping errNoRoom when
-// the budget cannot hold the text and one page of a useful size.
-func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, cfg matchConfig) (*gpuMatcher, error) {
+// newMatcher indexes ref and starts the device workers: with given nil it builds the pages (on
+// the device when they fit, else on the host); otherwise it copies given's pages (an index
+// file's). It returns an error wrapping errNoRoom when the budget cannot hold the text and one
+// page of a useful size.
+func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, cfg matchConfig, given *cpu.Matcher) (*gpuMatcher, error) {
 	if err := opts.Validate(ref); err != nil {
 		return nil, err
 	}
@@ -177,9 +186,21 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 	if ps <= 0 || ps > n {
 		ps = n
 	}
+	// Building a page on the device takes its suffix array's construction (sa.go's layout) and
+	// the LCP's arrays (match_build.go, 20 bytes a position) besides the pages built before it.
+	build := func(ps int) int64 {
+		var c carver
+		w := ps + cpu.Overlap(opts.MinLen)
+		layout(&c, w)
+		return int64(c.used+c.used/32+(64<<20)) + 20*int64(w)
+	}
+	// Pages small enough that all of them, and the building of one, fit: a page is made smaller
+	// rather than built on the host (minutes for a large reference). Only where even pages of
+	// bigPage bases leave no room are pages built on the host and loaded into frames in turn.
+	const bigPage = 1 << 24
 	for {
 		pages := int64((n + ps - 1) / ps)
-		if pages*est(ps) <= room || 2*est(ps) <= room {
+		if pages*est(ps)+build(ps) <= room || ps <= bigPage && 2*est(ps) <= room {
 			break
 		}
 		if ps < 1<<10 && ps < n {
@@ -188,7 +209,10 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		ps = (ps + 1) / 2
 	}
 	m := &gpuMatcher{dev: d, ref: ref, opts: opts, cfg: cfg, fn: make(map[string]uintptr), note: b.note,
-		reqs: make(chan *request), quit: make(chan struct{})}
+		reqs: cfg.Requests, quit: make(chan struct{})}
+	if m.reqs == nil {
+		m.reqs = make(chan *request)
+	}
 	m.fs.cond = sync.NewCond(&m.fs.mu)
 	t0 := time.Now()
 	err := d.run(func() error {
@@ -205,10 +229,13 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		return d.toDevice(m.text.p, ptrOf(ref.Text), n)
 	})
 	trace("matcher: kernels looked up, text copied", t0)
-	if err == nil {
+	if err == nil && given != nil {
+		m.npages = len(given.Pages())
+		err = m.uploadHost(given, room, budget)
+	} else if err == nil {
 		bounds := cpu.PageBounds(n, ps, opts.MinLen)
 		m.npages = len(bounds)
-		if int64(len(bounds))*est(ps) <= room && !cfg.HostIndex {
+		if int64(len(bounds))*est(ps)+build(ps) <= room && !cfg.HostIndex {
 			// Every page fits: build them on the device, where they stay.
 			err = m.buildResident(bounds)
 			if err == nil {
@@ -247,7 +274,6 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 // hostIndex builds the pages of ps bases on the CPU (cpu.NewMatcher's pages) and copies them to
 // frames: all of them when they fit room, otherwise as many frames as fit, loaded in turn.
 func (m *gpuMatcher) hostIndex(b *Backend, ps int, room, budget int64) error {
-	d := m.dev
 	n := len(m.ref.Text)
 	hostOpts := m.opts
 	hostOpts.PageSize = ps
@@ -258,6 +284,14 @@ func (m *gpuMatcher) hostIndex(b *Backend, ps int, room, budget int64) error {
 	if err != nil {
 		return err
 	}
+	return m.uploadHost(host, room, budget)
+}
+
+// uploadHost copies the pages of host to frames: all of them when they fit room, otherwise as
+// many frames as fit, loaded in turn.
+func (m *gpuMatcher) uploadHost(host *cpu.Matcher, room, budget int64) error {
+	d := m.dev
+	n := len(m.ref.Text)
 	m.host = host
 	var frameBytes uint64
 	for _, p := range host.Pages() {
@@ -267,7 +301,7 @@ func (m *gpuMatcher) hostIndex(b *Backend, ps int, room, budget int64) error {
 	}
 	frames := min(len(m.pages), int(room/int64(frameBytes)))
 	if frames < 1 {
-		return fmt.Errorf("%w: a device memory budget of %d MiB holds no page of %d bases (%d MiB)", errNoRoom, budget>>20, ps, frameBytes>>20)
+		return fmt.Errorf("%w: a device memory budget of %d MiB holds no page of the index (%d MiB)", errNoRoom, budget>>20, frameBytes>>20)
 	}
 	m.fs.resident = frames == len(m.pages)
 	return d.run(func() error {
@@ -320,18 +354,24 @@ func (m *gpuMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
 	if m.closed.Load() {
 		return errors.New("GPU matcher is closed")
 	}
-	r := &request{b: b, res: res, done: make(chan error, 1)}
-	for _, sg := range b.Segs {
-		if sg.To > sg.From {
-			r.npos += sg.To - sg.From
-		}
-	}
+	r := newRequest(b, res)
 	select {
 	case m.reqs <- r:
 	case <-m.quit:
 		return errors.New("GPU matcher is closed")
 	}
 	return <-r.done
+}
+
+// newRequest returns the request of one Match call.
+func newRequest(b *kernels.Batch, res *kernels.Result) *request {
+	r := &request{b: b, res: res, done: make(chan error, 1)}
+	for _, sg := range b.Segs {
+		if sg.To > sg.From {
+			r.npos += sg.To - sg.From
+		}
+	}
+	return r
 }
 
 // Close stops the workers and frees the device memory.
@@ -389,6 +429,9 @@ func (m *gpuMatcher) worker(ready chan<- error) {
 			}
 		}
 		err := w.run(batch)
+		if n := m.cfg.failAfter; n > 0 && m.stats.launches.Load() > n {
+			err = fmt.Errorf("gpu:%d: launch failed (a test's injected failure)", m.dev.info.Ordinal)
+		}
 		for _, r := range batch {
 			r.done <- err
 		}
@@ -402,7 +445,7 @@ func sortRecords(recs []outRec, runs bool) {
 		if a.slot != b.slot {
 			return int(a.slot) - int(b.slot)
 		}
-		return int(a.ref) - int(b.ref)
+		return cmp.Compare(a.textPos(), b.textPos())
 	}
 	if !runs {
 		slices.SortFunc(recs, cmp)

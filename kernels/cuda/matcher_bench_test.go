@@ -116,7 +116,7 @@ func benchMatcher(b *testing.B, newM func(ref *kernels.Reference, opts kernels.M
 func BenchmarkGPUMatcherReads(b *testing.B) {
 	g := gpuBackend(b)
 	benchMatcher(b, func(ref *kernels.Reference, opts kernels.MatchOptions) (kernels.Matcher, error) {
-		return newMatcher(g, ref, opts, matchConfig{})
+		return newMatcher(g, ref, opts, matchConfig{}, nil)
 	})
 }
 
@@ -133,7 +133,7 @@ func BenchmarkGPUMatcherLaunch(b *testing.B) {
 	ref, batches := benchInput(b)
 	for _, k := range []int{1, 4, 16} {
 		b.Run(fmt.Sprint(k, "batches"), func(b *testing.B) {
-			m, err := newMatcher(g, ref, kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 20}, matchConfig{Workers: 1, Profile: true})
+			m, err := newMatcher(g, ref, kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 20}, matchConfig{Workers: 1, Profile: true}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

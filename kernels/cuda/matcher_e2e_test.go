@@ -48,7 +48,7 @@ func BenchmarkGPUMummerEndToEnd(b *testing.B) {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
-		m, err := newMatcher(g, ref, kernels.MatchOptions{Mode: opts.Mode, MinLen: opts.MinLen}, matchConfig{})
+		m, err := newMatcher(g, ref, kernels.MatchOptions{Mode: opts.Mode, MinLen: opts.MinLen}, matchConfig{}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

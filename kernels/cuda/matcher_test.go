@@ -138,7 +138,7 @@ func mutateSeq(rng *rand.Rand, s []byte, rate float64) []byte {
 // newTestMatcher builds a GPU matcher with cfg, failing the test on an error.
 func newTestMatcher(t testing.TB, b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, cfg matchConfig) *gpuMatcher {
 	t.Helper()
-	m, err := newMatcher(b, ref, opts, cfg)
+	m, err := newMatcher(b, ref, opts, cfg, nil)
 	if err != nil {
 		t.Fatalf("GPU matcher (%+v, %+v): %v", opts, cfg, err)
 	}
@@ -320,7 +320,7 @@ func TestGPUMatcherBudget(t *testing.T) {
 		got.Close()
 	}
 	// A budget that cannot hold the text is refused, and the backend falls back to the CPU.
-	if _, err := newMatcher(b, ref, kernels.MatchOptions{MinLen: 20}, matchConfig{Budget: int64(len(ref.Text)) / 2}); err == nil {
+	if _, err := newMatcher(b, ref, kernels.MatchOptions{MinLen: 20}, matchConfig{Budget: int64(len(ref.Text)) / 2}, nil); err == nil {
 		t.Error("a budget smaller than the text was accepted")
 	}
 }
@@ -525,7 +525,7 @@ func TestGPUPageBuild(t *testing.T) {
 				for i, p := range want.Pages() {
 					wa := p.DeviceArrays()
 					f := got.fs.frames[i]
-					s := pageShape{start: int(f.desc.start), end: int(f.desc.end), winEnd: int(f.desc.winEnd), n: int(f.desc.n), nBig: int(f.desc.nBig),
+					s := pageShape{start: int(f.desc.start), end: int(f.desc.start) + int(f.desc.owned), winEnd: int(f.desc.start) + int(f.desc.n), n: int(f.desc.n), nBig: int(f.desc.nBig),
 						planes: int(f.desc.planes), counts: int(f.desc.counts), stride: int(f.desc.stride), occWords: len(wa.Occ)}
 					ga := downloadPage(t, b.dev, f.desc, s)
 					what := fmt.Sprintf("%s page size %d minLen %d page %d", c.name, ps, minLen, i)

@@ -1,0 +1,164 @@
+package cpu
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// IntervalSearch runs the searches of one page's Searcher, on the CPU (Searcher itself) or on a
+// device, with identical intervals.
+type IntervalSearch interface {
+	SearchIntervals(b *kernels.Patterns, iv []Interval) error
+}
+
+// PagedSearcher counts and locates patterns in a text indexed in pages (a reference too long for
+// one suffix array of 32-bit rows): each page's window is searched, and an occurrence counts for
+// the page that owns its start. The occurrences in a window that start past what its page owns
+// are the next page's: their rows (the page's tail rows) are left out of each interval. A pattern
+// longer than the overlap plus one may run past its page's window: it is searched by its first
+// overlap+1 symbols and each occurrence of those checked against the text. It is safe for
+// concurrent use; the hits are those of one Searcher over the whole text.
+type PagedSearcher struct {
+	text    []byte
+	pages   []*Page
+	tails   [][]int32
+	search  []IntervalSearch
+	overlap int // the least overlap of a page that does not end the text
+	pool    sync.Pool
+}
+
+// pagedScratch is one Search's memory.
+type pagedScratch struct {
+	short kernels.Patterns // the patterns cut to overlap+1 symbols
+	iv    []Interval
+	count []int32
+	pos   [][]int64 // each pattern's located occurrences, in text order
+}
+
+// NewPagedSearcher returns a searcher over pages that tile text in order, with each page's tail
+// rows (Page.TailRows) and the search of each.
+func NewPagedSearcher(text []byte, pages []*Page, tails [][]int32, search []IntervalSearch) (*PagedSearcher, error) {
+	if len(pages) == 0 || len(tails) != len(pages) || len(search) != len(pages) {
+		return nil, fmt.Errorf("a paged search of %d pages, %d tails and %d searches", len(pages), len(tails), len(search))
+	}
+	s := &PagedSearcher{text: text, pages: pages, tails: tails, search: search, overlap: len(text)}
+	next := 0
+	for i, p := range pages {
+		if p.Start != next || p.End <= p.Start || len(tails[i]) != p.WinEnd-p.End {
+			return nil, fmt.Errorf("page %d of a paged search does not follow the others", i)
+		}
+		if p.WinEnd < len(text) {
+			s.overlap = min(s.overlap, p.WinEnd-p.End)
+		}
+		next = p.End
+	}
+	if next != len(text) {
+		return nil, fmt.Errorf("the pages end at %d, the text at %d", next, len(text))
+	}
+	s.pool.New = func() any { return new(pagedScratch) }
+	return s, nil
+}
+
+// Close releases nothing; the pages' searches are their owners'.
+func (*PagedSearcher) Close() error { return nil }
+
+// Search appends the hits of every pattern of b to h.
+func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits) error {
+	sc := s.pool.Get().(*pagedScratch)
+	defer s.pool.Put(sc)
+	np := b.Len()
+	most := s.overlap + 1
+	q := b
+	long := false
+	for i := range np {
+		if len(b.Pattern(i)) > most {
+			long = true
+			break
+		}
+	}
+	if long {
+		sc.short.Reset()
+		for i := range np {
+			p := b.Pattern(i)
+			sc.short.Add(p[:min(len(p), most)])
+		}
+		q = &sc.short
+	}
+	sc.iv = slices.Grow(sc.iv[:0], np)[:np]
+	sc.count = slices.Grow(sc.count[:0], np)[:np]
+	clear(sc.count)
+	if len(sc.pos) < np {
+		sc.pos = append(sc.pos, make([][]int64, np-len(sc.pos))...)
+	}
+	for i := range np {
+		sc.pos[i] = sc.pos[i][:0]
+	}
+	for pi, p := range s.pages {
+		if err := s.search[pi].SearchIntervals(q, sc.iv); err != nil {
+			return err
+		}
+		owned := int32(p.End - p.Start)
+		rows := int32(len(p.sa))
+		for i, v := range sc.iv {
+			if v.Lo < 0 || v.Lo > v.Hi || v.Hi > rows || v.Shift < 0 || (v.Shift > 0 && v.Hi-v.Lo != 1) {
+				return fmt.Errorf("page %d, pattern %d: search interval %d..%d, shift %d, in %d rows", pi, i, v.Lo, v.Hi, v.Shift, rows)
+			}
+			pat := b.Pattern(i)
+			if len(pat) > most && !matchable(pat) {
+				continue // a symbol that never matches: no occurrence, as Searcher has it
+			}
+			if !locate && len(pat) <= most && v.Shift == 0 {
+				// Count alone: the interval's rows less those past the page's end.
+				tail := s.tails[pi]
+				a := sort.Search(len(tail), func(k int) bool { return tail[k] >= v.Lo })
+				z := sort.Search(len(tail), func(k int) bool { return tail[k] >= v.Hi })
+				sc.count[i] += v.Hi - v.Lo - int32(z-a)
+				continue
+			}
+			start := len(sc.pos[i])
+			for _, r := range p.sa[v.Lo:v.Hi] {
+				at := r - v.Shift
+				if r < v.Shift {
+					return fmt.Errorf("page %d, pattern %d: an occurrence before the window's start", pi, i)
+				}
+				if at >= owned {
+					continue
+				}
+				g := int64(p.Start) + int64(at)
+				if len(pat) > most && !bytes.Equal(s.text[g:min(g+int64(len(pat)), int64(len(s.text)))], pat) {
+					continue
+				}
+				sc.pos[i] = append(sc.pos[i], g)
+			}
+			if len(sc.pos[i])-start > 1 {
+				slices.Sort(sc.pos[i][start:])
+			}
+		}
+	}
+	for i := range np {
+		sc.count[i] += int32(len(sc.pos[i]))
+		h.Count = append(h.Count, sc.count[i])
+		if locate {
+			h.Pos = append(h.Pos, sc.pos[i]...)
+			h.PosEnds = append(h.PosEnds, len(h.Pos))
+		}
+	}
+	return nil
+}
+
+// matchable reports whether every symbol of pat can match.
+func matchable(pat []byte) bool {
+	for _, x := range pat {
+		if x < kernels.FirstCode {
+			return false
+		}
+	}
+	return true
+}
+
+var _ kernels.Searcher = (*PagedSearcher)(nil)
