@@ -14,7 +14,7 @@ import (
 	"github.com/sapipe/sapipe/stages"
 )
 
-// openCompressGPU opens the GPU that spec ("gpu" or "gpu:N") names; tests replace it.
+// openCompressGPU opens the GPUs that spec (gpu, gpu:all, gpu:N or gpu:N,M,...) names; tests replace it.
 var openCompressGPU = func(spec string, opts device.Options) (kernels.Backend, error) {
 	b, _, err := device.Open(spec, opts)
 	return b, err
@@ -53,7 +53,7 @@ func compressBackends(e *env, cfg *compressConfig) (stages.BlockBackends, *stage
 	auto := cfg.device == "" || cfg.device == "auto"
 	spec := cfg.device
 	if auto {
-		spec = "gpu"
+		spec = "gpu:all" // every usable GPU, the blocks spread over them
 	}
 	t0 := time.Now()
 	s := &stages.StartingBackend{

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/urfave/cli/v2"
@@ -25,7 +23,7 @@ func deviceFlag() cli.Flag {
 		Name:    "device",
 		Value:   "auto",
 		EnvVars: []string{deviceEnv},
-		Usage:   "compute device `D`: auto (a GPU if one is usable, else the CPU), cpu, gpu (the first GPU) or gpu:N",
+		Usage:   "compute device `D`: auto (every usable GPU, else the CPU), cpu, gpu (the first GPU), gpu:N, gpu:N,M,... or gpu:all",
 	}
 }
 
@@ -122,13 +120,11 @@ func openBackendNote(e *env, spec string, threads int, t talk) (kernels.Backend,
 // that run on the CPU whatever the device (unbwt).
 func checkDeviceSpec(spec string) error {
 	switch spec {
-	case "", "auto", "cpu", "gpu":
+	case "", "auto", "cpu", "gpu", "gpu:all":
 		return nil
 	}
-	if n, ok := strings.CutPrefix(spec, "gpu:"); ok {
-		if v, err := strconv.Atoi(n); err == nil && v >= 0 {
-			return nil
-		}
+	if _, ok := device.Ordinals(spec); ok {
+		return nil
 	}
-	return usageError{fmt.Sprintf("--device %s: want auto, cpu, gpu or gpu:N", spec)}
+	return usageError{fmt.Sprintf("--device %s: want auto, cpu, gpu, gpu:all, gpu:N or gpu:N,M,...", spec)}
 }

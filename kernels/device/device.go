@@ -1,11 +1,13 @@
-// Package device chooses the compute backend of a run, once, from the --device option:
-// "auto" (a GPU when one is usable, else the CPU), "cpu", "gpu" (the first GPU, or an error) or
-// "gpu:N" (GPU N, or an error).
+// Package device chooses the compute backend of a run, once, from the --device option: "auto"
+// (every usable GPU, else the CPU), "cpu", "gpu" (the first GPU, or an error), "gpu:N" (GPU N),
+// "gpu:N,M,..." (those GPUs) or "gpu:all" (every usable GPU, or an error). Several GPUs make one
+// backend (cuda.Group) that spreads the work over them, with the results of one.
 package device
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,6 +40,62 @@ var openGPU = func(ordinal int, opts Options) (kernels.Backend, error) {
 	return b, nil
 }
 
+// openGroup opens the GPUs of ordinals as one backend.
+var openGroup = func(ordinals []int, opts Options) (kernels.Backend, error) {
+	g, err := cuda.OpenGroup(ordinals, cuda.Options{Threads: opts.Threads, Note: opts.Note})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
+	}
+	return g, nil
+}
+
+// usableGPUs lists the ordinals of the GPUs sapipe can use (compute capability 8.0 or newer).
+var usableGPUs = func() ([]int, error) {
+	infos, err := cuda.Devices()
+	if err != nil {
+		return nil, err
+	}
+	var ords []int
+	for _, d := range infos {
+		if d.Major >= 8 {
+			ords = append(ords, d.Ordinal)
+		}
+	}
+	if len(ords) == 0 {
+		return nil, fmt.Errorf("the CUDA driver reports %d GPUs, none of compute capability 8.0 or newer", len(infos))
+	}
+	return ords, nil
+}
+
+// openAll opens every usable GPU: one backend, or a group of them.
+func openAll(opts Options) (kernels.Backend, error) {
+	ords, err := usableGPUs()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
+	}
+	if len(ords) == 1 {
+		return openGPU(ords[0], opts)
+	}
+	return openGroup(ords, opts)
+}
+
+// Ordinals parses the GPUs of a --device value of the form gpu:N or gpu:N,M,... (distinct, in
+// order); ok is false for any other form.
+func Ordinals(spec string) (ords []int, ok bool) {
+	list, found := strings.CutPrefix(spec, "gpu:")
+	if !found || list == "all" {
+		return nil, false
+	}
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 || slices.Contains(ords, n) {
+			return nil, false
+		}
+		ords = append(ords, n)
+	}
+	return ords, len(ords) > 0
+}
+
 // Open returns the backend that spec names. With "auto" and no usable GPU it returns the CPU
 // backend and a note saying why no GPU is used, for one line on stderr: when a driver is there
 // but fails (no device, a driver too old, no memory), or with opts.Verbose. A host without any
@@ -45,7 +103,7 @@ var openGPU = func(ordinal int, opts Options) (kernels.Backend, error) {
 func Open(spec string, opts Options) (b kernels.Backend, note string, err error) {
 	switch {
 	case spec == "" || spec == "auto":
-		b, err := openGPU(0, opts)
+		b, err := openAll(opts)
 		if err == nil {
 			return b, "", nil
 		}
@@ -59,13 +117,20 @@ func Open(spec string, opts Options) (b kernels.Backend, note string, err error)
 	case spec == "gpu":
 		b, err := openGPU(0, opts)
 		return b, "", err
+	case spec == "gpu:all":
+		b, err := openAll(opts)
+		return b, "", err
 	case strings.HasPrefix(spec, "gpu:"):
-		n, err := strconv.Atoi(spec[4:])
-		if err != nil || n < 0 {
-			return nil, "", fmt.Errorf("--device %s: want auto, cpu, gpu or gpu:N with N a device number", spec)
+		ords, ok := Ordinals(spec)
+		if !ok {
+			return nil, "", fmt.Errorf("--device %s: want auto, cpu, gpu, gpu:all, gpu:N or gpu:N,M,... with distinct device numbers", spec)
 		}
-		b, err := openGPU(n, opts)
+		if len(ords) == 1 {
+			b, err := openGPU(ords[0], opts)
+			return b, "", err
+		}
+		b, err := openGroup(ords, opts)
 		return b, "", err
 	}
-	return nil, "", fmt.Errorf("--device %s: want auto, cpu, gpu or gpu:N", spec)
+	return nil, "", fmt.Errorf("--device %s: want auto, cpu, gpu, gpu:all, gpu:N or gpu:N,M,...", spec)
 }

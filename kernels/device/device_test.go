@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func gpuUsable() (bool, error) {
 // are made in child processes below.
 func TestOpen(t *testing.T) {
 	usable, why := gpuUsable()
-	if !usable && os.Getenv("SAPIPE_REQUIRE_GPU") == "1" {
+	if !usable && os.Getenv("SAPIPE_REQUIRE_GPU") >= "1" /* 1, or the cards needed */ {
 		t.Fatalf("SAPIPE_REQUIRE_GPU=1 but no GPU: %v", why)
 	}
 	for _, verbose := range []bool{false, true} {
@@ -68,7 +69,15 @@ func TestOpen(t *testing.T) {
 	if _, _, err := Open("gpu:999", Options{}); !errors.Is(err, ErrNoGPU) {
 		t.Errorf("gpu:999: %v, want ErrNoGPU", err)
 	}
-	for _, bad := range []string{"gpu:", "gpu:-1", "gpu:x", "tpu", "GPU"} {
+	for _, spec := range []string{"gpu:0,1", "gpu:all", "gpu:3,0"} {
+		b, _, err := Open(spec, Options{})
+		if err == nil {
+			b.Close()
+		} else if !errors.Is(err, ErrNoGPU) {
+			t.Errorf("%q: %v, want a backend or ErrNoGPU", spec, err)
+		}
+	}
+	for _, bad := range []string{"gpu:", "gpu:-1", "gpu:x", "tpu", "GPU", "gpu:0,0", "gpu:1,", "gpu:,1", "gpu:0,x", "gpu:ALL"} {
 		if _, _, err := Open(bad, Options{}); err == nil || errors.Is(err, ErrNoGPU) {
 			t.Errorf("%q: %v, want a usage error", bad, err)
 		}
@@ -166,5 +175,20 @@ func TestOpenBrokenDriverChild(t *testing.T) {
 	if err != nil || b.Name() != "cpu" || !strings.HasPrefix(note, "using the CPU: no usable GPU: unusable CUDA driver: cannot load ") ||
 		strings.ContainsAny(note, "\r\n") {
 		t.Errorf("auto: %v, %q, %v; want one line saying the driver cannot be loaded", b, note, err)
+	}
+}
+
+func TestOrdinals(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want []int
+	}{
+		{"gpu:0", []int{0}}, {"gpu:2", []int{2}}, {"gpu:0,2", []int{0, 2}}, {"gpu:3,1,0", []int{3, 1, 0}},
+		{"gpu:0,0", nil}, {"gpu:all", nil}, {"gpu", nil}, {"gpu:", nil}, {"gpu:-1", nil}, {"gpu:1,,2", nil}, {"cpu", nil},
+	} {
+		got, ok := Ordinals(c.spec)
+		if ok != (c.want != nil) || !slices.Equal(got, c.want) {
+			t.Errorf("%q: %v, %v; want %v", c.spec, got, ok, c.want)
+		}
 	}
 }

@@ -1,0 +1,247 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// Group is several GPUs used as one backend (--device gpu:all, gpu:0,2, or auto on a host with
+// several). The cards exchange nothing: a block, a suffix array or a batch of patterns goes whole
+// to whichever card is free, and a matcher keeps a copy of the reference's index on every card,
+// whose device workers take the next batch of queries when they are free. So the results are one
+// card's, whatever the number of cards.
+type Group struct {
+	cards []*Backend
+	free  chan *Backend // the cards not busy with a suffix array, a block or a pattern batch
+}
+
+// OpenGroup opens the GPUs of ordinals, in that order. It fails, closing those it opened, if any
+// cannot be used.
+func OpenGroup(ordinals []int, opts Options) (*Group, error) {
+	if len(ordinals) == 0 {
+		return nil, errors.New("no GPU to open")
+	}
+	g := &Group{free: make(chan *Backend, len(ordinals))}
+	for _, o := range ordinals {
+		b, err := Open(o, opts)
+		if err != nil {
+			g.Close()
+			return nil, fmt.Errorf("gpu:%d: %w", o, err)
+		}
+		g.cards = append(g.cards, b)
+		g.free <- b
+	}
+	return g, nil
+}
+
+// Cards returns the group's GPUs.
+func (g *Group) Cards() []*Backend { return g.cards }
+
+// Name returns "gpu:0,1 (2 x NVIDIA H100 80GB HBM3)", or the cards' names when they differ.
+func (g *Group) Name() string {
+	var ords, names []string
+	same := true
+	for _, b := range g.cards {
+		ords = append(ords, fmt.Sprint(b.dev.info.Ordinal))
+		names = append(names, b.dev.info.Name)
+		same = same && b.dev.info.Name == g.cards[0].dev.info.Name
+	}
+	if same {
+		return fmt.Sprintf("gpu:%s (%d x %s)", strings.Join(ords, ","), len(g.cards), names[0])
+	}
+	return fmt.Sprintf("gpu:%s (%s)", strings.Join(ords, ","), strings.Join(names, ", "))
+}
+
+// Close closes every card.
+func (g *Group) Close() error {
+	for _, b := range g.cards {
+		b.Close()
+	}
+	return nil
+}
+
+// take returns a free card, waiting for one; give hands it back.
+func (g *Group) take() *Backend  { return <-g.free }
+func (g *Group) give(b *Backend) { g.free <- b }
+
+// SuffixArray builds the suffix array of text on the first free card.
+func (g *Group) SuffixArray(text []byte, sa []int32) error {
+	b := g.take()
+	defer g.give(b)
+	return b.SuffixArray(text, sa)
+}
+
+// BWT transforms the blocks, each on whichever card is free, up to one block a card at once.
+func (g *Group) BWT(src, dst [][]byte, primary []int) error {
+	if len(dst) != len(src) || len(primary) != len(src) {
+		return fmt.Errorf("BWT of %d blocks into %d outputs and %d primary indexes", len(src), len(dst), len(primary))
+	}
+	errs := make([]error, len(src))
+	var wg sync.WaitGroup
+	for i := range src {
+		b := g.take()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer g.give(b)
+			errs[i] = b.BWT(src[i:i+1], dst[i:i+1], primary[i:i+1])
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// BWTSampled is Backend.BWTSampled on the first free card (compress calls it from one goroutine a
+// block, so its blocks spread over the cards).
+func (g *Group) BWTSampled(text, dst []byte, shift uint, threads int) (int, []uint32, error) {
+	b := g.take()
+	defer g.give(b)
+	return b.BWTSampled(text, dst, shift, threads)
+}
+
+// MaxSuffixArray returns the longest text every card can sort now.
+func (g *Group) MaxSuffixArray() int {
+	most := kernels.MaxWindow
+	for _, b := range g.cards {
+		most = min(most, b.MaxSuffixArray())
+	}
+	return most
+}
+
+// NewMatcher builds the index of ref on every card at once, each card building its own copy.
+func (g *Group) NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions) (kernels.Matcher, error) {
+	return g.newMatcher(ref, opts, nil)
+}
+
+// NewMatcherFromPages copies host's pages (an index file's) to every card.
+func (g *Group) NewMatcherFromPages(ref *kernels.Reference, opts kernels.MatchOptions, host *cpu.Matcher) (kernels.Matcher, error) {
+	return g.newMatcher(ref, opts, host)
+}
+
+// groupMatcher is a matcher over a copy of the index on each card. Match puts its batch in the
+// queue that every card's device workers take batches from.
+type groupMatcher struct {
+	members   []*gpuMatcher
+	reqs      chan *request
+	quit      chan struct{}
+	closeOnce sync.Once
+}
+
+// newMatcher starts a matcher on every card, sharing one queue of requests. A card that cannot
+// hold the index fails the whole: a run on fewer cards than asked would be a silent slow path.
+func (g *Group) newMatcher(ref *kernels.Reference, opts kernels.MatchOptions, host *cpu.Matcher) (kernels.Matcher, error) {
+	gm := &groupMatcher{reqs: make(chan *request), quit: make(chan struct{}), members: make([]*gpuMatcher, len(g.cards))}
+	errs := make([]error, len(g.cards))
+	var wg sync.WaitGroup
+	for i, b := range g.cards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gm.members[i], errs[i] = newMatcher(b, ref, opts, matchConfig{Requests: gm.reqs}, host)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("%s: %w", b.Name(), errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		gm.Close()
+		return nil, err
+	}
+	return gm, nil
+}
+
+// Match matches every segment of b on whichever card takes it first. Safe for concurrent use.
+func (gm *groupMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
+	r := newRequest(b, res)
+	select {
+	case gm.reqs <- r:
+	case <-gm.quit:
+		return errors.New("GPU matcher is closed")
+	}
+	return <-r.done
+}
+
+// Close stops every card's workers and frees their memory.
+func (gm *groupMatcher) Close() error {
+	gm.closeOnce.Do(func() {
+		close(gm.quit)
+		for _, m := range gm.members {
+			if m != nil {
+				m.Close()
+			}
+		}
+	})
+	return nil
+}
+
+// NewPatternSearcher uploads s's index to every card; each batch of patterns is searched on
+// whichever card is free. Where a card cannot hold the index, the search runs on the CPU, with a
+// note, as on one card.
+func (g *Group) NewPatternSearcher(s *cpu.Searcher) (kernels.Searcher, error) {
+	gs := &groupSearcher{cpu: s, free: make(chan *gpuSearcher, len(g.cards))}
+	for _, b := range g.cards {
+		ks, err := b.NewPatternSearcher(s)
+		if err != nil {
+			gs.Close()
+			return nil, err
+		}
+		one, ok := ks.(*gpuSearcher)
+		if !ok { // the card handed the search to the CPU
+			gs.Close()
+			return ks, nil
+		}
+		gs.all = append(gs.all, one)
+		gs.free <- one
+	}
+	return gs, nil
+}
+
+// groupSearcher is a pattern search with the index on every card.
+type groupSearcher struct {
+	cpu  *cpu.Searcher
+	all  []*gpuSearcher
+	free chan *gpuSearcher
+}
+
+func (gs *groupSearcher) Search(p *kernels.Patterns, locate bool, h *kernels.Hits) error {
+	iv, err := gs.intervals(p)
+	if err != nil {
+		return err
+	}
+	return gs.cpu.AppendHits(iv, locate, h)
+}
+
+func (gs *groupSearcher) SearchIntervals(p *kernels.Patterns, iv []cpu.Interval) error {
+	got, err := gs.intervals(p)
+	if err != nil {
+		return err
+	}
+	copy(iv, got)
+	return nil
+}
+
+func (gs *groupSearcher) intervals(p *kernels.Patterns) ([]cpu.Interval, error) {
+	one := <-gs.free
+	defer func() { gs.free <- one }()
+	return one.intervals(p)
+}
+
+func (gs *groupSearcher) Close() error {
+	for _, s := range gs.all {
+		s.Close()
+	}
+	return nil
+}
+
+var (
+	_ kernels.Backend    = (*Group)(nil)
+	_ kernels.Matcher    = (*groupMatcher)(nil)
+	_ kernels.Searcher   = (*groupSearcher)(nil)
+	_ cpu.IntervalSearch = (*groupSearcher)(nil)
+)

@@ -1,0 +1,225 @@
+package cuda
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
+)
+
+// Tests of several GPUs in one process. They need two usable cards and skip with fewer, unless
+// SAPIPE_REQUIRE_GPU asks for at least two (SAPIPE_REQUIRE_GPU=2 on a machine of two cards), when
+// they fail instead.
+
+var (
+	groupOnce sync.Once
+	group     *Group
+	groupErr  error
+)
+
+// testGroup returns a group of every usable card, or skips (or fails) with fewer than two.
+func testGroup(t testing.TB) *Group {
+	t.Helper()
+	groupOnce.Do(func() {
+		infos, err := Devices()
+		if err != nil {
+			groupErr = err
+			return
+		}
+		var ords []int
+		for _, d := range infos {
+			if d.Major >= 8 {
+				ords = append(ords, d.Ordinal)
+			}
+		}
+		if len(ords) < 2 {
+			groupErr = fmt.Errorf("%d usable GPUs", len(ords))
+			return
+		}
+		group, groupErr = OpenGroup(ords, Options{Threads: 4})
+	})
+	if groupErr != nil {
+		if need, _ := strconv.Atoi(os.Getenv("SAPIPE_REQUIRE_GPU")); need >= 2 {
+			t.Fatalf("SAPIPE_REQUIRE_GPU=%d but no group of GPUs: %v", need, groupErr)
+		}
+		t.Skipf("no two GPUs: %v", groupErr)
+	}
+	return group
+}
+
+// TestGroupMatcher: a matcher over every card gives the CPU's results for every mode, with many
+// batches at once, and each card takes batches.
+func TestGroupMatcher(t *testing.T) {
+	g := testGroup(t)
+	rng := rand.New(rand.NewPCG(41, 2))
+	for iter := range 6 {
+		ref, all := randomReference(rng, 1+rng.IntN(3), 20000, iter%3 == 0, false)
+		if ref == nil {
+			continue
+		}
+		mode := allModes[iter%3]
+		opts := kernels.MatchOptions{Mode: mode, MinLen: 12 + rng.IntN(10)}
+		want, err := cpu.NewMatcher(ref, opts, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := g.NewMatcher(ref, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gm := m.(*groupMatcher)
+		var wg sync.WaitGroup
+		for w := range 16 {
+			seqs := make([][]byte, 40)
+			for i := range seqs {
+				a := rng.IntN(len(all) - 200)
+				seqs[i] = mutateSeq(rng, all[a:a+100+rng.IntN(100)], 0.02)
+			}
+			b := queryBatch(seqs, &ref.Alpha, true, false, 1<<20)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				compareMatch(t, fmt.Sprintf("iter %d (%v) batch %d", iter, mode, w), want, gm, b)
+			}()
+		}
+		wg.Wait()
+		busy := 0
+		for _, mm := range gm.members {
+			if mm.stats.launches.Load() > 0 {
+				busy++
+			}
+		}
+		if busy < 2 {
+			t.Logf("iter %d: only %d of %d cards took batches", iter, busy, len(gm.members))
+		}
+		m.Close()
+	}
+}
+
+// TestGroupBWT: blocks spread over the cards give the CPU's transforms.
+func TestGroupBWT(t *testing.T) {
+	g := testGroup(t)
+	rng := rand.New(rand.NewPCG(42, 2))
+	var src, dst, want [][]byte
+	for range 9 {
+		s := randomDNA(rng, 1<<16+rng.IntN(1<<18))
+		src = append(src, s)
+		dst = append(dst, make([]byte, len(s)))
+		w := make([]byte, len(s))
+		want = append(want, w)
+	}
+	prim, wantPrim := make([]int, len(src)), make([]int, len(src))
+	if err := cpu.New(2).BWT(src, want, wantPrim); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.BWT(src, dst, prim); err != nil {
+		t.Fatal(err)
+	}
+	for i := range src {
+		if string(dst[i]) != string(want[i]) || prim[i] != wantPrim[i] {
+			t.Fatalf("block %d differs from the CPU's", i)
+		}
+	}
+}
+
+// TestGroupSearch: patterns searched on whichever card is free give the CPU's hits.
+func TestGroupSearch(t *testing.T) {
+	g := testGroup(t)
+	rng := rand.New(rand.NewPCG(43, 2))
+	text := randomDNA(rng, 200000)
+	for i := range text {
+		text[i] = kernels.FirstCode + text[i]%4
+	}
+	p := cpu.NewPage(text, kernels.FirstCode+4, 0, len(text), len(text))
+	cs, err := cpu.NewSearcher(p, cpu.BuildKmerTable(p, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := g.NewPatternSearcher(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ks.Close()
+	var wg sync.WaitGroup
+	for w := range 8 {
+		var ps kernels.Patterns
+		for range 2000 {
+			a := rng.IntN(len(text) - 60)
+			ps.Add(text[a : a+20+rng.IntN(40)])
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var want, got kernels.Hits
+			if err := cs.Search(&ps, true, &want); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := ks.Search(&ps, true, &got); err != nil {
+				t.Error(err)
+				return
+			}
+			if fmt.Sprint(want) != fmt.Sprint(got) {
+				t.Errorf("batch %d: hits differ from the CPU's", w)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestGroupCardFailure: a card that fails mid-run fails the batches it took, with an error that
+// names it, and the matcher still closes.
+func TestGroupCardFailure(t *testing.T) {
+	g := testGroup(t)
+	rng := rand.New(rand.NewPCG(44, 2))
+	ref, all := randomReference(rng, 2, 20000, false, false)
+	opts := kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 15}
+	gm := &groupMatcher{reqs: make(chan *request), quit: make(chan struct{})}
+	for i, b := range g.cards {
+		cfg := matchConfig{Requests: gm.reqs}
+		if i == 1 {
+			cfg.failAfter = 1
+		}
+		m, err := newMatcher(b, ref, opts, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gm.members = append(gm.members, m)
+	}
+	defer gm.Close()
+	var failed error
+	for range 200 {
+		seqs := [][]byte{all[:500], all[1000:1700]}
+		b := queryBatch(seqs, &ref.Alpha, true, false, 1<<20)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var r kernels.Result
+				if err := gm.Match(b, &r); err != nil {
+					mu.Lock()
+					failed = err
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if failed != nil {
+			break
+		}
+	}
+	if failed == nil || !strings.Contains(failed.Error(), "injected failure") {
+		t.Fatalf("a failing card went unnoticed: %v", failed)
+	}
+	if strings.Contains(failed.Error(), "\n") {
+		t.Errorf("error %q is not one line", failed)
+	}
+}
