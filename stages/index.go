@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/sapipe/sapipe/formats"
 	"github.com/sapipe/sapipe/kernels"
@@ -36,7 +37,8 @@ type IndexOptions struct {
 	// Overlap+1 against an index of several pages, and count and locate check the patterns
 	// longer than Overlap+1 against the text. A reference of one page is not affected.
 	Overlap int
-	Threads int // goroutines on the host
+	Threads int                  // goroutines on the host
+	Log     func(string, ...any) // -v: what each page took; nil: nothing
 }
 
 // DefaultIndexOverlap is the overlap of the pages of an index, unless asked otherwise: reads and
@@ -95,23 +97,34 @@ func IndexReference(b kernels.Backend, ref *kernels.Reference, nucleotidesOnly b
 	ix := &Index{Ref: ref, NucleotidesOnly: nucleotidesOnly, Overlap: opts.Overlap, Threads: opts.Threads}
 	// One k-mer length for every page (the file has one), that of the longest window.
 	k := cpu.KmerLength(bounds[0][2]-bounds[0][0], ref.Alpha.Size)
+	logf := opts.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
 	for i, bd := range bounds {
 		w := ref.Text[bd[0]:bd[2]]
+		t0 := time.Now()
 		sa := make([]int32, len(w)+1)
 		if err := b.SuffixArray(w, sa[1:]); err != nil {
 			return nil, fmt.Errorf("%s: page %d: suffix array on %s: %w", name, i, b.Name(), err)
 		}
+		t1 := time.Now()
 		p := cpu.NewPageFromSA(ref.Text, ref.Alpha.Size, bd[0], bd[1], bd[2], sa, opts.Threads)
+		t2 := time.Now()
 		var kt *cpu.KmerTable
 		if k > 0 {
-			kt = cpu.BuildKmerTable(p, k)
+			kt = cpu.BuildKmerTableThreads(p, k, opts.Threads)
 		}
 		if kt != nil && cpu.Keyed(len(w)) {
 			kt.Keys = cpu.RowKeys(p, kt, opts.Threads) // for the keyed search of count and locate
 		}
+		t3 := time.Now()
 		ix.Pages = append(ix.Pages, p)
 		ix.Kmers = append(ix.Kmers, kt)
 		ix.Tails = append(ix.Tails, p.TailRows(opts.Threads))
+		logf("page %d of %d (%d bases): suffix array on %s %v, rank structure and LCP %v, %d-mer table%s %v, tail rows %v",
+			i+1, len(bounds), len(w), b.Name(), t1.Sub(t0).Round(time.Millisecond), t2.Sub(t1).Round(time.Millisecond), k,
+			map[bool]string{true: " and keys", false: ""}[kt != nil && kt.Keys != nil], t3.Sub(t2).Round(time.Millisecond), time.Since(t3).Round(time.Millisecond))
 	}
 	return ix, nil
 }

@@ -92,7 +92,7 @@ func runIndex(ctx context.Context, e *env, c *cli.Context, ref string) error {
 		return err
 	}
 	t1 := time.Now()
-	ix, err := stages.IndexReference(b, refData, c.Bool("n"), ref, stages.IndexOptions{PageSize: c.Int("page-size"), Overlap: c.Int("overlap"), Threads: threads})
+	ix, err := stages.IndexReference(b, refData, c.Bool("n"), ref, stages.IndexOptions{PageSize: c.Int("page-size"), Overlap: c.Int("overlap"), Threads: threads, Log: logf})
 	if err != nil {
 		return err
 	}

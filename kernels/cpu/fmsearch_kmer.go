@@ -30,17 +30,32 @@ func KmerLength(n, sigma int) int {
 	if base < 1 {
 		return 0
 	}
+	// A table of up to a quarter of the rows: for count and locate's keyed search, which serves
+	// texts of up to maxKeyedText bases. Past those the table is a start of the search only, and
+	// one of up to a sixteenth of the rows keeps the index near 6.6 bytes a base (a window of 1.5
+	// billion bases over a, c, g, n, t: 11-mers, 0.4 GB, where a quarter would be 12-mers, 2 GB).
+	most := n / 4
+	if n > maxKeyedText {
+		most = n / 16
+	}
 	k, entries := 0, 1
-	for k < maxKmer && entries*base <= n/4 {
+	for k < maxKmer && entries*base <= most {
 		k++
 		entries *= base
 	}
 	return k
 }
 
-// BuildKmerTable computes the table of the k-mers of p's text (p must cover the whole text) by
-// backward search from every k-mer suffix, depth first.
-func BuildKmerTable(p *Page, k int) *KmerTable {
+// BuildKmerTable computes the table of the k-mers of p's window.
+func BuildKmerTable(p *Page, k int) *KmerTable { return BuildKmerTableThreads(p, k, 1) }
+
+// BuildKmerTableThreads computes the table of the k-mers of p's window on up to threads
+// goroutines, from the suffix array: the rows of one k-mer are a run, and each goroutine scans a
+// part of the rows, setting the start of the runs that start in its part and the end of those that
+// end there (a k-mer that does not occur keeps the empty interval 0, 0). It reads each row's text
+// once, a random access, where a depth-first backward search from every k-mer would make a rank
+// query a symbol tried at every node: minutes for a window of a billion bases and a large k.
+func BuildKmerTableThreads(p *Page, k, threads int) *KmerTable {
 	base := p.occ.sigma - kernels.FirstCode
 	if k < 1 || base < 1 {
 		return nil
@@ -50,23 +65,46 @@ func BuildKmerTable(p *Page, k int) *KmerTable {
 		entries *= base
 	}
 	t := &KmerTable{K: k, base: base, Rows: make([]int32, 2*entries)}
-	// Extending a suffix to the left puts the new symbol in front: the symbol added at depth d
-	// is the k-mer's (k-d)-th symbol, with weight base^(d-1).
-	var walk func(lo, hi, depth, code, weight int)
-	walk = func(lo, hi, depth, code, weight int) {
-		if depth == k {
-			t.Rows[2*code], t.Rows[2*code+1] = int32(lo), int32(hi)
-			return
+	w, n := p.w, p.n
+	// kmerAt is the table index of the k-mer that row r's suffix starts with, or -1.
+	kmerAt := func(r int) int {
+		s := int(p.sa[r])
+		if s+k > n {
+			return -1
 		}
-		for s := range base {
-			x := byte(kernels.FirstCode + s)
-			nlo, nhi := p.c[x]+p.occ.Rank(x, lo), p.c[x]+p.occ.Rank(x, hi)
-			if nlo < nhi { // k-mers that do not occur keep the empty interval 0, 0
-				walk(nlo, nhi, depth+1, code+s*weight, weight*base)
+		code := 0
+		for _, x := range w[s : s+k] {
+			if x < kernels.FirstCode {
+				return -1
 			}
+			code = code*base + int(x-kernels.FirstCode)
 		}
+		return code
 	}
-	walk(0, p.n+1, 0, 0, 1)
+	rows := t.Rows
+	storeParallel(n, threads, func(_, lo, hi int) error {
+		// Rows lo+1..hi (row 0 is the empty suffix).
+		prev := -1
+		if lo > 0 {
+			prev = kmerAt(lo)
+		}
+		for r := lo + 1; r <= hi; r++ {
+			c := kmerAt(r)
+			if c != prev {
+				if c >= 0 {
+					rows[2*c] = int32(r)
+				}
+				if prev >= 0 && r > lo+1 {
+					rows[2*prev+1] = int32(r)
+				}
+			}
+			prev = c
+		}
+		if prev >= 0 && (hi == n || kmerAt(hi+1) != prev) {
+			rows[2*prev+1] = int32(hi + 1)
+		}
+		return nil
+	})
 	return t
 }
 

@@ -728,3 +728,25 @@ func naiveKmerCode(codes []byte) int {
 	}
 	return c
 }
+
+// TestKmerTableThreads: the k-mer table built in parts on several goroutines is the naive one,
+// for windows of texts with separators and repeats.
+func TestKmerTableThreads(t *testing.T) {
+	defer func(m int) { storeMinPart = m }(storeMinPart)
+	storeMinPart = 1
+	rng := rand.New(rand.NewPCG(17, 4))
+	for r := range 60 {
+		sigma := []int{3, 4, 6, 7}[rng.IntN(4)]
+		n := 1 + rng.IntN(3000)
+		text := searchText(rng, n, sigma)
+		start := rng.IntN(n)
+		p := NewPage(text, sigma, start, n, n)
+		k := 1 + rng.IntN(4)
+		want := naiveKmerTable(text[start:], sigma, k)
+		for _, threads := range []int{1, 2, 5} {
+			if got := BuildKmerTableThreads(p, k, threads); !slices.Equal(got.Rows, want) {
+				t.Fatalf("round %d (n %d, sigma %d, k %d, %d threads): table differs from the naive one", r, n-start, sigma, k, threads)
+			}
+		}
+	}
+}

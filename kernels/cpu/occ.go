@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/sapipe/sapipe/kernels"
 )
@@ -24,32 +25,63 @@ type Occ struct {
 }
 
 // NewOcc builds the rank structure of bwt (symbols < sigma).
-func NewOcc(bwt func(i int) byte, n, sigma int) *Occ {
+func NewOcc(bwt func(i int) byte, n, sigma int) *Occ { return NewOccThreads(bwt, n, sigma, 1) }
+
+// NewOccThreads is NewOcc on up to threads goroutines: each fills the bit planes of a run of
+// blocks and counts them from zero (bwt is read once a row, which for a BWT read through a suffix
+// array is a random access each), then the counts of the runs before are added to each block.
+func NewOccThreads(bwt func(i int) byte, n, sigma, threads int) *Occ {
 	planes := max(bits.Len(uint(sigma-1)), 1)
 	o := &Occ{sigma: sigma, planes: planes}
 	o.counts = (max(sigma-kernels.FirstCode, 0) + 1) / 2
 	o.stride = o.counts + 2*planes
 	nb := n/occBlock + 1
 	o.data = make([]uint64, nb*o.stride)
-	counts := make([]uint32, sigma)
-	for b := 0; b < nb; b++ {
-		blk := o.data[b*o.stride : (b+1)*o.stride]
-		for c := kernels.FirstCode; c < sigma; c++ {
-			k := c - kernels.FirstCode
-			blk[k>>1] |= uint64(counts[c]) << (32 * (k & 1))
-		}
-		pl := blk[o.counts:]
-		for k := 0; k < occBlock; k++ {
-			i := b*occBlock + k
-			if i >= n {
-				break
+	parts := storeParts(nb, threads)
+	totals := make([][]uint32, parts)
+	storeParallel(nb, threads, func(t, lo, hi int) error {
+		counts := make([]uint32, sigma)
+		for b := lo; b < hi; b++ {
+			blk := o.data[b*o.stride : (b+1)*o.stride]
+			for c := kernels.FirstCode; c < sigma; c++ {
+				k := c - kernels.FirstCode
+				blk[k>>1] |= uint64(counts[c]) << (32 * (k & 1))
 			}
-			c := bwt(i)
-			counts[c]++
-			for t := 0; t < planes; t++ {
-				pl[2*t+k>>6] |= uint64((c>>t)&1) << (k & 63)
+			pl := blk[o.counts:]
+			for k := 0; k < occBlock; k++ {
+				i := b*occBlock + k
+				if i >= n {
+					break
+				}
+				c := bwt(i)
+				counts[c]++
+				for t := 0; t < planes; t++ {
+					pl[2*t+k>>6] |= uint64((c>>t)&1) << (k & 63)
+				}
 			}
 		}
+		totals[t] = counts
+		return nil
+	})
+	if parts > 1 {
+		base := make([][]uint32, parts)
+		run := make([]uint32, sigma)
+		for t := range parts {
+			base[t] = slices.Clone(run)
+			for c, v := range totals[t] {
+				run[c] += v
+			}
+		}
+		storeParallel(nb, threads, func(t, lo, hi int) error {
+			for b := lo; b < hi; b++ {
+				blk := o.data[b*o.stride : (b+1)*o.stride]
+				for c := kernels.FirstCode; c < sigma; c++ {
+					k := c - kernels.FirstCode
+					blk[k>>1] += uint64(base[t][c]) << (32 * (k & 1))
+				}
+			}
+			return nil
+		})
 	}
 	return o
 }

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/sapipe/sapipe/kernels"
@@ -63,5 +64,27 @@ func BenchmarkOccRank(b *testing.B) {
 	}
 	if sum == -1 {
 		b.Fatal(sum)
+	}
+}
+
+// TestOccThreads: the rank structure built in parts on several goroutines is the one built on one.
+func TestOccThreads(t *testing.T) {
+	defer func(m int) { storeMinPart = m }(storeMinPart)
+	storeMinPart = 1
+	rng := rand.New(rand.NewSource(7))
+	for _, sigma := range []int{3, 6, 7, 20} {
+		for _, n := range []int{1, 127, 128, 129, 1000, 5000} {
+			bwt := make([]byte, n)
+			for i := range bwt {
+				bwt[i] = byte(rng.Intn(sigma))
+			}
+			want := NewOcc(func(i int) byte { return bwt[i] }, n, sigma)
+			for _, threads := range []int{2, 3, 8} {
+				got := NewOccThreads(func(i int) byte { return bwt[i] }, n, sigma, threads)
+				if !slices.Equal(got.data, want.data) {
+					t.Fatalf("sigma %d n %d threads %d: rank structure differs", sigma, n, threads)
+				}
+			}
+		}
 	}
 }

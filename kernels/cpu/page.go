@@ -67,13 +67,13 @@ func (p *Page) buildOccLCP(sigma, threads int) {
 	occDone := make(chan struct{})
 	go func() {
 		defer close(occDone)
-		p.occ = NewOcc(func(i int) byte {
+		p.occ = NewOccThreads(func(i int) byte {
 			s := p.sa[i]
 			if s == 0 {
 				return kernels.CodeEnd
 			}
 			return w[s-1]
-		}, n+1, sigma)
+		}, n+1, sigma, threads)
 	}()
 	p.lcp = buildCompactLCP(w, p.sa, threads)
 	<-occDone

@@ -179,8 +179,12 @@ func storeParallel(n, threads int, f func(t, lo, hi int) error) error {
 	return nil
 }
 
-// storeParts returns how many parts storeParallel cuts n items into: no part smaller than 64 Ki items.
-func storeParts(n, threads int) int { return max(1, min(threads, n/(1<<16)+1)) }
+// storeMinPart is the fewest items a part of storeParallel takes (tests lower it).
+var storeMinPart = 1 << 16
+
+// storeParts returns how many parts storeParallel cuts n items into: no part smaller than
+// storeMinPart items.
+func storeParts(n, threads int) int { return max(1, min(threads, n/storeMinPart+1)) }
 
 // countSymbols counts each code of text, refusing codes outside 1..sigma-1.
 func countSymbols(text []byte, sigma, threads int) ([256]int, error) {
