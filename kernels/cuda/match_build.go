@@ -23,6 +23,13 @@ const (
 	plcpCap   = 1 << 16
 )
 
+// plcpLongCap bounds the second pass, over the chunks whose first value passed plcpCap (repeats
+// of more than 64 Ki bases: segmental duplications, runs of N): each such chunk compares up to
+// that many more symbols, so a run of one symbol of r bases costs about r*r/(2*plcpChunk) there.
+// A text with a longer repeat (a run of N of many megabases) is built on the host, with a note. A
+// variable, so that tests can lower it.
+var plcpLongCap = uint32(1 << 21)
+
 // buildKernels are the kernels of page_build.cuh.
 var buildKernels = []string{"pb_phi", "pb_plcp", "pb_lcp", "pb_compact_lcp", "pb_block_min", "pb_deep", "pb_occ_planes",
 	"pb_occ_counts", "pb_copy_u32"}
@@ -49,9 +56,9 @@ func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 	syms := sigma - 2
 	d := m.dev
 	return d.run(func() error {
-		var dSA, dPhi, dLCP, dBig, dOff, dCnt, dCntOff, dSums, dTot devBuf
+		var dSA, dPhi, dLCP, dBig, dOff, dCnt, dCntOff, dSums, dTot, dFailed devBuf
 		defer func() {
-			for _, x := range []*devBuf{&dSA, &dPhi, &dLCP, &dBig, &dOff, &dCnt, &dCntOff, &dSums, &dTot} {
+			for _, x := range []*devBuf{&dSA, &dPhi, &dLCP, &dBig, &dOff, &dCnt, &dCntOff, &dSums, &dTot, &dFailed} {
 				x.free(d)
 			}
 		}()
@@ -60,7 +67,8 @@ func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 			b *devBuf
 			n int
 		}{{&dSA, 4 * (n + 1)}, {&dPhi, 4 * n}, {&dLCP, 4 * rows}, {&dBig, 4 * rows}, {&dOff, 4 * rows},
-			{&dCnt, 4 * syms * nb}, {&dCntOff, 4 * syms * nb}, {&dSums, 4 * (ceilDiv(max(rows, syms*nb), scanTile) + 1)}, {&dTot, 16}} {
+			{&dCnt, 4 * syms * nb}, {&dCntOff, 4 * syms * nb}, {&dSums, 4 * (ceilDiv(max(rows, syms*nb), scanTile) + 1)}, {&dTot, 16},
+			{&dFailed, ceilDiv(n, plcpChunk) + 16}} {
 			if err := x.b.ensure(d, uint64(x.n)); err != nil {
 				return err
 			}
@@ -100,16 +108,26 @@ func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 		if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(dTot.p, 0, 4)); err != nil {
 			return err
 		}
-		if err := d.launch("pb_plcp", ceilDiv(ceilDiv(n, plcpChunk), 128), 128, 0, text, uint32(n), dPhi.p, uint32(plcpChunk),
-			uint32(plcpCap), dTot.p+4); err != nil {
-			return err
-		}
-		var tooLong uint32
-		if err := d.toHost(unsafe.Pointer(&tooLong), dTot.p+4, 4); err != nil {
-			return err
-		}
-		if tooLong != 0 {
-			return errRepetitive
+		// Chunks whose first value passes plcpCap (repeats of over 64 Ki bases) are redone alone,
+		// from that length on.
+		for pass, c := range [][2]uint32{{plcpCap, 0}, {plcpLongCap, plcpCap}} {
+			if err := d.launch("pb_plcp", ceilDiv(ceilDiv(n, plcpChunk), 128), 128, 0, text, uint32(n), dPhi.p, uint32(plcpChunk),
+				c[0], c[1], dFailed.p, uint32(pass), dTot.p+4); err != nil {
+				return err
+			}
+			var tooLong uint32
+			if err := d.toHost(unsafe.Pointer(&tooLong), dTot.p+4, 4); err != nil {
+				return err
+			}
+			if tooLong == 0 {
+				break
+			}
+			if pass == 1 {
+				return errRepetitive
+			}
+			if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(dTot.p+4, 0, 1)); err != nil {
+				return err
+			}
 		}
 		if err := d.launch("pb_lcp", ceilDiv(rows, 256), 256, 0, dSA.p, dPhi.p, uint32(n), dLCP.p, dBig.p); err != nil {
 			return err

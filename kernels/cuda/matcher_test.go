@@ -551,19 +551,36 @@ func TestGPUPageBuild(t *testing.T) {
 			}
 		}
 	}
-	// 'a' repeated: the LCP of neighbouring suffixes is nearly the whole text.
-	rb := kernels.NewReferenceBuilder(false)
-	rb.Add("A", []byte(strings.Repeat("a", 3*plcpCap)))
-	ref, err := rb.Build()
-	if err != nil {
-		t.Fatal(err)
+	// 'a' repeated, in a longer text: the LCP of neighbouring suffixes is nearly the run's length.
+	// A run of 3 * plcpCap is built on the device (the chunks past plcpCap in a second pass), with
+	// the CPU's arrays; with the second pass's bound below the run, it is built on the host.
+	defer func(c uint32) { plcpLongCap = c }(plcpLongCap)
+	for _, longCap := range []uint32{plcpLongCap, plcpCap} {
+		plcpLongCap = longCap
+		rb := kernels.NewReferenceBuilder(false)
+		rb.Add("A", append(append(randomSeq(rng, 5000, "acgt"), strings.Repeat("a", 3*plcpCap)...), randomSeq(rng, 5000, "acgt")...))
+		ref, err := rb.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 30}
+		got := newTestMatcher(t, b, ref, opts, matchConfig{})
+		onHost := longCap < 3*plcpCap
+		if (got.host != nil) != onHost {
+			t.Errorf("a run of %d under a second-pass bound of %d: built on the host %v, want %v", 3*plcpCap, longCap, got.host != nil, onHost)
+		}
+		want, _ := cpu.NewMatcher(ref, opts, 2)
+		if !onHost {
+			wa := want.Pages()[0].DeviceArrays()
+			f := got.fs.frames[0]
+			s := pageShape{start: 0, end: int(f.desc.owned), winEnd: int(f.desc.n), n: int(f.desc.n), nBig: int(f.desc.nBig),
+				planes: int(f.desc.planes), counts: int(f.desc.counts), stride: int(f.desc.stride), occWords: len(wa.Occ)}
+			ga := downloadPage(t, b.dev, f.desc, s)
+			if !slices.Equal(ga.LCP, wa.LCP) || !slices.Equal(ga.LCPBigRow, wa.LCPBigRow) || !slices.Equal(ga.LCPBigVal, wa.LCPBigVal) {
+				t.Errorf("the run's LCP built on the device differs from the CPU's")
+			}
+		}
+		compareMatch(t, "one letter", want, got, queryBatch([][]byte{[]byte(strings.Repeat("a", 40)), []byte("ccaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaagg")}, &ref.Alpha, true, false, 1<<30))
+		got.Close()
 	}
-	opts := kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 30}
-	got := newTestMatcher(t, b, ref, opts, matchConfig{})
-	if got.host == nil {
-		t.Errorf("a text of one letter was built on the device (the chunked LCP should have given up)")
-	}
-	want, _ := cpu.NewMatcher(ref, opts, 2)
-	compareMatch(t, "one letter", want, got, queryBatch([][]byte{[]byte(strings.Repeat("a", 40)), []byte("ccaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaagg")}, &ref.Alpha, true, false, 1<<30))
-	got.Close()
 }

@@ -13,15 +13,20 @@ extern "C" __global__ void __launch_bounds__(256) pb_phi(const int *__restrict__
 }
 
 // pb_plcp: the permuted LCP array in place of phi, a chunk of chunk positions a thread: the first
-// position of a chunk compares from scratch, the others start one below their predecessor's value
-// (Kärkkäinen, Manzini and Puglisi), so the values are exactly PLCP's. A chunk start whose value
-// exceeds cap sets *tooLong (a very repetitive text; the host then builds the page itself).
+// position of a chunk compares from start (0, or a value already known to be matched), the others
+// start one below their predecessor's value (Kärkkäinen, Manzini and Puglisi), so the values are
+// exactly PLCP's. A chunk whose first value exceeds cap is left as it is, marked in failed, and sets
+// *tooLong: a later launch with onlyFailed redoes those chunks alone from start = that cap, with a
+// larger one (a repeat of more than cap bases), so that a few long repeats cost only their length.
 extern "C" __global__ void __launch_bounds__(128) pb_plcp(const u8 *__restrict__ w, u32 n, int *__restrict__ phi, u32 chunk, u32 cap,
+                                                          u32 start, u8 *__restrict__ failed, u32 onlyFailed,
                                                           u32 *__restrict__ tooLong) {
-	u64 p0 = ((u64)blockIdx.x * blockDim.x + threadIdx.x) * chunk;
+	u64 c = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+	u64 p0 = c * chunk;
 	if (p0 >= n) return;
+	if (onlyFailed && !failed[c]) return;
 	u32 p1 = (u32)min((u64)n, p0 + chunk);
-	u32 l = 0;
+	u32 l = start;
 	for (u32 p = (u32)p0; p < p1; p++) {
 		int q = phi[p];
 		if (q < 0) {
@@ -32,6 +37,7 @@ extern "C" __global__ void __launch_bounds__(128) pb_plcp(const u8 *__restrict__
 		u32 limit = p == p0 ? cap : 0xffffffffu;
 		while (p + l < n && (u32)q + l < n && w[p + l] == w[q + l]) {
 			if (l == limit) {
+				failed[c] = 1;
 				*tooLong = 1;
 				return;
 			}
@@ -40,6 +46,7 @@ extern "C" __global__ void __launch_bounds__(128) pb_plcp(const u8 *__restrict__
 		phi[p] = (int)l;
 		l = l > 0 ? l - 1 : 0;
 	}
+	failed[c] = 0;
 }
 
 // pb_lcp: lcp[k] = plcp[sa[k]] for rows 2..n, 0 for rows 0, 1 and n+1; big[k] = 1 where the value

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# sapipe on one GPU against all of them, on a lent machine of several cards: the same command and
+# inputs, output compared byte for byte (md5 of each run's output), a markdown table printed.
+#
+#   bash tools/bench-multigpu.sh        # needs bin/sapipe, bin/genscale and E. coli (ECOLI)
+#
+# Rows (ROWS, default "mummer compress"):
+#   mummer    READS (10M) reads of 150 bases made by genscale from E. coli, the file given REPEAT
+#             (10) times over (100 M reads by default; with PIPE=1 through one pipe from cat
+#             instead), sapipe mummer -maxmatch -l 20 -b -c; -v's stage times go to $DEST/*.log
+#   compress  sapipe compress of a CSIZE (1G) genome made by genscale (DNA with repeats)
+# Settings (environment): DEST (/tmp/multigpu) inputs; ECOLI (E. coli FASTA, plain or gzip);
+# CARDS ("gpu:0 gpu:all"); SAPIPE (bin/sapipe); GENSCALE (bin/genscale); TIMEOUT (300) seconds a
+# command; EXTRA_CPU (1: the compress row also runs on the CPU, for its bytes).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+DEST=${DEST:-/tmp/multigpu}
+ECOLI=${ECOLI:-../shared/data/ecoli_k12_mg1655.fna.gz}
+READS=${READS:-10M}
+REPEAT=${REPEAT:-10}
+CSIZE=${CSIZE:-1G}
+ROWS=${ROWS:-mummer compress}
+CARDS=${CARDS:-gpu:0 gpu:all}
+SAPIPE=${SAPIPE:-bin/sapipe}
+GENSCALE=${GENSCALE:-bin/genscale}
+TIMEOUT=${TIMEOUT:-300}
+EXTRA_CPU=${EXTRA_CPU:-1}
+mkdir -p "$DEST"
+
+secs() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.2f", (e - s) / 1e9 }'; }
+
+echo "| row | device | wall s | rate | output md5 |"
+echo "|---|---|---|---|---|"
+
+if [[ " $ROWS " == *" mummer "* ]]; then
+	ref=$DEST/ecoli.fa
+	[ -s "$ref" ] || { if [[ $ECOLI == *.gz ]]; then zcat "$ECOLI"; else cat "$ECOLI"; fi >"$ref"; }
+	reads=$DEST/reads_$READS.fq
+	[ -s "$reads" ] || "$GENSCALE" reads -i "$ref" --n "$READS" --len 150 --seed 5 -o "$reads"
+	n=$(($(wc -l <"$reads") / 4 * REPEAT))
+	files=()
+	for _ in $(seq "$REPEAT"); do files+=("$reads"); done
+	cat "$reads" >/dev/null # in the page cache before the first run
+	for dev in $CARDS; do
+		s=$(date +%s%N)
+		if [ "${PIPE:-0}" = 1 ]; then
+			sum=$( (for _ in $(seq "$REPEAT"); do cat "$reads"; done) |
+				timeout -s KILL "$TIMEOUT" "$SAPIPE" mummer -v -maxmatch -l 20 -b -c --device "$dev" "$ref" - 2>"$DEST/mummer-$dev.log" | md5sum | cut -c1-12)
+		else
+			sum=$(timeout -s KILL "$TIMEOUT" "$SAPIPE" mummer -v -maxmatch -l 20 -b -c --device "$dev" "$ref" "${files[@]}" 2>"$DEST/mummer-$dev.log" | md5sum | cut -c1-12)
+		fi
+		e=$(date +%s%N)
+		t=$(secs "$s" "$e")
+		echo "| mummer -maxmatch -l 20 -b -c, $n reads of E. coli | $dev | $t | $(awk -v n="$n" -v t="$t" 'BEGIN { printf "%.2f M reads/s", n / t / 1e6 }') | $sum |"
+	done
+fi
+
+if [[ " $ROWS " == *" compress "* ]]; then
+	in=$DEST/genome_$CSIZE.fa
+	[ -s "$in" ] || "$GENSCALE" genome --size "$CSIZE" --seed 9 -o "$in"
+	bytes=$(stat -c %s "$in")
+	devs=$CARDS
+	[ "$EXTRA_CPU" = 1 ] && devs="$devs cpu"
+	for dev in $devs; do
+		s=$(date +%s%N)
+		sum=$(timeout -s KILL "$TIMEOUT" "$SAPIPE" compress -c --device "$dev" "$in" | md5sum | cut -c1-12)
+		e=$(date +%s%N)
+		t=$(secs "$s" "$e")
+		echo "| compress, $bytes bytes of genome | $dev | $t | $(awk -v b="$bytes" -v t="$t" 'BEGIN { printf "%.0f MB/s", b / t / 1e6 }') | $sum |"
+	done
+fi
