@@ -39,10 +39,9 @@ func readReferenceMapped(name string, f *os.File, opts *ReferenceOptions) (t *Re
 
 // refChunk is what the first pass learns of a piece of a FASTA file.
 type refChunk struct {
-	seq     int       // sequence bytes
-	records int       // records that start in it
-	firstGT int       // offset of its first record's '>', or -1
-	seen    [256]bool // the bytes of its sequences (and maybe white space)
+	seq  int       // sequence bytes
+	gts  []int     // offsets of the '>' of the records that start in it
+	seen [256]bool // the bytes of its sequences (and maybe white space)
 }
 
 // parseMappedFASTA reads the FASTA file data (mapped) on opts.Threads goroutines.
@@ -56,15 +55,10 @@ func parseMappedFASTA(name string, data []byte, opts *ReferenceOptions) (*Refere
 		piece := data[cuts[i]:cuts[i+1]]
 		populate(piece, false)
 		var seen [256]bool // here, not in chunks: neighbours' stores would share cache lines
-		c := refChunk{firstGT: -1}
+		var c refChunk
 		walkFASTA(piece,
 			func(b []byte) { c.seq += countSeq(b, &seen) },
-			func(_ []byte, at int) {
-				if c.records == 0 {
-					c.firstGT = at
-				}
-				c.records++
-			})
+			func(_ []byte, at int) { c.gts = append(c.gts, at) })
 		c.seen = seen
 		chunks[i] = c
 		dropPages(data, cuts[i], cuts[i+1])
@@ -81,17 +75,17 @@ func parseMappedFASTA(name string, data []byte, opts *ReferenceOptions) (*Refere
 		for b, ok := range c.seen {
 			seenRaw[b] = seenRaw[b] || ok
 		}
-		if c.records > 0 && firstChunk < 0 {
+		if len(c.gts) > 0 && firstChunk < 0 {
 			firstChunk = i
 		}
-		records += c.records
+		records += len(c.gts)
 		seq += c.seq
 	}
 	if records == 0 {
 		return nil, noSequences(name)
 	}
 	if records == 1 && seq == 0 {
-		at := cuts[firstChunk] + chunks[firstChunk].firstGT
+		at := cuts[firstChunk] + chunks[firstChunk].gts[0]
 		return nil, emptyFASTA(name, 1+bytes.Count(data[:at], []byte{'\n'}))
 	}
 
@@ -102,35 +96,24 @@ func parseMappedFASTA(name string, data []byte, opts *ReferenceOptions) (*Refere
 		Names:  make([]string, records),
 	}
 	// Where each chunk's text and records go: every record but the first brings a separator.
-	type place struct{ text, rec int }
-	places := make([]place, len(chunks)+1)
+	places := make([]piecePlace, len(chunks)+1)
 	for i, c := range chunks {
-		n := c.seq + c.records
+		n := c.seq + len(c.gts)
 		if i == firstChunk {
 			n-- // no separator before the first record
 		}
-		places[i+1] = place{places[i].text + n, places[i].rec + c.records}
+		places[i+1] = piecePlace{places[i].text + n, places[i].rec + len(c.gts)}
 	}
 	var mismatch atomic.Bool
 	err = forEach(opts.Threads, len(chunks), func(i int) {
+		piece := data[cuts[i]:cuts[i+1]]
 		dst := t.Text[places[i].text:places[i+1].text]
-		populate(data[cuts[i]:cuts[i+1]], false)
+		populate(piece, false)
 		populate(dst, true)
-		w, r := 0, places[i].rec
-		walkFASTA(data[cuts[i]:cuts[i+1]],
-			func(b []byte) { w += translateSeq(dst[w:], b, &comp) },
-			func(name []byte, _ int) {
-				if r > 0 {
-					dst[w] = sep
-					w++
-					t.Starts[r] = places[i].text + w
-				}
-				t.Names[r] = string(name)
-				r++
-			})
-		if w != len(dst) || r != places[i+1].rec {
+		if !places[i].write(piece, chunks[i].gts, dst, t, &comp, sep) {
 			mismatch.Store(true)
 		}
+		chunks[i].gts = nil
 		dropPages(data, cuts[i], cuts[i+1])
 	})
 	if err != nil {
@@ -141,6 +124,50 @@ func parseMappedFASTA(name string, data []byte, opts *ReferenceOptions) (*Refere
 		return nil, fmt.Errorf("%s: %w", name, errFileChanged)
 	}
 	return t, nil
+}
+
+// piecePlace is where a piece's text and records go.
+type piecePlace struct{ text, rec int }
+
+// write writes the codes of piece, whose records start at the offsets gts, to dst (the piece's
+// place in t.Text, exactly as long as the first pass counted), and its records' starts and
+// names to t. It reports false, having stopped, when piece does not hold what the first pass
+// found (the file changed meanwhile), so that nothing is written out of place.
+func (p piecePlace) write(piece []byte, gts []int, dst []byte, t *ReferenceText, comp *[256]byte, sep byte) bool {
+	w, from := 0, 0
+	seq := func(b []byte) bool {
+		for len(b) > 0 {
+			win := b[:min(len(b), walkWindow)]
+			if len(dst)-w < len(win) && len(dst)-w < nonSpaceCount(win) {
+				return false
+			}
+			w += translateSeq(dst[w:], win, comp)
+			b = b[len(win):]
+		}
+		return true
+	}
+	for k, gt := range gts {
+		if gt < from || gt >= len(piece) || piece[gt] != '>' || !seq(piece[from:gt]) {
+			return false
+		}
+		r := p.rec + k
+		if r > 0 {
+			if w == len(dst) {
+				return false
+			}
+			dst[w] = sep
+			w++
+			t.Starts[r] = p.text + w
+		}
+		h := piece[gt+1:]
+		n := nonSpaceRun(h)
+		t.Names[r] = string(h[:n])
+		from = len(piece)
+		if e := bytes.IndexByte(h[n:], '\n'); e >= 0 {
+			from = gt + 1 + n + e + 1
+		}
+	}
+	return seq(piece[from:]) && w == len(dst)
 }
 
 // cutFASTA returns where to cut data, a FASTA input, into pieces of about size bytes that can be
