@@ -59,6 +59,7 @@ func ReadReference(path string, opts ReferenceOptions) (*ReferenceText, error) {
 	if opts.ChunkSize <= 0 {
 		opts.ChunkSize = defaultRefChunk
 	}
+	opts.ChunkSize = min(opts.ChunkSize, 1<<30)
 	if path == "-" {
 		stdin := opts.Stdin
 		if stdin == nil {

@@ -185,7 +185,10 @@ func (p piecePlace) write(piece []byte, gts []int, dst []byte, t *ReferenceText,
 // next '\n', or is left out when the header line runs past the next block's start.
 func cutFASTA(data []byte, size, threads int) ([]int, error) {
 	n := len(data)
-	blocks := (n + size - 1) / size
+	blocks := n / size
+	if n%size != 0 {
+		blocks++
+	}
 	if blocks <= 1 {
 		return []int{0, n}, nil
 	}
