@@ -55,6 +55,7 @@ fuzz:
 	$(GO) test ./formats/bwz -run XXX -fuzz '^FuzzDecodeBlock$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./formats/bwz -run XXX -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./stages -run XXX -fuzz '^FuzzDecompress$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./stages -run XXX -fuzz '^FuzzLoadReference$$' -fuzztime $(FUZZTIME)
 
 # Side by side with the real peers on the benchmark inputs of ../shared/tools/make-bench-data.sh.
 bench: build

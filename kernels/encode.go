@@ -31,6 +31,40 @@ func lower(c byte) byte {
 // records that are all empty it accepts, and so does Build).
 var ErrEmptyReference = errors.New("empty sequence in multiple fasta file")
 
+// FoldTable returns what each byte of a reference record stands for in its text before encoding, as
+// ReferenceBuilder folds it: lowercased, and 0 (a separator, which matches nothing) for the byte 0
+// and, under -n (nucleotidesOnly), for anything but a, c, g and t.
+func FoldTable(nucleotidesOnly bool) (t [256]byte) {
+	for i := range t {
+		c := lower(byte(i))
+		if nucleotidesOnly && !isACGT(c) {
+			c = 0
+		}
+		t[i] = c
+	}
+	return t
+}
+
+// NewAlphabet returns the alphabet of a reference text whose folded bytes (see FoldTable) are
+// those set in seen: codes FirstCode.. in byte order; 0, the separator, and bytes not seen are
+// CodeNone.
+func NewAlphabet(seen *[256]bool) Alphabet {
+	var a Alphabet
+	for i := range a.Code {
+		a.Code[i] = CodeNone
+	}
+	a.Size = FirstCode
+	for c := 1; c < 256; c++ {
+		if seen[c] {
+			a.Code[c] = byte(a.Size)
+			a.Byte[a.Size] = byte(c)
+			a.Size++
+		}
+	}
+	a.Byte[CodeNone] = '#'
+	return a
+}
+
 // ReferenceBuilder encodes reference records one at a time into a Reference.
 type ReferenceBuilder struct {
 	nucOnly bool
@@ -74,21 +108,8 @@ func (b *ReferenceBuilder) Build() (*Reference, error) {
 	if len(b.starts) == 0 || (len(b.starts) == 1 && len(b.raw) == 0) {
 		return nil, ErrEmptyReference
 	}
-	ref := &Reference{Starts: b.starts, Names: b.names}
+	ref := &Reference{Starts: b.starts, Names: b.names, Alpha: NewAlphabet(&b.seen)}
 	a := &ref.Alpha
-	for i := range a.Code {
-		a.Code[i] = CodeNone
-	}
-	a.Size = FirstCode
-	for c := 1; c < 256; c++ {
-		if b.seen[c] {
-			a.Code[c] = byte(a.Size)
-			a.Byte[a.Size] = byte(c)
-			a.Size++
-		}
-	}
-	a.Code[0] = CodeNone
-	a.Byte[CodeNone] = '#'
 	text := b.raw // encoded in place
 	for i, c := range text {
 		text[i] = a.Code[c]

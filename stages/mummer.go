@@ -3,8 +3,6 @@ package stages
 import (
 	"bufio"
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -31,35 +29,6 @@ type MummerOptions struct {
 	Progress  *Progress
 
 	recordsOnly bool // tests: read every query a record at a time, as before chunks
-}
-
-// LoadReference reads every record of path into an encoded reference.
-// A path of "-" reads stdin.
-func LoadReference(path string, nucleotidesOnly bool, stdin io.Reader) (*kernels.Reference, error) {
-	rd, err := openInput(path, stdin)
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	b := kernels.NewReferenceBuilder(nucleotidesOnly)
-	for {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		b.Add(string(rec.Name), rec.Seq)
-	}
-	if b.Records() == 0 {
-		return nil, fmt.Errorf("%s: no sequences in multiple fasta file", rd.Name())
-	}
-	ref, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", rd.Name(), err)
-	}
-	return ref, nil
 }
 
 // Mummer matches every record of the query files against ref with m and writes MUMmer text to w.
