@@ -17,6 +17,7 @@ type lane struct {
 	pos, from int
 	lo, hi, m int
 	out       []kernels.Match
+	best      []candidate // walkLanesBest: the best match over the pages so far at each position from from
 }
 
 // walkLanes runs the backward searches of up to laneCount segments at once and appends the
@@ -24,11 +25,27 @@ type lane struct {
 // unique false (-maxmatch), the MumReference matches with unique true (the page must then cover
 // the whole reference).
 func (p *Page) walkLanes(b *kernels.Batch, segs []kernels.Segment, minLen int, unique bool, outs [][]kernels.Match, sink *uint64) {
+	p.walkLanesMode(b, segs, minLen, unique, outs, nil, sink)
+}
+
+// walkLanesBest is walkLanes for the MumReference candidates of a reference of several pages: at
+// each position of segment i, the page's longest owned match (pageBest) is merged into
+// bests[i][pos-From], which the caller reads once every page has been walked.
+func (p *Page) walkLanesBest(b *kernels.Batch, segs []kernels.Segment, minLen int, bests [][]candidate, sink *uint64) {
+	p.walkLanesMode(b, segs, minLen, true, nil, bests, sink)
+}
+
+func (p *Page) walkLanesMode(b *kernels.Batch, segs []kernels.Segment, minLen int, unique bool, outs [][]kernels.Match, bests [][]candidate, sink *uint64) {
 	var ls [laneCount]lane
 	live := ls[:0]
 	for i, sg := range segs {
 		q := b.Codes[sg.Off : sg.Off+sg.Len]
-		l := lane{q: q, pos: sg.To - 1, from: sg.From, out: outs[i]}
+		l := lane{q: q, pos: sg.To - 1, from: sg.From}
+		if bests != nil {
+			l.best = bests[i]
+		} else {
+			l.out = outs[i]
+		}
 		if l.pos >= l.from {
 			l.lo, l.hi, l.m = p.startState(q, sg.To)
 			l.lo, l.hi, l.m = p.extend(l.lo, l.hi, l.m, q[l.pos])
@@ -56,8 +73,10 @@ func (p *Page) walkLanes(b *kernels.Batch, segs []kernels.Segment, minLen int, u
 		}
 	}
 	*sink += touched
-	for i := range live {
-		outs[i] = live[i].out
+	if bests == nil {
+		for i := range live {
+			outs[i] = live[i].out
+		}
 	}
 }
 
@@ -77,6 +96,16 @@ func (p *Page) laneStep(l *lane, minLen int, unique bool) {
 	}
 	switch {
 	case m < minLen:
+	case l.best != nil:
+		c := p.pageBest(q, pos, lo, hi, m, minLen)
+		b := &l.best[pos-l.from]
+		switch {
+		case c.count == 0:
+		case c.len > b.len:
+			*b = c
+		case c.len == b.len:
+			b.count += c.count
+		}
 	case unique:
 		// The longest match, when it occurs once and its row is not preceded by prev.
 		if hi-lo == 1 && (!ranked || r1 == r2) {

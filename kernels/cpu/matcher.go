@@ -171,12 +171,39 @@ func (m *Matcher) Match(b *kernels.Batch, res *kernels.Result) error {
 		m.laneBatch(sc, b, res)
 		return nil
 	}
-	for _, sg := range b.Segs {
-		q := b.Codes[sg.Off : sg.Off+sg.Len]
-		res.Matches = m.uniqueMatchesPaged(sc, q, sg.From, sg.To, res.Matches)
-		res.Ends = append(res.Ends, len(res.Matches))
-	}
+	m.laneBatchPaged(sc, b, res)
 	return nil
+}
+
+// laneBatchPaged appends the MumReference candidates of each segment of b to res over a
+// reference of several pages, walking laneCount segments through each page at once: the best
+// match at each position over the pages, then those that are unique and left-maximal.
+func (m *Matcher) laneBatchPaged(sc *scratch, b *kernels.Batch, res *kernels.Result) {
+	var bests [laneCount][]candidate
+	for g := 0; g < len(b.Segs); g += laneCount {
+		segs := b.Segs[g:min(g+laneCount, len(b.Segs))]
+		total := 0
+		for _, sg := range segs {
+			total += max(sg.To-sg.From, 0)
+		}
+		all := slices.Grow(sc.best[:0], total)[:total]
+		clear(all)
+		sc.best = all
+		at := 0
+		for i, sg := range segs {
+			n := max(sg.To-sg.From, 0)
+			bests[i] = all[at : at+n : at+n]
+			at += n
+		}
+		for _, p := range m.pages {
+			p.walkLanesBest(b, segs, m.opts.MinLen, bests[:len(segs)], &sc.sink)
+		}
+		for i, sg := range segs {
+			q := b.Codes[sg.Off : sg.Off+sg.Len]
+			res.Matches = m.appendUnique(q, sg.From, bests[i], res.Matches)
+			res.Ends = append(res.Ends, len(res.Matches))
+		}
+	}
 }
 
 // sortMatches puts matches in (Query, Ref) order. A single page emits them by descending query
@@ -311,31 +338,10 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen int) candidate {
 	return c
 }
 
-// uniqueMatchesPaged is uniqueMatches over several pages: the longest match at each position is
-// the longest over the pages, and it is unique when exactly one owned position reaches it.
-func (m *Matcher) uniqueMatchesPaged(sc *scratch, q []byte, from, to int, out []kernels.Match) []kernels.Match {
+// appendUnique appends the matches of best (the best match over the pages at each position from
+// from) that are unique in the reference and left-maximal.
+func (m *Matcher) appendUnique(q []byte, from int, best []candidate, out []kernels.Match) []kernels.Match {
 	minLen := m.opts.MinLen
-	best := slices.Grow(sc.best[:0], to-from)[:to-from]
-	clear(best)
-	for _, p := range m.pages {
-		lo, hi, d := p.startState(q, to)
-		for pos := to - 1; pos >= from; pos-- {
-			lo, hi, d = p.extend(lo, hi, d, q[pos])
-			if d < minLen {
-				continue
-			}
-			c := p.pageBest(q, pos, lo, hi, d, minLen)
-			b := &best[pos-from]
-			switch {
-			case c.count == 0:
-			case c.len > b.len:
-				*b = c
-			case c.len == b.len:
-				b.count += c.count
-			}
-		}
-	}
-	sc.best = best
 	text := m.ref.Text
 	for i, b := range best {
 		if int(b.len) < minLen || b.count != 1 {

@@ -170,3 +170,81 @@ func TestPageBounds(t *testing.T) {
 		}
 	}
 }
+
+// uniqueMatchesPaged is the MumReference candidates over several pages, one segment and one
+// position at a time: the longest match at each position is the longest over the pages, and it
+// is unique when exactly one owned position reaches it. The lanes of laneBatchPaged must agree.
+func (m *Matcher) uniqueMatchesPaged(sc *scratch, q []byte, from, to int, out []kernels.Match) []kernels.Match {
+	minLen := m.opts.MinLen
+	best := slices.Grow(sc.best[:0], to-from)[:to-from]
+	clear(best)
+	for _, p := range m.pages {
+		lo, hi, d := p.startState(q, to)
+		for pos := to - 1; pos >= from; pos-- {
+			lo, hi, d = p.extend(lo, hi, d, q[pos])
+			if d < minLen {
+				continue
+			}
+			c := p.pageBest(q, pos, lo, hi, d, minLen)
+			b := &best[pos-from]
+			switch {
+			case c.count == 0:
+			case c.len > b.len:
+				*b = c
+			case c.len == b.len:
+				b.count += c.count
+			}
+		}
+	}
+	sc.best = best
+	return m.appendUnique(q, from, best, out)
+}
+
+// TestLanesPaged: the MumReference candidates over several pages, walked in lanes, are those of
+// the walk one position at a time, for segments cut anywhere.
+func TestLanesPaged(t *testing.T) {
+	rng := rand.New(rand.NewSource(27))
+	for r := range 60 {
+		n := 200 + rng.Intn(4000)
+		text := make([]byte, n)
+		for i := range text {
+			text[i] = byte(kernels.FirstCode + rng.Intn(4))
+		}
+		for range 4 { // repeats, so that matches are not unique
+			l := 10 + rng.Intn(60)
+			a, b := rng.Intn(n-l), rng.Intn(n-l)
+			copy(text[b:b+l], text[a:a+l])
+		}
+		ref := &kernels.Reference{Text: text, Starts: []int{0}, Names: []string{"r"}}
+		ref.Alpha.Size = kernels.FirstCode + 4
+		opts := kernels.MatchOptions{Mode: kernels.MumReference, MinLen: 4 + rng.Intn(12), PageSize: 50 + rng.Intn(n)}
+		m, err := NewMatcher(ref, opts, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b kernels.Batch
+		for range 1 + rng.Intn(40) {
+			l := 1 + rng.Intn(200)
+			a := rng.Intn(n - l)
+			q := append([]byte(nil), text[a:a+l]...)
+			for range rng.Intn(4) {
+				q[rng.Intn(l)] = byte(kernels.FirstCode + rng.Intn(4))
+			}
+			off := len(b.Codes)
+			b.Codes = append(b.Codes, q...)
+			from := rng.Intn(l)
+			b.Segs = append(b.Segs, kernels.Segment{Off: off, Len: l, From: from, To: from + rng.Intn(l-from+1)})
+		}
+		var got kernels.Result
+		if err := m.Match(&b, &got); err != nil {
+			t.Fatal(err)
+		}
+		sc := new(scratch)
+		for i, sg := range b.Segs {
+			want := m.uniqueMatchesPaged(sc, b.Codes[sg.Off:sg.Off+sg.Len], sg.From, sg.To, nil)
+			if g := got.Seg(i); !slices.Equal(g, want) {
+				t.Fatalf("round %d (%d pages), segment %d: %v, want %v", r, len(m.pages), i, g, want)
+			}
+		}
+	}
+}
