@@ -72,7 +72,7 @@ func mummerCommand(e *env) *cli.Command {
 			mb(four, "force 4 column output format regardless of the number of reference sequences"),
 			mb(showLen, "show the length of the query sequences on the header line"),
 			&cli.IntFlag{Name: "t", Aliases: []string{"threads"}, Value: runtime.GOMAXPROCS(0), Usage: "worker threads"},
-			&cli.IntFlag{Name: "page-size", Usage: "reference page length in bases (0: the whole reference)"},
+			&cli.IntFlag{Name: "page-size", Usage: "most bases of the reference a page holds (0: as few pages as fit, one up to 2^31-3 bases)"},
 			&cli.IntFlag{Name: "batch-size", Value: 1 << 19, Usage: "query bases per batch"},
 			&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "write to `FILE` (complete or not at all) instead of stdout"},
 			&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "no progress on stderr"},
