@@ -6,12 +6,14 @@
 package fakecuda
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // CUresults a stand-in driver's cuInit can return, with the names and descriptions NVIDIA's
@@ -69,4 +71,30 @@ func Build(dir string, initResult int, entryPoints []string) (string, error) {
 		return "", fmt.Errorf("building a stand-in CUDA driver: %v: %s", err, out)
 	}
 	return lib, nil
+}
+
+// ChildEnv names the variable that tells a test binary it runs as the child of another test: the
+// CUDA driver is loaded once a process, so only a fresh process sees another kind of host.
+const ChildEnv = "SAPIPE_TEST_CHILD"
+
+// RunChild runs the test name in a fresh process of this test binary, with env added and
+// ChildEnv set to name, and fails t unless that test passes there. In a child it skips t.
+func RunChild(t testing.TB, name string, env ...string) {
+	t.Helper()
+	if os.Getenv(ChildEnv) != "" {
+		t.Skip("in a child")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
+	cmd.Env = append(os.Environ(), append(env, ChildEnv+"="+name, "SAPIPE_REQUIRE_GPU=")...)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: "+name)) {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+// InChild skips t unless this process is the child that RunChild started for the test name.
+func InChild(t testing.TB, name string) {
+	if os.Getenv(ChildEnv) != name {
+		t.Skip("run as a child by another test")
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -91,39 +90,13 @@ func TestDriverMessageDeterministic(t *testing.T) {
 	wg.Wait()
 }
 
-// childEnv names the variable that tells a test binary it runs as the child of one of these tests.
-const childEnv = "SAPIPE_TEST_CHILD"
-
-// runChild runs test name in a fresh process of this test binary with env added, and fails
-// unless it passes: the process-wide driver state is loaded once, so only a fresh process sees
-// another host.
-func runChild(t *testing.T, name string, env ...string) {
-	t.Helper()
-	if os.Getenv(childEnv) != "" {
-		t.Skip("in a child")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
-	cmd.Env = append(os.Environ(), append(env, childEnv+"="+name, "SAPIPE_REQUIRE_GPU=")...)
-	out, err := cmd.CombinedOutput()
-	if err != nil || !bytes.Contains(out, []byte("--- PASS: "+name)) {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-}
-
-// inChild skips a test that only runs as the child of another.
-func inChild(t *testing.T, name string) {
-	if os.Getenv(childEnv) != name {
-		t.Skip("run as a child by another test")
-	}
-}
-
 // TestNoDriver runs TestNoDriverChild where the driver library does not exist.
 func TestNoDriver(t *testing.T) {
-	runChild(t, "TestNoDriverChild", LibraryEnv+"=/nonexistent/libcuda.so.1")
+	fakecuda.RunChild(t, "TestNoDriverChild", LibraryEnv+"=/nonexistent/libcuda.so.1")
 }
 
 func TestNoDriverChild(t *testing.T) {
-	inChild(t, "TestNoDriverChild")
+	fakecuda.InChild(t, "TestNoDriverChild")
 	for i := 0; i < 2; i++ { // the second time from the remembered result
 		if _, err := Open(0, Options{}); !errors.Is(err, ErrNoDriver) || err.Error() != "no CUDA driver: /nonexistent/libcuda.so.1 not found" {
 			t.Errorf("Open: %v, want ErrNoDriver naming the library", err)
@@ -147,11 +120,11 @@ func TestNoDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runChild(t, "TestNoDeviceChild", LibraryEnv+"="+lib)
+	fakecuda.RunChild(t, "TestNoDeviceChild", LibraryEnv+"="+lib)
 }
 
 func TestNoDeviceChild(t *testing.T) {
-	inChild(t, "TestNoDeviceChild")
+	fakecuda.InChild(t, "TestNoDeviceChild")
 	want := "cuInit: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)"
 	_, err := Open(0, Options{})
 	var ce *Error

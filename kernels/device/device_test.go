@@ -1,10 +1,8 @@
 package device
 
 import (
-	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -88,37 +86,13 @@ func TestOpen(t *testing.T) {
 	}
 }
 
-// childEnv names the variable that tells a test binary it runs as the child of one of these tests.
-const childEnv = "SAPIPE_TEST_CHILD"
-
-// runChild runs test name in a fresh process of this test binary with env added (the driver is
-// loaded once a process), and fails unless it passes.
-func runChild(t *testing.T, name string, env ...string) {
-	t.Helper()
-	if os.Getenv(childEnv) != "" {
-		t.Skip("in a child")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
-	cmd.Env = append(os.Environ(), append(env, childEnv+"="+name, "SAPIPE_REQUIRE_GPU=")...)
-	out, err := cmd.CombinedOutput()
-	if err != nil || !bytes.Contains(out, []byte("--- PASS: "+name)) {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-}
-
-func inChild(t *testing.T, name string) {
-	if os.Getenv(childEnv) != name {
-		t.Skip("run as a child by another test")
-	}
-}
-
 // TestOpenNoDriver: a host without any CUDA driver library (a CPU node).
 func TestOpenNoDriver(t *testing.T) {
-	runChild(t, "TestOpenNoDriverChild", cuda.LibraryEnv+"=/nonexistent/libcuda.so.1")
+	fakecuda.RunChild(t, "TestOpenNoDriverChild", cuda.LibraryEnv+"=/nonexistent/libcuda.so.1")
 }
 
 func TestOpenNoDriverChild(t *testing.T) {
-	inChild(t, "TestOpenNoDriverChild")
+	fakecuda.InChild(t, "TestOpenNoDriverChild")
 	b, note, err := Open("auto", Options{Threads: 1})
 	if err != nil || b.Name() != "cpu" || note != "" {
 		t.Errorf("auto: %v, %q, %v; want the CPU and no note", b, note, err)
@@ -144,11 +118,11 @@ func TestOpenNoDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runChild(t, "TestOpenNoDeviceChild", cuda.LibraryEnv+"="+lib)
+	fakecuda.RunChild(t, "TestOpenNoDeviceChild", cuda.LibraryEnv+"="+lib)
 }
 
 func TestOpenNoDeviceChild(t *testing.T) {
-	inChild(t, "TestOpenNoDeviceChild")
+	fakecuda.InChild(t, "TestOpenNoDeviceChild")
 	want := "using the CPU: no usable GPU: cuInit: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)"
 	for _, verbose := range []bool{false, true} {
 		if b, note, err := Open("auto", Options{Threads: 1, Verbose: verbose}); err != nil || b.Name() != "cpu" || note != want {
@@ -166,11 +140,11 @@ func TestOpenBrokenDriver(t *testing.T) {
 	if err := os.WriteFile(lib, []byte("not a library\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	runChild(t, "TestOpenBrokenDriverChild", cuda.LibraryEnv+"="+lib)
+	fakecuda.RunChild(t, "TestOpenBrokenDriverChild", cuda.LibraryEnv+"="+lib)
 }
 
 func TestOpenBrokenDriverChild(t *testing.T) {
-	inChild(t, "TestOpenBrokenDriverChild")
+	fakecuda.InChild(t, "TestOpenBrokenDriverChild")
 	b, note, err := Open("auto", Options{Threads: 1})
 	if err != nil || b.Name() != "cpu" || !strings.HasPrefix(note, "using the CPU: no usable GPU: unusable CUDA driver: cannot load ") ||
 		strings.ContainsAny(note, "\r\n") {
