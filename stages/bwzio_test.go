@@ -167,7 +167,9 @@ func TestBWZInputDamage(t *testing.T) {
 		if name != "trailer" && !strings.Contains(err.Error(), "block ") {
 			t.Errorf("%s: error %v names no block", name, err)
 		}
-		if n >= nrec {
+		// Damage to the trailer is found once every block is decoded, which the parser may have
+		// read by then or not; the run still ends with the error.
+		if n >= nrec && name != "trailer" {
 			t.Errorf("%s: all %d records read", name, n)
 		}
 	}
