@@ -6,6 +6,8 @@ import (
 	"os"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // mapReadOnly maps the first size bytes of f read-only; nil when it cannot.
@@ -26,7 +28,7 @@ func dropPages(data []byte, lo, hi int) {
 	lo = (lo + pageSize - 1) / pageSize * pageSize
 	hi = hi / pageSize * pageSize
 	if hi > lo {
-		syscall.Madvise(data[lo:hi], syscall.MADV_DONTNEED)
+		unix.Madvise(data[lo:hi], unix.MADV_DONTNEED)
 	}
 }
 
