@@ -212,6 +212,19 @@ func partialLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, s
 	ps.start(scanL, st, pm, pb, l)
 	span := ps.span()
 	skip := l.skipRegions()
+	if ps.wholeSerial() {
+		if !skip {
+			ps.serial(0, n, 0)
+			return
+		}
+		d := int32(0)
+		for c := range k {
+			s := l.start[c]
+			d = ps.serial(s, s+l.nLL[c], d)
+			d = ps.serial(l.start[c+1]-l.nLMS[c], l.start[c+1], d)
+		}
+		return
+	}
 	d := int32(0)
 	cb := 0 // the bucket of i
 	for i := int32(0); i < n; {
@@ -266,6 +279,17 @@ func partialRight[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, 
 	ps.start(scanR, st, pm, pb, l)
 	span := ps.span()
 	skip := l.skipRegions()
+	if ps.wholeSerial() {
+		if !skip {
+			ps.serial(0, n, 0)
+			return
+		}
+		d := int32(0)
+		for c := l.k - 1; c >= 0; c-- {
+			d = ps.serial(l.start[c]+l.nLL[c], l.start[c+1]-l.nLMS[c], d)
+		}
+		return
+	}
 	d := int32(0)
 	cb := l.k - 1 // the bucket of i
 	for i := n - 1; i >= 0; {
@@ -326,6 +350,18 @@ func finalLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, hea
 	ps.start(scanFL, head, saPos, 0, l)
 	span := ps.span()
 	skip := l.skipRegions()
+	if ps.wholeSerial() {
+		if !skip {
+			ps.serial(0, n, 0)
+			return
+		}
+		for c := range k {
+			s := l.start[c]
+			ps.serial(s, s+l.nLL[c]+l.nLS[c], 0)
+			ps.serial(l.start[c+1]-l.nLMS[c], l.start[c+1], 0)
+		}
+		return
+	}
 	cb := 0 // the bucket of i
 	for i := int32(0); i < n; {
 		for l.start[cb+1] <= i {
@@ -374,6 +410,10 @@ func finalRight[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, ta
 	copy(tail, l.start[1:])
 	ps.start(scanFR, tail, saPos, 0, l)
 	span := ps.span()
+	if ps.wholeSerial() {
+		ps.serial(0, n, 0)
+		return
+	}
 	cb := l.k - 1 // the bucket of i
 	for i := n - 1; i >= 0; {
 		for l.start[cb] > i {

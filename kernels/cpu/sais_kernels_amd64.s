@@ -424,6 +424,136 @@ TEXT ·gatherLMS32(SB), NOSPLIT, $0-8
 	MOVL R8, 52(R11)
 	RET
 
+// The serial scans (sais_serial.go): a gather's skeleton, each entry's induction written at once.
+// Registers: SI the text, DI the entry, R12 entries left in the loop, R11 the group number d, R10
+// the suffix array, R9 the bucket pointers, R8 zero; AX BX CX DX R13 scratch.
+// serialArgs: t 0, sa 8, ptr 16, first 24, n 32, d 40.
+
+// Stage 1, upwards: as BODY_L, then as PLACE_L.
+#define SBODY_L(SYM, next) \
+	MOVL AX, BX; SARL $31, BX; SUBL BX, R11; \
+	ANDL $0x7fffffff, AX; DECL AX; CMPL AX, $0x3fffffff; JCC next; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL CX, BX; SBBL CX, CX; \
+	LEAL (BX*4), R13; SUBL CX, R13; \
+	ANDL $0x40000000, CX; ORL AX, CX; \
+	MOVL 8(R9)(R13*4), DX; MOVL R11, 8(R9)(R13*4); \
+	XORL R11, DX; NEGL DX; SBBL DX, DX; ANDL $0x80000000, DX; ORL DX, CX; \
+	MOVL (R9)(R13*4), BX; MOVL CX, (R10)(BX*4); INCL BX; MOVL BX, (R9)(R13*4)
+
+// Stage 1, downwards: as BODY_R, then as PLACE_R.
+#define SBODY_R(SYM, next) \
+	MOVL AX, BX; SARL $31, BX; SUBL BX, R11; \
+	ANDL $0x7fffffff, AX; CMPL AX, $0x40000000; JLS next; \
+	ANDL $0x3fffffff, AX; DECL AX; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL BX, CX; SBBL CX, CX; \
+	LEAL (BX*4), R13; SUBL CX, R13; \
+	NOTL CX; ANDL $0x40000000, CX; ORL AX, CX; \
+	MOVL 8(R9)(R13*4), DX; MOVL R11, 8(R9)(R13*4); \
+	XORL R11, DX; NEGL DX; SBBL DX, DX; ANDL $0x80000000, DX; ORL DX, CX; \
+	MOVL (R9)(R13*4), BX; DECL BX; MOVL CX, (R10)(BX*4); MOVL BX, (R9)(R13*4)
+
+// Stage 3, upwards.
+#define SBODY_FL(SYM, next) \
+	TESTL AX, AX; JLE next; DECL AX; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL CX, BX; SBBL CX, CX; \
+	ANDL $0x80000000, CX; ORL AX, CX; \
+	MOVL (R9)(BX*4), DX; MOVL CX, (R10)(DX*4); INCL DX; MOVL DX, (R9)(BX*4)
+
+// Stage 3, downwards: the flag is cleared in place.
+#define SBODY_FR(SYM, next) \
+	TESTL AX, AX; JGE next; \
+	ANDL $0x7fffffff, AX; MOVL AX, (DI); DECL AX; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL BX, CX; SBBL CX, CX; NOTL CX; \
+	XORL R13, R13; TESTL AX, AX; SETNE R13B; NEGL R13; ANDL R13, CX; \
+	ANDL $0x80000000, CX; ORL AX, CX; \
+	MOVL (R9)(BX*4), DX; DECL DX; MOVL CX, (R10)(DX*4); MOVL DX, (R9)(BX*4)
+
+#define SERIAL(ASK, scale, disp, BODY, SYM, step, ahead) \
+	MOVQ a+0(FP), DX; \
+	MOVQ 0(DX), SI; \
+	MOVQ 8(DX), R10; \
+	MOVQ 16(DX), R9; \
+	MOVQ 24(DX), DI; \
+	MOVQ 32(DX), R12; \
+	MOVL 40(DX), R11; \
+	XORL R8, R8; \
+	MOVQ R12, DX; \
+	CMPQ DX, $64; \
+	JLE  pro; \
+	MOVQ $64, DX; \
+pro: \
+	TESTQ DX, DX; \
+	JEQ main; \
+	MOVQ DI, R13; \
+proloop: \
+	MOVL (R13), AX; \
+	ASK(scale, disp); \
+	ADDQ $step, R13; \
+	DECQ DX; \
+	JNE proloop; \
+main: \
+	SUBQ $64, R12; \
+	JLE tailset; \
+mainloop: \
+	MOVL ahead(DI), AX; \
+	ASK(scale, disp); \
+	MOVL (DI), AX; \
+	BODY(SYM, next1); \
+next1: \
+	ADDQ $step, DI; \
+	DECQ R12; \
+	JNE mainloop; \
+tailset: \
+	ADDQ $64, R12; \
+	JEQ done; \
+tailloop: \
+	MOVL (DI), AX; \
+	BODY(SYM, next2); \
+next2: \
+	ADDQ $step, DI; \
+	DECQ R12; \
+	JNE tailloop; \
+done: \
+	MOVQ a+0(FP), DX; \
+	MOVL R11, 40(DX); \
+	RET
+
+// func serialL8(a *serialArgs)
+TEXT ·serialL8(SB), NOSPLIT, $0-8
+	SERIAL(ASK_L, 1, -1, SBODY_L, SYM8, 4, 256)
+
+// func serialL32(a *serialArgs)
+TEXT ·serialL32(SB), NOSPLIT, $0-8
+	SERIAL(ASK_L, 4, -4, SBODY_L, SYM32, 4, 256)
+
+// func serialR8(a *serialArgs)
+TEXT ·serialR8(SB), NOSPLIT, $0-8
+	SERIAL(ASK_R, 1, -1, SBODY_R, SYM8, -4, -256)
+
+// func serialR32(a *serialArgs)
+TEXT ·serialR32(SB), NOSPLIT, $0-8
+	SERIAL(ASK_R, 4, -4, SBODY_R, SYM32, -4, -256)
+
+// func serialFL8(a *serialArgs)
+TEXT ·serialFL8(SB), NOSPLIT, $0-8
+	SERIAL(ASK_FL, 1, -1, SBODY_FL, SYM8, 4, 256)
+
+// func serialFL32(a *serialArgs)
+TEXT ·serialFL32(SB), NOSPLIT, $0-8
+	SERIAL(ASK_FL, 4, -4, SBODY_FL, SYM32, 4, 256)
+
+// func serialFR8(a *serialArgs)
+TEXT ·serialFR8(SB), NOSPLIT, $0-8
+	SERIAL(ASK_FR, 1, -1, SBODY_FR, SYM8, -4, -256)
+
+// func serialFR32(a *serialArgs)
+TEXT ·serialFR32(SB), NOSPLIT, $0-8
+	SERIAL(ASK_FR, 4, -4, SBODY_FR, SYM32, -4, -256)
+
 // func prefetchIdx(base unsafe.Pointer, v []int32, rshift, lshift uint)
 // Asks for base + ((v&0x7fffffff)>>rshift)<<lshift for each entry v.
 TEXT ·prefetchIdx(SB), NOSPLIT, $0-48

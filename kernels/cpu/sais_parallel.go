@@ -86,6 +86,10 @@ func newParScan[T symbol](tm *team, bufs *parBufs, t []T, sa []int32, k int) *pa
 	return ps
 }
 
+// wholeSerial reports whether a scan runs as one serial pass (sais_serial.go) rather than in
+// blocks: on one thread, with the bucket pointers in cache.
+func (ps *parScan[T]) wholeSerial() bool { return ps.tm.size == 1 && !ps.big }
+
 // span is the most entries of a block.
 func (ps *parScan[T]) span() int32 { return int32(ps.parts) * partCap }
 
@@ -125,6 +129,9 @@ func (ps *parScan[T]) block(lo, hi, d int32) int32 {
 		for s := range ps.sides {
 			pt.end[s] = unsafe.Pointer(unsafe.SliceData(pt.buf[s]))
 		}
+	}
+	if n < parMin && !ps.big {
+		return ps.serial(lo, hi, d)
 	}
 	if n < parMin {
 		ps.gather(0)

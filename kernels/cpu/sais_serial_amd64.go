@@ -1,0 +1,67 @@
+//go:build amd64 && !purego
+
+package cpu
+
+import "unsafe"
+
+// The serial scans in assembly (sais_serial_amd64.s).
+
+//go:noescape
+func serialL8(a *serialArgs)
+
+//go:noescape
+func serialL32(a *serialArgs)
+
+//go:noescape
+func serialR8(a *serialArgs)
+
+//go:noescape
+func serialR32(a *serialArgs)
+
+//go:noescape
+func serialFL8(a *serialArgs)
+
+//go:noescape
+func serialFL32(a *serialArgs)
+
+//go:noescape
+func serialFR8(a *serialArgs)
+
+//go:noescape
+func serialFR32(a *serialArgs)
+
+func serialL[T symbol](a *serialArgs) {
+	var z T
+	if unsafe.Sizeof(z) == 1 {
+		serialL8(a)
+	} else {
+		serialL32(a)
+	}
+}
+
+func serialR[T symbol](a *serialArgs) {
+	var z T
+	if unsafe.Sizeof(z) == 1 {
+		serialR8(a)
+	} else {
+		serialR32(a)
+	}
+}
+
+func serialFL[T symbol](a *serialArgs) {
+	var z T
+	if unsafe.Sizeof(z) == 1 {
+		serialFL8(a)
+	} else {
+		serialFL32(a)
+	}
+}
+
+func serialFR[T symbol](a *serialArgs) {
+	var z T
+	if unsafe.Sizeof(z) == 1 {
+		serialFR8(a)
+	} else {
+		serialFR32(a)
+	}
+}
