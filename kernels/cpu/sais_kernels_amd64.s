@@ -427,7 +427,7 @@ TEXT ·gatherLMS32(SB), NOSPLIT, $0-8
 // The serial scans (sais_serial.go): a gather's skeleton, each entry's induction written at once.
 // Registers: SI the text, DI the entry, R12 entries left in the loop, R11 the group number d, R10
 // the suffix array, R9 the bucket pointers, R8 zero; AX BX CX DX R13 scratch.
-// serialArgs: t 0, sa 8, ptr 16, first 24, n 32, d 40.
+// serialArgs: t 0, sa 8, ptr 16, first 24, n 32, d 40, trash 44.
 
 // Stage 1, upwards: as BODY_L, then as PLACE_L.
 #define SBODY_L(SYM, next) \
@@ -472,14 +472,39 @@ TEXT ·gatherLMS32(SB), NOSPLIT, $0-8
 	ANDL $0x80000000, CX; ORL AX, CX; \
 	MOVL (R9)(BX*4), DX; DECL DX; MOVL CX, (R10)(DX*4); MOVL DX, (R9)(BX*4)
 
-#define SERIAL(ASK, scale, disp, BODY, SYM, step, ahead) \
+// Stage 3, upwards, without a branch, for small alphabets (sais_serial.go): an entry that induces
+// nothing reads t[0], adds 0 to its bucket's pointer and writes to the trash slot (R11).
+#define SBODY_FLB(SYM, next) \
+	XORL CX, CX; TESTL AX, AX; SETGT CX; NEGL CX; \
+	DECL AX; ANDL CX, AX; MOVL CX, R13; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL CX, BX; SBBL CX, CX; \
+	ANDL $0x80000000, CX; ORL AX, CX; \
+	MOVL (R9)(BX*4), DX; \
+	LEAQ (R10)(DX*4), AX; TESTL R13, R13; CMOVQEQ R11, AX; \
+	MOVL CX, (AX); SUBL R13, DX; MOVL DX, (R9)(BX*4)
+
+// Stage 3, downwards, without a branch: the flag is cleared in place (a store for every entry).
+#define SBODY_FRB(SYM, next) \
+	MOVL AX, CX; SARL $31, CX; \
+	ANDL $0x7fffffff, AX; MOVL AX, (DI); \
+	DECL AX; ANDL CX, AX; MOVL CX, R13; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL BX, CX; SBBL CX, CX; NOTL CX; \
+	XORL DX, DX; TESTL AX, AX; SETNE DX; NEGL DX; ANDL DX, CX; \
+	ANDL $0x80000000, CX; ORL AX, CX; \
+	MOVL (R9)(BX*4), DX; ADDL R13, DX; \
+	LEAQ (R10)(DX*4), AX; TESTL R13, R13; CMOVQEQ R11, AX; \
+	MOVL CX, (AX); MOVL DX, (R9)(BX*4)
+
+#define SERIAL(SETUP, FINISH, ASK, scale, disp, BODY, SYM, step, ahead) \
 	MOVQ a+0(FP), DX; \
 	MOVQ 0(DX), SI; \
 	MOVQ 8(DX), R10; \
 	MOVQ 16(DX), R9; \
 	MOVQ 24(DX), DI; \
 	MOVQ 32(DX), R12; \
-	MOVL 40(DX), R11; \
+	SETUP; \
 	XORL R8, R8; \
 	MOVQ R12, DX; \
 	CMPQ DX, $64; \
@@ -518,41 +543,57 @@ next2: \
 	DECQ R12; \
 	JNE tailloop; \
 done: \
-	MOVQ a+0(FP), DX; \
-	MOVL R11, 40(DX); \
+	FINISH; \
 	RET
+
+// Stage 1 keeps the group number in R11; stage 3 the address of the trash slot.
+#define GROUP_IN \
+	MOVL 40(DX), R11
+#define GROUP_OUT \
+	MOVQ a+0(FP), DX; MOVL R11, 40(DX)
+#define TRASH_IN \
+	LEAQ 44(DX), R11
+#define TRASH_OUT
 
 // func serialL8(a *serialArgs)
 TEXT ·serialL8(SB), NOSPLIT, $0-8
-	SERIAL(ASK_L, 1, -1, SBODY_L, SYM8, 4, 256)
+	SERIAL(GROUP_IN, GROUP_OUT, ASK_L, 1, -1, SBODY_L, SYM8, 4, 256)
 
 // func serialL32(a *serialArgs)
 TEXT ·serialL32(SB), NOSPLIT, $0-8
-	SERIAL(ASK_L, 4, -4, SBODY_L, SYM32, 4, 256)
+	SERIAL(GROUP_IN, GROUP_OUT, ASK_L, 4, -4, SBODY_L, SYM32, 4, 256)
 
 // func serialR8(a *serialArgs)
 TEXT ·serialR8(SB), NOSPLIT, $0-8
-	SERIAL(ASK_R, 1, -1, SBODY_R, SYM8, -4, -256)
+	SERIAL(GROUP_IN, GROUP_OUT, ASK_R, 1, -1, SBODY_R, SYM8, -4, -256)
 
 // func serialR32(a *serialArgs)
 TEXT ·serialR32(SB), NOSPLIT, $0-8
-	SERIAL(ASK_R, 4, -4, SBODY_R, SYM32, -4, -256)
+	SERIAL(GROUP_IN, GROUP_OUT, ASK_R, 4, -4, SBODY_R, SYM32, -4, -256)
 
 // func serialFL8(a *serialArgs)
 TEXT ·serialFL8(SB), NOSPLIT, $0-8
-	SERIAL(ASK_FL, 1, -1, SBODY_FL, SYM8, 4, 256)
+	SERIAL(TRASH_IN, TRASH_OUT, ASK_FL, 1, -1, SBODY_FL, SYM8, 4, 256)
 
 // func serialFL32(a *serialArgs)
 TEXT ·serialFL32(SB), NOSPLIT, $0-8
-	SERIAL(ASK_FL, 4, -4, SBODY_FL, SYM32, 4, 256)
+	SERIAL(TRASH_IN, TRASH_OUT, ASK_FL, 4, -4, SBODY_FL, SYM32, 4, 256)
 
 // func serialFR8(a *serialArgs)
 TEXT ·serialFR8(SB), NOSPLIT, $0-8
-	SERIAL(ASK_FR, 1, -1, SBODY_FR, SYM8, -4, -256)
+	SERIAL(TRASH_IN, TRASH_OUT, ASK_FR, 1, -1, SBODY_FR, SYM8, -4, -256)
 
 // func serialFR32(a *serialArgs)
 TEXT ·serialFR32(SB), NOSPLIT, $0-8
-	SERIAL(ASK_FR, 4, -4, SBODY_FR, SYM32, -4, -256)
+	SERIAL(TRASH_IN, TRASH_OUT, ASK_FR, 4, -4, SBODY_FR, SYM32, -4, -256)
+
+// func serialFLB8(a *serialArgs)
+TEXT ·serialFLB8(SB), NOSPLIT, $0-8
+	SERIAL(TRASH_IN, TRASH_OUT, ASK_FL, 1, -1, SBODY_FLB, SYM8, 4, 256)
+
+// func serialFRB8(a *serialArgs)
+TEXT ·serialFRB8(SB), NOSPLIT, $0-8
+	SERIAL(TRASH_IN, TRASH_OUT, ASK_FR, 1, -1, SBODY_FRB, SYM8, -4, -256)
 
 // func prefetchIdx(base unsafe.Pointer, v []int32, rshift, lshift uint)
 // Asks for base + ((v&0x7fffffff)>>rshift)<<lshift for each entry v.

@@ -70,6 +70,9 @@ type parScan[T symbol] struct {
 	ptr    []int32 // bucket pointers: stage 1 st (see saisLevel), stage 3 heads or tails
 	pm, pb int32
 	big    bool
+	// branchless: stage 3's serial kernels take no branch (a byte text of at most smallAlphabet
+	// symbols; sais_serial.go).
+	branchless bool
 
 	kind  int
 	d     int32 // the group number before the block
@@ -97,6 +100,13 @@ func (ps *parScan[T]) span() int32 { return int32(ps.parts) * partCap }
 // symbol that leaves about as many suffixes in the buckets on each side.
 func (ps *parScan[T]) start(kind int, ptr []int32, pm, pb int32, l *bucketLayout) {
 	ps.kind, ps.ptr, ps.pm, ps.pb, ps.d = kind, ptr, pm, pb, 0
+	if unsafe.Sizeof(ps.t[0]) == 1 {
+		used := 0
+		for c := range l.k {
+			used += int(bit(l.start[c+1] > l.start[c]))
+		}
+		ps.branchless = used <= smallAlphabet
+	}
 	ps.split = 1<<31 - 1
 	if ps.sides > 1 {
 		total := int64(l.start[l.k])

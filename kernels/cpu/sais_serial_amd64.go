@@ -30,6 +30,12 @@ func serialFR8(a *serialArgs)
 //go:noescape
 func serialFR32(a *serialArgs)
 
+//go:noescape
+func serialFLB8(a *serialArgs)
+
+//go:noescape
+func serialFRB8(a *serialArgs)
+
 func serialL[T symbol](a *serialArgs) {
 	var z T
 	if unsafe.Sizeof(z) == 1 {
@@ -48,18 +54,22 @@ func serialR[T symbol](a *serialArgs) {
 	}
 }
 
-func serialFL[T symbol](a *serialArgs) {
+func serialFL[T symbol](a *serialArgs, branchless bool) {
 	var z T
-	if unsafe.Sizeof(z) == 1 {
+	if unsafe.Sizeof(z) == 1 && branchless {
+		serialFLB8(a)
+	} else if unsafe.Sizeof(z) == 1 {
 		serialFL8(a)
 	} else {
 		serialFL32(a)
 	}
 }
 
-func serialFR[T symbol](a *serialArgs) {
+func serialFR[T symbol](a *serialArgs, branchless bool) {
 	var z T
-	if unsafe.Sizeof(z) == 1 {
+	if unsafe.Sizeof(z) == 1 && branchless {
+		serialFRB8(a)
+	} else if unsafe.Sizeof(z) == 1 {
 		serialFR8(a)
 	} else {
 		serialFR32(a)

@@ -4,7 +4,7 @@ package cpu
 
 // Without the assembly kernels (sais_serial_amd64.s), the Go definitions run.
 
-func serialL[T symbol](a *serialArgs)  { serialLGo[T](a) }
-func serialR[T symbol](a *serialArgs)  { serialRGo[T](a) }
-func serialFL[T symbol](a *serialArgs) { serialFLGo[T](a) }
-func serialFR[T symbol](a *serialArgs) { serialFRGo[T](a) }
+func serialL[T symbol](a *serialArgs)          { serialLGo[T](a) }
+func serialR[T symbol](a *serialArgs)          { serialRGo[T](a) }
+func serialFL[T symbol](a *serialArgs, _ bool) { serialFLGo[T](a) }
+func serialFR[T symbol](a *serialArgs, _ bool) { serialFRGo[T](a) }

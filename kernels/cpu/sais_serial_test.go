@@ -41,7 +41,7 @@ func TestSerialKernels(t *testing.T) {
 					}
 				}
 			}
-			run := func(text any, goVersion bool) ([]int32, []int32, int32) {
+			run := func(text any, goVersion, branchless bool) ([]int32, []int32, int32) {
 				sa := make([]int32, n+2*buckets*room)
 				copy(sa, entries)
 				p := slices.Clone(ptr)
@@ -54,25 +54,27 @@ func TestSerialKernels(t *testing.T) {
 				switch tx := text.(type) {
 				case []byte:
 					a.t = unsafe.Pointer(&tx[0])
-					runSerial[byte](a, kind, goVersion)
+					runSerial[byte](a, kind, goVersion, branchless)
 				case []int32:
 					a.t = unsafe.Pointer(&tx[0])
-					runSerial[int32](a, kind, goVersion)
+					runSerial[int32](a, kind, goVersion, branchless)
 				}
 				return sa, p, a.d
 			}
 			for _, text := range []any{tb, tw} {
-				sa1, p1, d1 := run(text, false)
-				sa2, p2, d2 := run(text, true)
-				if !slices.Equal(sa1, sa2) || !slices.Equal(p1, p2) || d1 != d2 {
-					t.Fatalf("kind %d, %d entries, %T: kernel differs from its definition (group %d, want %d)", kind, n, text, d1, d2)
+				for _, branchless := range []bool{false, true} {
+					sa1, p1, d1 := run(text, false, branchless)
+					sa2, p2, d2 := run(text, true, branchless)
+					if !slices.Equal(sa1, sa2) || !slices.Equal(p1, p2) || d1 != d2 {
+						t.Fatalf("kind %d, %d entries, %T, branchless %v: kernel differs from its definition (group %d, want %d)", kind, n, text, branchless, d1, d2)
+					}
 				}
 			}
 		}
 	}
 }
 
-func runSerial[T symbol](a *serialArgs, kind int, goVersion bool) {
+func runSerial[T symbol](a *serialArgs, kind int, goVersion, branchless bool) {
 	switch {
 	case kind == scanL && goVersion:
 		serialLGo[T](a)
@@ -85,10 +87,10 @@ func runSerial[T symbol](a *serialArgs, kind int, goVersion bool) {
 	case kind == scanFL && goVersion:
 		serialFLGo[T](a)
 	case kind == scanFL:
-		serialFL[T](a)
+		serialFL[T](a, branchless)
 	case goVersion:
 		serialFRGo[T](a)
 	default:
-		serialFR[T](a)
+		serialFR[T](a, branchless)
 	}
 }
