@@ -187,9 +187,10 @@ type textArgs struct {
 	next, nextS int32          // 24, 28
 	tab         unsafe.Pointer // 32: the counts (countKinds) or the tails (placeLMS)
 	sa          unsafe.Pointer // 40
-	trash       int32          // 48: gatherLMS: where positions that are not LMS go
-	k           int32          // 52: gatherLMS: the next LMS position goes to sa[k-1]
+	trash       int32          // 48: placeLMS without branches: where positions that are not LMS go
+	k           int32          // 52: gatherLMS: the next LMS position goes to sa[k-1]...
 	big         int32          // 56: ask for table lines ahead (int32 texts only)
+	bottom      int32          // 60: ...until k is down to bottom
 }
 
 // countKindsGo counts position i+1 of each i by first symbol and kind: cnt[4*a + 2*(type of i+1)
@@ -222,17 +223,17 @@ func placeLMSGo[T symbol](a *textArgs) {
 	a.next, a.nextS = next, nextS
 }
 
-// gatherLMSGo writes the LMS positions i+1 to sa[k-1], k going down, and the others to the trash
-// slot.
+// gatherLMSGo writes each position i+1 to sa[k-1], and moves k down when i+1 is LMS, until k is
+// down to bottom (or i below stop): what follows an LMS position is written over by the next.
 func gatherLMSGo[T symbol](a *textArgs) {
 	next, nextS, k := a.next, a.nextS, a.k
-	for i := a.i; i >= a.stop; i-- {
+	i := a.i
+	for ; k > a.bottom && i >= a.stop; i-- {
 		c := sym[T](a.t, int32(i))
 		s := bit(c < next+nextS)
-		lms := nextS &^ s
-		k -= lms
-		*ptrAt(a.sa, a.trash+(k-a.trash)&-lms) = int32(i + 1)
+		*ptrAt(a.sa, k-1) = int32(i + 1)
+		k -= nextS &^ s
 		next, nextS = c, s
 	}
-	a.next, a.nextS, a.k = next, nextS, k
+	a.i, a.next, a.nextS, a.k = i, next, nextS, k
 }

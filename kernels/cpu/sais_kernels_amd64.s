@@ -298,7 +298,7 @@ TEXT ·placeFR(SB), NOSPLIT, $0-8
 
 // The text passes (sais_text.go): each walks positions i from textArgs.i down to textArgs.stop,
 // with the symbol after i and its type (1 for S) in AX and BX, classifying position i+1.
-// textArgs: t 0, i 8, stop 16, next 24, nextS 28, tab 32, sa 40, trash 48, k 52, big 56.
+// textArgs: t 0, i 8, stop 16, next 24, nextS 28, tab 32, sa 40, trash 48, k 52, big 56, bottom 60.
 
 // The type of i (symbol in DX) into R10: S-type when t[i] < t[i+1] + (type of i+1).
 #define TYPE LEAL (AX)(BX*1), R9; XORL R10, R10; CMPL DX, R9; SETLT R10B
@@ -316,16 +316,6 @@ TEXT ·placeFR(SB), NOSPLIT, $0-8
 	SYM(CX, DX); TYPE; \
 	CMPL R10, BX; JCC 6(PC); \
 	MOVL (DI)(AX*4), R9; DECL R9; MOVL R9, (DI)(AX*4); \
-	LEAL 1(CX), R11; MOVL R11, (R13)(R9*4); \
-	MOVL DX, AX; MOVL R10, BX
-
-// gatherLMS: LMS positions go to sa[k-1], k going down; the others to the trash slot, without a
-// branch (a register, not a pointer in memory, counts here). sa R13, trash R12, k R8, stop DI.
-#define GATHERLMS(SYM) \
-	SYM(CX, DX); TYPE; \
-	MOVL R10, R11; NOTL R11; ANDL BX, R11; \
-	SUBL R11, R8; MOVL R8, R9; \
-	NEGL R11; SUBL R12, R9; ANDL R11, R9; ADDL R12, R9; \
 	LEAL 1(CX), R11; MOVL R11, (R13)(R9*4); \
 	MOVL DX, AX; MOVL R10, BX
 
@@ -402,27 +392,47 @@ TEXT ·placeLMS32(SB), NOSPLIT, $0-8
 	TEXTPASS(PLACELMS, SYM32, ASK_TAIL, R8)
 	RET
 
+// gatherLMS: every position i+1 goes to sa[k-1], and k moves down when i+1 is LMS (what follows
+// is written over by the next LMS position: no branch, no second slot), until k is down to
+// bottom or i below stop. sa R13, k R8, bottom R12, stop DI.
+#define GATHERLMS(SYM) \
+	MOVQ a+0(FP), R11; \
+	MOVQ 0(R11), SI; \
+	MOVQ 8(R11), CX; \
+	MOVQ 16(R11), DI; \
+	MOVL 24(R11), AX; \
+	MOVL 28(R11), BX; \
+	MOVQ 40(R11), R13; \
+	MOVL 52(R11), R8; \
+	MOVL 60(R11), R12; \
+	CMPL R8, R12; \
+	JLE done; \
+	CMPQ CX, DI; \
+	JLT done; \
+loop: \
+	SYM(CX, DX); TYPE; \
+	LEAL 1(CX), R9; MOVL R9, -4(R13)(R8*4); \
+	MOVL R10, R9; NOTL R9; ANDL BX, R9; SUBL R9, R8; \
+	MOVL DX, AX; MOVL R10, BX; \
+	DECQ CX; \
+	CMPL R8, R12; \
+	JLE done; \
+	CMPQ CX, DI; \
+	JGE loop; \
+done: \
+	MOVQ CX, 8(R11); \
+	MOVL AX, 24(R11); \
+	MOVL BX, 28(R11); \
+	MOVL R8, 52(R11); \
+	RET
+
 // func gatherLMS8(a *textArgs)
 TEXT ·gatherLMS8(SB), NOSPLIT, $0-8
-	MOVQ a+0(FP), R11
-	MOVQ 0(R11), SI
-	MOVQ 40(R11), R13
-	MOVL 48(R11), R12
-	MOVL 52(R11), R8
-	TEXTPASS(GATHERLMS, SYM8, ASK_NONE, DI)
-	MOVL R8, 52(R11)
-	RET
+	GATHERLMS(SYM8)
 
 // func gatherLMS32(a *textArgs)
 TEXT ·gatherLMS32(SB), NOSPLIT, $0-8
-	MOVQ a+0(FP), R11
-	MOVQ 0(R11), SI
-	MOVQ 40(R11), R13
-	MOVL 48(R11), R12
-	MOVL 52(R11), R8
-	TEXTPASS(GATHERLMS, SYM32, ASK_NONE, DI)
-	MOVL R8, 52(R11)
-	RET
+	GATHERLMS(SYM32)
 
 // The serial scans (sais_serial.go): a gather's skeleton, each entry's induction written at once.
 // Registers: SI the text, DI the entry, R12 entries left in the loop, R11 the group number d, R10

@@ -217,8 +217,10 @@ func TestTextKernels(t *testing.T) {
 						tab[x] = int32(4000 + 3*x)
 					}
 					sa := make([]int32, 20000)
+					// gatherLMS stops at stop, or halfway when it finds as many LMS
+					// positions as the range holds.
 					a := textArgs{i: i, stop: stop, next: 7, nextS: int32(r & 1), tab: unsafe.Pointer(&tab[0]),
-						sa: unsafe.Pointer(&sa[0]), trash: 19999, k: 19000, big: int32(r & 2)}
+						sa: unsafe.Pointer(&sa[0]), trash: 19999, k: 19000, big: int32(r & 2), bottom: int32(19000 - (r%3)*(i-stop)/8)}
 					if pass == 2 {
 						a.big = 0
 					}

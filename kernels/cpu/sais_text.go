@@ -152,7 +152,7 @@ func placePart[T symbol](t []T, sa []int32, lo, hi int, tail []int32, big bool) 
 }
 
 // gatherLMS writes the LMS positions of t, in text order, to sa[len(sa)-m:]: each part to its own
-// stretch. sa[m:len(sa)-m] must be free.
+// stretch. The rest of sa is left alone.
 func gatherLMS[T symbol](t []T, sa []int32, l *bucketLayout, tm *team) {
 	tp := &l.parts
 	var top [maxThreads]int
@@ -161,37 +161,20 @@ func gatherLMS[T symbol](t []T, sa []int32, l *bucketLayout, tm *team) {
 		top[p] = x
 		x -= tp.tot[p]
 	}
-	run := tm.run
-	room := len(sa)-2*l.m >= tp.p
-	if !room {
-		run = inTurn
-	}
-	run(tp.p, func(p int) {
-		// Positions that are not LMS are written to a trash slot, one per part, in the free
-		// stretch; with no room, parts go from the last, each writing just below its own
-		// stretch, which the part before fills afterwards (below part 0's: free).
-		trash := l.m + p
-		if !room {
-			p = tp.p - 1 - p
-			trash = top[p] - tp.tot[p] - 1
+	tm.run(tp.p, func(p int) {
+		if tp.tot[p] > 0 {
+			gatherPart(t, sa, tp.lo[p], tp.lo[p+1], top[p], top[p]-tp.tot[p])
 		}
-		gatherPart(t, sa, tp.lo[p], tp.lo[p+1], top[p], int32(trash))
 	})
 }
 
-// inTurn calls f(0), ..., f(n-1) on this goroutine, as team.run does on several.
-func inTurn(n int, f func(int)) {
-	for p := range n {
-		f(p)
-	}
-}
-
-// gatherPart is gatherLMS for the positions in [lo, hi), to the stretch that ends at top.
-func gatherPart[T symbol](t []T, sa []int32, lo, hi, top int, trash int32) {
+// gatherPart is gatherLMS for the positions in [lo, hi), to the stretch [bottom, top), which
+// they fill exactly.
+func gatherPart[T symbol](t []T, sa []int32, lo, hi, top, bottom int) {
 	a := textArgs{
 		t: unsafe.Pointer(unsafe.SliceData(t)), i: hi - 2, stop: max(lo-1, 0),
 		next: int32(t[hi-1]), nextS: typeAt(t, hi-1), sa: unsafe.Pointer(unsafe.SliceData(sa)),
-		trash: trash, k: int32(top),
+		k: int32(top), bottom: int32(bottom),
 	}
 	if a.i >= a.stop {
 		gatherLMSK[T](&a)
