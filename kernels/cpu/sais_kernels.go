@@ -207,7 +207,7 @@ func countKindsGo[T symbol](a *textArgs) {
 }
 
 // placeLMSGo writes each LMS position i+1 (S-type, i L-type) at the tail of its symbol's region,
-// going down.
+// going down, and the other positions to the trash slot.
 func placeLMSGo[T symbol](a *textArgs) {
 	next, nextS := a.next, a.nextS
 	for i := a.i; i >= a.stop; i-- {
@@ -217,6 +217,8 @@ func placeLMSGo[T symbol](a *textArgs) {
 			y := *ptrAt(a.tab, next) - 1
 			*ptrAt(a.tab, next) = y
 			*ptrAt(a.sa, y) = int32(i + 1)
+		} else {
+			a.trash = int32(i + 1) // as the assembly, which takes no branch
 		}
 		next, nextS = c, s
 	}
