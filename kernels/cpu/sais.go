@@ -192,7 +192,7 @@ func saisReduced(t, sa []int32, k int, g *team, bufs *parBufs, mem saScratch) {
 
 // collectNames moves the sorted LMS positions from their regions to sa[:m], and stores the name
 // of each (the rank of its LMS substring among the distinct ones) plus one in sa[m+p/2] for
-// position p, zero elsewhere in sa[m:]. It returns the number of distinct names.
+// position p, zero elsewhere in sa[m:m+n/2+1]. It returns the number of distinct names.
 func (l *bucketLayout) collectNames(sa []int32, tm *team) int {
 	j := 0
 	for c := range l.k {
@@ -202,7 +202,7 @@ func (l *bucketLayout) collectNames(sa []int32, tm *team) int {
 		j += nc
 	}
 	m := l.m
-	tm.clear(sa[m:], false)
+	tm.clear(sa[m:min(m+len(sa)/2+1, len(sa))], false)
 	// A mark is on the last LMS substring of each group: the name of entry i is the number of
 	// marks before it. With several parts, each counts its marks first.
 	parts := tm.parts(m)
@@ -221,40 +221,36 @@ func (l *bucketLayout) collectNames(sa []int32, tm *team) int {
 	}
 	var end [maxThreads]int32
 	tm.run(parts, func(p int) {
-		end[p] = nameRun(sa[m*p/parts:m*(p+1)/parts], sa[m:], base[p])
+		run := sa[m*p/parts : m*(p+1)/parts]
+		end[p] = nameRun(run, sa[m:min(m+len(sa)/2+1, len(sa))], base[p])
 	})
 	return int(end[parts-1])
 }
 
-// nameRun clears the marks of the sorted LMS positions in run, stores name+1 for each position p
-// in names[p/2], counting the marks (each ends a group) from name on, and returns the count.
-func nameRun(run, names []int32, name int32) int32 {
-	np := unsafe.Pointer(unsafe.SliceData(names))
-	for i0 := 0; i0 < len(run); i0 += pfStep {
-		if j := i0 + pfDist; j < len(run) {
-			prefetchIdx(np, run[j:min(j+pfStep, len(run))], 1, 2)
-		}
-		for x, v := range run[i0:min(i0+pfStep, len(run))] {
-			p := v & saPos
-			run[i0+x] = p
-			// LMS positions are at least two apart and m <= (n-1)/2, so p/2 slots never
-			// collide and stay inside sa.
-			names[p>>1] = name + 1
-			name -= v >> 31
-		}
+// nameRunGo clears the marks of the sorted LMS positions in run, stores name+1 for each position
+// p in names[p/2], counting the marks (each ends a group) from name on, and returns the count.
+// LMS positions are at least two apart and m <= (n-1)/2, so p/2 slots never collide and stay
+// inside sa. The assembly (nameRun) asks for the name slots 64 entries ahead.
+func nameRunGo(run, names []int32, name int32) int32 {
+	for x, v := range run {
+		p := v & saPos
+		run[x] = p
+		names[p>>1] = name + 1
+		name -= v >> 31
 	}
 	return name
 }
 
 // scatterNames compacts the names stored in sa[m:] (plus one, zero for empty) into the end of sa,
-// in text order: the reduced string. Each part compacts its own stretch to its top, then the
-// stretches move up into place, the top one first.
+// in text order: the reduced string. Names are in sa[m:m+n/2+1] only (nameRun). Each part
+// compacts its own stretch to its top, then the stretches move up into place, the top one first.
 func scatterNames(sa []int32, m int, tm *team) {
 	n := len(sa)
-	parts := tm.parts(n - m)
+	h := min(m+n/2+1, n)
+	parts := tm.parts(h - m)
 	var lo, cnt [maxThreads + 1]int
 	for p := range parts + 1 {
-		lo[p] = m + (n-m)*p/parts
+		lo[p] = m + (h-m)*p/parts
 	}
 	tm.run(parts, func(p int) {
 		cnt[p] = compactNames(sa[lo[p]:lo[p+1]])
@@ -266,9 +262,9 @@ func scatterNames(sa []int32, m int, tm *team) {
 	}
 }
 
-// compactNames moves the names in s (plus one, zero for empty) to its top, minus one, in order,
+// compactNamesGo moves the names in s (plus one, zero for empty) to its top, minus one, in order,
 // and returns how many. Zeros are written too, where the next name goes: no branch to mispredict.
-func compactNames(s []int32) int {
+func compactNamesGo(s []int32) int {
 	j := len(s) - 1
 	for i := len(s) - 1; i >= 0; i-- {
 		v := s[i]
@@ -288,16 +284,11 @@ func mapLMS(sa1, s1 []int32, tm *team) {
 	})
 }
 
-func mapRun(run, s1 []int32) {
-	const far = 2 * pfDist
-	sp := unsafe.Pointer(unsafe.SliceData(s1))
-	for i0 := 0; i0 < len(run); i0 += pfStep {
-		if j := i0 + far; j < len(run) {
-			prefetchIdx(sp, run[j:min(j+pfStep, len(run))], 0, 2)
-		}
-		for x, r := range run[i0:min(i0+pfStep, len(run))] {
-			run[i0+x] = s1[r]
-		}
+// mapRunGo replaces each entry r of run by s1[r]. The assembly (mapRun) asks for s1's entries 128
+// entries ahead.
+func mapRunGo(run, s1 []int32) {
+	for x, r := range run {
+		run[x] = s1[r]
 	}
 }
 

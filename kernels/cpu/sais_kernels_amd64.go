@@ -123,6 +123,15 @@ func gatherLMSK[T symbol](a *textArgs) {
 	}
 }
 
+//go:noescape
+func nameRun(run, names []int32, name int32) int32
+
+//go:noescape
+func mapRun(run, s1 []int32)
+
+//go:noescape
+func compactNames(s []int32) int
+
 // prefetchIdx asks for the line of base + ((v&0x7fffffff)>>rshift)<<lshift for each entry v.
 //
 //go:noescape

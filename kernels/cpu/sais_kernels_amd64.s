@@ -632,3 +632,116 @@ loopi:
 	JNE loopi
 donei:
 	RET
+
+// The naming kernels (sais.go).
+
+// func nameRun(run, names []int32, name int32) int32
+// Registers: DI the entry, CX entries left, SI names, R11 the name; AX BX DX scratch.
+TEXT ·nameRun(SB), NOSPLIT, $0-60
+	MOVQ run_base+0(FP), DI
+	MOVQ run_len+8(FP), CX
+	MOVQ names_base+24(FP), SI
+	MOVL name+48(FP), R11
+	MOVQ CX, DX
+	CMPQ DX, $64
+	JLE  npro
+	MOVQ $64, DX
+npro:
+	TESTQ DX, DX
+	JEQ nmain
+	MOVQ DI, R8
+nproloop:
+	MOVL (R8), AX; ANDL $0x7fffffff, AX; SHRL $1, AX; PREFETCHT0 (SI)(AX*4)
+	ADDQ $4, R8
+	DECQ DX
+	JNE nproloop
+nmain:
+	SUBQ $64, CX
+	JLE ntailset
+nloop:
+	MOVL 256(DI), AX; ANDL $0x7fffffff, AX; SHRL $1, AX; PREFETCHT0 (SI)(AX*4)
+	MOVL (DI), AX; MOVL AX, BX; ANDL $0x7fffffff, AX; MOVL AX, (DI)
+	SHRL $1, AX; LEAL 1(R11), DX; MOVL DX, (SI)(AX*4)
+	SARL $31, BX; SUBL BX, R11
+	ADDQ $4, DI
+	DECQ CX
+	JNE nloop
+ntailset:
+	ADDQ $64, CX
+	JEQ ndone
+ntail:
+	MOVL (DI), AX; MOVL AX, BX; ANDL $0x7fffffff, AX; MOVL AX, (DI)
+	SHRL $1, AX; LEAL 1(R11), DX; MOVL DX, (SI)(AX*4)
+	SARL $31, BX; SUBL BX, R11
+	ADDQ $4, DI
+	DECQ CX
+	JNE ntail
+ndone:
+	MOVL R11, ret+56(FP)
+	RET
+
+// func mapRun(run, s1 []int32)
+// Registers: DI the entry, CX entries left, SI s1; AX BX scratch. Asks 128 entries ahead.
+TEXT ·mapRun(SB), NOSPLIT, $0-48
+	MOVQ run_base+0(FP), DI
+	MOVQ run_len+8(FP), CX
+	MOVQ s1_base+24(FP), SI
+	MOVQ CX, DX
+	CMPQ DX, $128
+	JLE  mpro
+	MOVQ $128, DX
+mpro:
+	TESTQ DX, DX
+	JEQ mmain
+	MOVQ DI, R8
+mproloop:
+	MOVL (R8), AX; PREFETCHT0 (SI)(AX*4)
+	ADDQ $4, R8
+	DECQ DX
+	JNE mproloop
+mmain:
+	SUBQ $128, CX
+	JLE mtailset
+mloop:
+	MOVL 512(DI), BX; PREFETCHT0 (SI)(BX*4)
+	MOVL (DI), AX; MOVL (SI)(AX*4), AX; MOVL AX, (DI)
+	ADDQ $4, DI
+	DECQ CX
+	JNE mloop
+mtailset:
+	ADDQ $128, CX
+	JEQ mdone
+mtail:
+	MOVL (DI), AX; MOVL (SI)(AX*4), AX; MOVL AX, (DI)
+	ADDQ $4, DI
+	DECQ CX
+	JNE mtail
+mdone:
+	RET
+
+// func compactNames(s []int32) int
+// Walks s down (DI), writing v-1 at R8 and moving R8 down when v is not zero; two entries a step.
+TEXT ·compactNames(SB), NOSPLIT, $0-32
+	MOVQ s_base+0(FP), SI
+	MOVQ s_len+8(FP), CX
+	LEAQ -4(SI)(CX*4), DI
+	MOVQ DI, R8
+	SHRQ $1, CX
+	JEQ cone
+cloop:
+	MOVL (DI), AX; LEAL -1(AX), BX; MOVL BX, (R8); NEGL AX; SBBQ AX, AX; LEAQ (R8)(AX*4), R8
+	MOVL -4(DI), AX; LEAL -1(AX), BX; MOVL BX, (R8); NEGL AX; SBBQ AX, AX; LEAQ (R8)(AX*4), R8
+	SUBQ $8, DI
+	DECQ CX
+	JNE cloop
+cone:
+	MOVQ s_len+8(FP), CX
+	TESTQ $1, CX
+	JEQ cdone
+	MOVL (DI), AX; LEAL -1(AX), BX; MOVL BX, (R8); NEGL AX; SBBQ AX, AX; LEAQ (R8)(AX*4), R8
+cdone:
+	LEAQ -4(SI)(CX*4), AX
+	SUBQ R8, AX
+	SHRQ $2, AX
+	MOVQ AX, ret+24(FP)
+	RET

@@ -21,4 +21,8 @@ func countKindsK[T symbol](a *textArgs) { countKindsGo[T](a) }
 func placeLMSK[T symbol](a *textArgs)   { placeLMSGo[T](a) }
 func gatherLMSK[T symbol](a *textArgs)  { gatherLMSGo[T](a) }
 
+func nameRun(run, names []int32, name int32) int32 { return nameRunGo(run, names, name) }
+func mapRun(run, s1 []int32)                       { mapRunGo(run, s1) }
+func compactNames(s []int32) int                   { return compactNamesGo(s) }
+
 func prefetchIdx(unsafe.Pointer, []int32, uint, uint) {}

@@ -269,3 +269,48 @@ func TestTextKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestNameKernels compares the naming kernels with their Go definitions.
+func TestNameKernels(t *testing.T) {
+	rng := rand.New(rand.NewSource(10))
+	for _, n := range []int{0, 1, 2, 3, 63, 64, 65, 127, 128, 129, 300, 2001} {
+		// nameRun: distinct even positions, some marked.
+		run := make([]int32, n)
+		for i, p := range rng.Perm(4 * n)[:n] {
+			run[i] = int32(2 * p)
+			if rng.Intn(3) == 0 {
+				run[i] |= saFlag
+			}
+		}
+		r1, r2 := slices.Clone(run), slices.Clone(run)
+		n1, n2 := make([]int32, 4*n+1), make([]int32, 4*n+1)
+		if a, b := nameRun(r1, n1, 5), nameRunGo(r2, n2, 5); a != b || !slices.Equal(r1, r2) || !slices.Equal(n1, n2) {
+			t.Fatalf("nameRun, %d entries: kernel differs from its definition", n)
+		}
+		// mapRun.
+		s1 := make([]int32, n+1)
+		for i := range s1 {
+			s1[i] = int32(rng.Intn(1 << 30))
+		}
+		for i := range run {
+			run[i] = int32(rng.Intn(n + 1))
+		}
+		r1, r2 = slices.Clone(run), slices.Clone(run)
+		mapRun(r1, s1)
+		mapRunGo(r2, s1)
+		if !slices.Equal(r1, r2) {
+			t.Fatalf("mapRun, %d entries: kernel differs from its definition", n)
+		}
+		// compactNames: names plus one, zeros between.
+		for i := range run {
+			run[i] = 0
+			if rng.Intn(3) == 0 {
+				run[i] = int32(1 + rng.Intn(1000))
+			}
+		}
+		r1, r2 = slices.Clone(run), slices.Clone(run)
+		if a, b := compactNames(r1), compactNamesGo(r2); a != b || !slices.Equal(r1, r2) {
+			t.Fatalf("compactNames, %d entries: kernel differs from its definition (%d, want %d)", n, a, b)
+		}
+	}
+}
