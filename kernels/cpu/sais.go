@@ -75,8 +75,8 @@ func saisBytes(t []byte, sa []int32, threads int) {
 	saisLevel(t, sa, 256, g, bufs, saScratch{})
 }
 
-// regionsFrom is the text length from which stage 1 entries have no bit to spare (a variable for
-// the tests).
+// regionsFrom is the text length from which stage 1 entries have no bit to spare where the scans
+// read only the regions that induce (a variable for the tests).
 var regionsFrom = 1 << 30
 
 // saScratch hands out int32 tables from a free part of a suffix array, or from the heap once that
@@ -107,26 +107,18 @@ func saisLevel[T symbol](t []T, sa []int32, k int, g *team, bufs *parBufs, mem s
 	ps := newParScan(g, bufs, t, sa, k)
 	m := l.m
 	if m > 0 {
-		// Stage 1: sort and name the LMS substrings. The scans read every slot (but for
-		// texts of 2^30 bytes or more), so those not written yet must be empty.
-		if l.pb != 0 {
-			g.clear(sa, unsafe.Sizeof(t[0]) == 1)
-		}
+		// Stage 1: sort and name the LMS substrings. Where buckets are small the scans read
+		// every slot, so those not written yet must be empty; at the top level, clearing
+		// faults a fresh suffix array in at once (zeroPages).
+		g.clear(sa, unsafe.Sizeof(t[0]) == 1)
 		saPhase("clear")
 		placeLMS(t, sa, l, st[:k], g)
 		markSeeds(sa, l)
 		saPhase("placeLMS")
-		if l.pb == 0 {
-			partialLeftRegions(t, sa, l, st)
-			fixLSMarks(sa, l, g)
-			saPhase("partialLeft")
-			partialRightRegions(t, sa, l, st)
-		} else {
-			partialLeft(ps, t, sa, l, st)
-			fixLSMarks(sa, l, g)
-			saPhase("partialLeft")
-			partialRight(ps, t, sa, l, st)
-		}
+		partialLeft(ps, t, sa, l, st)
+		fixLSMarks(sa, l, g)
+		saPhase("partialLeft")
+		partialRight(ps, t, sa, l, st)
 		saPhase("partialRight")
 		names := l.collectNames(sa, g)
 		saPhase("collectNames")

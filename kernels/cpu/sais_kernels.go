@@ -103,6 +103,40 @@ func gatherRGo[T symbol](a *scanArgs) {
 	a.d = d
 }
 
+// gatherLWGo is gatherLGo for wide entries (texts of 2^30 bytes or more): no bit says that p-1 is
+// S-type, and the scan reads only entries that induce (LL and LMS regions), but position 0.
+func gatherLWGo[T symbol](a *scanArgs) {
+	d := int32(0)
+	for _, v := range a.run(false) {
+		d -= v >> 31
+		u := v &^ saFlag
+		k := bit(u > 0)
+		q := (u - 1) & -k
+		c := sym[T](a.t, q)
+		b := bit(sym[T](a.t, max(q-1, 0)) < c)
+		put(a, c, rec1{4*c + b, q, d}, k)
+	}
+	a.d = d
+}
+
+// gatherRWGo is gatherRGo for wide entries: the scan reads only entries that induce (S and LS
+// regions), but position 0.
+func gatherRWGo[T symbol](a *scanArgs) {
+	d := int32(0)
+	run := a.run(true)
+	for x := len(run) - 1; x >= 0; x-- {
+		v := run[x]
+		d -= v >> 31
+		u := v &^ saFlag
+		k := bit(u > 0)
+		q := (u - 1) & -k
+		c := sym[T](a.t, q)
+		b := bit(sym[T](a.t, max(q-1, 0)) > c)
+		put(a, c, rec1{4*c + b, q, d}, k)
+	}
+	a.d = d
+}
+
 // gatherFLGo is the stage 3 gather, upwards: each p without the flag induces p-1, flagged when p-2
 // is S-type (for p-1 = 0, t[0] < t[0] is false).
 func gatherFLGo[T symbol](a *scanArgs) {

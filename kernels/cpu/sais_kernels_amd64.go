@@ -30,6 +30,32 @@ func gatherFR8(a *scanArgs)
 //go:noescape
 func gatherFR32(a *scanArgs)
 
+//go:noescape
+func gatherLW8(a *scanArgs)
+
+//go:noescape
+func gatherRW8(a *scanArgs)
+
+// gatherLW and gatherRW are the gathers for wide entries (texts of 2^30 bytes or more), which are
+// bytes; a reduced string is never that long.
+func gatherLW[T symbol](a *scanArgs) {
+	var z T
+	if unsafe.Sizeof(z) == 1 {
+		gatherLW8(a)
+	} else {
+		gatherLWGo[T](a)
+	}
+}
+
+func gatherRW[T symbol](a *scanArgs) {
+	var z T
+	if unsafe.Sizeof(z) == 1 {
+		gatherRW8(a)
+	} else {
+		gatherRWGo[T](a)
+	}
+}
+
 func gatherL[T symbol](a *scanArgs) {
 	var z T
 	if unsafe.Sizeof(z) == 1 {

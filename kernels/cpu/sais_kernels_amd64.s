@@ -66,6 +66,26 @@
 	NOTL CX; ANDL $0x40000000, CX; ORL AX, CX; \
 	PUT1
 
+// Stage 1 for texts of 2^30 bytes or more (wide entries: no bit for the type of p-1; the scans
+// read only the regions that induce, so every entry but position 0 induces), both ways.
+#define ASK_W(scale, disp) ANDL $0x7fffffff, AX; PREFETCHT0 disp(SI)(AX*scale)
+#define BODY_LW(SYM, next) \
+	MOVL AX, BX; SARL $31, BX; SUBL BX, R11; \
+	ANDL $0x7fffffff, AX; DECL AX; JS next; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL CX, BX; SBBL CX, CX; \
+	LEAL (BX*4), R13; SUBL CX, R13; \
+	MOVL AX, CX; \
+	PUT1
+#define BODY_RW(SYM, next) \
+	MOVL AX, BX; SARL $31, BX; SUBL BX, R11; \
+	ANDL $0x7fffffff, AX; DECL AX; JS next; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL BX, CX; SBBL CX, CX; \
+	LEAL (BX*4), R13; SUBL CX, R13; \
+	MOVL AX, CX; \
+	PUT1
+
 // Stage 3, upwards: entries over 0 induce.
 #define BODY_FL(SYM, next) \
 	TESTL AX, AX; JLE next; DECL AX; \
@@ -148,6 +168,14 @@ TEXT ·gatherR8(SB), NOSPLIT, $0-8
 // func gatherR32(a *scanArgs)
 TEXT ·gatherR32(SB), NOSPLIT, $0-8
 	GATHER(ASK_R, 4, -4, BODY_R, SYM32, -4, -256)
+
+// func gatherLW8(a *scanArgs)
+TEXT ·gatherLW8(SB), NOSPLIT, $0-8
+	GATHER(ASK_W, 1, -1, BODY_LW, SYM8, 4, 256)
+
+// func gatherRW8(a *scanArgs)
+TEXT ·gatherRW8(SB), NOSPLIT, $0-8
+	GATHER(ASK_W, 1, -1, BODY_RW, SYM8, -4, -256)
 
 // func gatherFL8(a *scanArgs)
 TEXT ·gatherFL8(SB), NOSPLIT, $0-8
@@ -468,6 +496,28 @@ TEXT ·gatherLMS32(SB), NOSPLIT, $0-8
 	XORL R11, DX; NEGL DX; SBBL DX, DX; ANDL $0x80000000, DX; ORL DX, CX; \
 	MOVL (R9)(R13*4), BX; DECL BX; MOVL CX, (R10)(BX*4); MOVL BX, (R9)(R13*4)
 
+// Stage 1 for wide entries (texts of 2^30 bytes or more), both ways.
+#define SBODY_LW(SYM, next) \
+	MOVL AX, BX; SARL $31, BX; SUBL BX, R11; \
+	ANDL $0x7fffffff, AX; DECL AX; JS next; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL CX, BX; SBBL CX, CX; \
+	LEAL (BX*4), R13; SUBL CX, R13; \
+	MOVL AX, CX; \
+	MOVL 8(R9)(R13*4), DX; MOVL R11, 8(R9)(R13*4); \
+	XORL R11, DX; NEGL DX; SBBL DX, DX; ANDL $0x80000000, DX; ORL DX, CX; \
+	MOVL (R9)(R13*4), BX; MOVL CX, (R10)(BX*4); INCL BX; MOVL BX, (R9)(R13*4)
+#define SBODY_RW(SYM, next) \
+	MOVL AX, BX; SARL $31, BX; SUBL BX, R11; \
+	ANDL $0x7fffffff, AX; DECL AX; JS next; \
+	SYM(AX, BX); PREV(SYM); \
+	CMPL BX, CX; SBBL CX, CX; \
+	LEAL (BX*4), R13; SUBL CX, R13; \
+	MOVL AX, CX; \
+	MOVL 8(R9)(R13*4), DX; MOVL R11, 8(R9)(R13*4); \
+	XORL R11, DX; NEGL DX; SBBL DX, DX; ANDL $0x80000000, DX; ORL DX, CX; \
+	MOVL (R9)(R13*4), BX; DECL BX; MOVL CX, (R10)(BX*4); MOVL BX, (R9)(R13*4)
+
 // Stage 3, upwards.
 #define SBODY_FL(SYM, next) \
 	TESTL AX, AX; JLE next; DECL AX; \
@@ -584,6 +634,14 @@ TEXT ·serialR8(SB), NOSPLIT, $0-8
 // func serialR32(a *serialArgs)
 TEXT ·serialR32(SB), NOSPLIT, $0-8
 	SERIAL(GROUP_IN, GROUP_OUT, ASK_R, 4, -4, SBODY_R, SYM32, -4, -256)
+
+// func serialLW8(a *serialArgs)
+TEXT ·serialLW8(SB), NOSPLIT, $0-8
+	SERIAL(GROUP_IN, GROUP_OUT, ASK_W, 1, -1, SBODY_LW, SYM8, 4, 256)
+
+// func serialRW8(a *serialArgs)
+TEXT ·serialRW8(SB), NOSPLIT, $0-8
+	SERIAL(GROUP_IN, GROUP_OUT, ASK_W, 1, -1, SBODY_RW, SYM8, -4, -256)
 
 // func serialFL8(a *serialArgs)
 TEXT ·serialFL8(SB), NOSPLIT, $0-8

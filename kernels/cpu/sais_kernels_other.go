@@ -8,6 +8,8 @@ import "unsafe"
 // purego), the Go definitions run.
 
 func gatherL[T symbol](a *scanArgs)  { gatherLGo[T](a) }
+func gatherLW[T symbol](a *scanArgs) { gatherLWGo[T](a) }
+func gatherRW[T symbol](a *scanArgs) { gatherRWGo[T](a) }
 func gatherR[T symbol](a *scanArgs)  { gatherRGo[T](a) }
 func gatherFL[T symbol](a *scanArgs) { gatherFLGo[T](a) }
 func gatherFR[T symbol](a *scanArgs) { gatherFRGo[T](a) }

@@ -23,6 +23,12 @@ func kernelTexts(rng *rand.Rand, n int) ([]byte, []int32) {
 	return b, w
 }
 
+// The stage 1 scans of wide entries (texts of 2^30 bytes or more), as kinds of scan for the tests.
+const (
+	scanLWide = 10 + iota
+	scanRWide
+)
+
 // kernelEntries returns n entries of the kind of scan: positions below len with the flags that
 // kind of scan meets, zeros among them.
 func kernelEntries(rng *rand.Rand, n, length int, kind int) []int32 {
@@ -37,6 +43,10 @@ func kernelEntries(rng *rand.Rand, n, length int, kind int) []int32 {
 			if rng.Intn(2) == 0 {
 				p |= kernPB
 			}
+			if rng.Intn(4) == 0 {
+				p |= saFlag
+			}
+		case scanLWide, scanRWide:
 			if rng.Intn(4) == 0 {
 				p |= saFlag
 			}
@@ -55,7 +65,7 @@ func kernelEntries(rng *rand.Rand, n, length int, kind int) []int32 {
 func runGather[T symbol](t []T, entries []int32, kind int, split int32, goVersion bool) ([2][]byte, int32, []int32) {
 	sa := slices.Clone(entries)
 	size := 12
-	if kind >= scanFL {
+	if kind == scanFL || kind == scanFR {
 		size = 8
 	}
 	var bufs [2][]byte
@@ -66,11 +76,19 @@ func runGather[T symbol](t []T, entries []int32, kind int, split int32, goVersio
 	}
 	if len(sa) > 0 {
 		a.sa = unsafe.Pointer(&sa[0])
-		if kind == scanR || kind == scanFR {
+		if kind == scanR || kind == scanFR || kind == scanRWide {
 			a.sa = unsafe.Pointer(&sa[len(sa)-1])
 		}
 	}
 	switch {
+	case kind == scanLWide && goVersion:
+		gatherLWGo[T](a)
+	case kind == scanLWide:
+		gatherLW[T](a)
+	case kind == scanRWide && goVersion:
+		gatherRWGo[T](a)
+	case kind == scanRWide:
+		gatherRW[T](a)
 	case kind == scanL && goVersion:
 		gatherLGo[T](a)
 	case kind == scanL:
@@ -100,7 +118,7 @@ func runGather[T symbol](t []T, entries []int32, kind int, split int32, goVersio
 func TestGatherKernels(t *testing.T) {
 	rng := rand.New(rand.NewSource(6))
 	tb, tw := kernelTexts(rng, 5000)
-	for _, kind := range []int{scanL, scanR, scanFL, scanFR} {
+	for _, kind := range []int{scanL, scanR, scanFL, scanFR, scanLWide, scanRWide} {
 		for _, n := range []int{0, 1, 2, 63, 64, 65, 127, 128, 200, 1000} {
 			for _, split := range []int32{0, 100, 1 << 19, 1<<31 - 1} {
 				entries := kernelEntries(rng, n, len(tb), kind)

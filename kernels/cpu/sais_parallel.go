@@ -168,10 +168,18 @@ func (ps *parScan[T]) gather(j int) {
 	switch ps.kind {
 	case scanL:
 		a.sa = unsafe.Pointer(&ps.sa[pt.lo])
-		gatherL[T](&a)
+		if ps.pb == 0 {
+			gatherLW[T](&a)
+		} else {
+			gatherL[T](&a)
+		}
 	case scanR:
 		a.sa = unsafe.Pointer(&ps.sa[pt.hi-1])
-		gatherR[T](&a)
+		if ps.pb == 0 {
+			gatherRW[T](&a)
+		} else {
+			gatherR[T](&a)
+		}
 	case scanFL:
 		a.sa = unsafe.Pointer(&ps.sa[pt.lo])
 		gatherFL[T](&a)

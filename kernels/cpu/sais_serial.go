@@ -88,6 +88,54 @@ func serialRGo[T symbol](a *serialArgs) {
 	a.d = d
 }
 
+// serialLWGo is serialLGo for wide entries (gatherLWGo).
+func serialLWGo[T symbol](a *serialArgs) {
+	d := a.d
+	for x := range a.n {
+		v := *a.entry(x, false)
+		d -= v >> 31
+		u := v &^ saFlag
+		if u == 0 {
+			continue
+		}
+		q := u - 1
+		c := sym[T](a.t, q)
+		b := bit(sym[T](a.t, max(q-1, 0)) < c)
+		h := 4*c + b
+		last := ptrAt(a.ptr, h+2)
+		mark := saFlag & -nz(*last^d)
+		*last = d
+		y := *ptrAt(a.ptr, h)
+		*ptrAt(a.ptr, h) = y + 1
+		*ptrAt(a.sa, y) = q | mark
+	}
+	a.d = d
+}
+
+// serialRWGo is serialRGo for wide entries (gatherRWGo).
+func serialRWGo[T symbol](a *serialArgs) {
+	d := a.d
+	for x := range a.n {
+		v := *a.entry(x, true)
+		d -= v >> 31
+		u := v &^ saFlag
+		if u == 0 {
+			continue
+		}
+		q := u - 1
+		c := sym[T](a.t, q)
+		b := bit(sym[T](a.t, max(q-1, 0)) > c)
+		h := 4*c + b
+		last := ptrAt(a.ptr, h+2)
+		mark := saFlag & -nz(*last^d)
+		*last = d
+		y := *ptrAt(a.ptr, h) - 1
+		*ptrAt(a.ptr, h) = y
+		*ptrAt(a.sa, y) = q | mark
+	}
+	a.d = d
+}
+
 // serialFLGo is stage 3's scan upwards (finalLeft's loop): each p without the flag induces p-1 at
 // the head of its bucket, flagged when p-2 is S-type.
 func serialFLGo[T symbol](a *serialArgs) {
@@ -141,10 +189,18 @@ func (ps *parScan[T]) serial(lo, hi, d int32) int32 {
 	switch ps.kind {
 	case scanL:
 		a.first = unsafe.Pointer(&ps.sa[lo])
-		serialL[T](&a)
+		if ps.pb == 0 {
+			serialLW[T](&a)
+		} else {
+			serialL[T](&a)
+		}
 	case scanR:
 		a.first = unsafe.Pointer(&ps.sa[hi-1])
-		serialR[T](&a)
+		if ps.pb == 0 {
+			serialRW[T](&a)
+		} else {
+			serialR[T](&a)
+		}
 	case scanFL:
 		a.first = unsafe.Pointer(&ps.sa[lo])
 		serialFL[T](&a, ps.branchless)

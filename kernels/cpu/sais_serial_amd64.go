@@ -36,6 +36,30 @@ func serialFLB8(a *serialArgs)
 //go:noescape
 func serialFRB8(a *serialArgs)
 
+//go:noescape
+func serialLW8(a *serialArgs)
+
+//go:noescape
+func serialRW8(a *serialArgs)
+
+func serialLW[T symbol](a *serialArgs) {
+	var z T
+	if unsafe.Sizeof(z) == 1 {
+		serialLW8(a)
+	} else {
+		serialLWGo[T](a)
+	}
+}
+
+func serialRW[T symbol](a *serialArgs) {
+	var z T
+	if unsafe.Sizeof(z) == 1 {
+		serialRW8(a)
+	} else {
+		serialRWGo[T](a)
+	}
+}
+
 func serialL[T symbol](a *serialArgs) {
 	var z T
 	if unsafe.Sizeof(z) == 1 {

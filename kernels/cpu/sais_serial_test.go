@@ -22,7 +22,7 @@ func TestSerialKernels(t *testing.T) {
 		tb[i] = byte(rng.Intn(buckets))
 		tw[i] = int32(rng.Intn(buckets))
 	}
-	for _, kind := range []int{scanL, scanR, scanFL, scanFR} {
+	for _, kind := range []int{scanL, scanR, scanFL, scanFR, scanLWide, scanRWide} {
 		for _, n := range []int{0, 1, 2, 63, 64, 65, 127, 128, 200, 1000} {
 			entries := kernelEntries(rng, n, len(tb), kind)
 			room := 2*n + 2
@@ -33,7 +33,7 @@ func TestSerialKernels(t *testing.T) {
 					if c == 3 && n > 0 {
 						at = int32(n / 2) // into the run, ahead of the scan or behind it
 					}
-					if kind < scanFL {
+					if kind != scanFL && kind != scanFR {
 						ptr[4*c+b] = at
 						ptr[4*c+2+b] = int32(rng.Intn(3))
 					} else if b == 0 {
@@ -46,7 +46,7 @@ func TestSerialKernels(t *testing.T) {
 				copy(sa, entries)
 				p := slices.Clone(ptr)
 				a := &serialArgs{sa: unsafe.Pointer(&sa[0]), ptr: unsafe.Pointer(&p[0]), n: n, d: 7}
-				down := kind == scanR || kind == scanFR
+				down := kind == scanR || kind == scanFR || kind == scanRWide
 				a.first = unsafe.Pointer(&sa[0])
 				if down && n > 0 {
 					a.first = unsafe.Pointer(&sa[n-1])
@@ -76,6 +76,14 @@ func TestSerialKernels(t *testing.T) {
 
 func runSerial[T symbol](a *serialArgs, kind int, goVersion, branchless bool) {
 	switch {
+	case kind == scanLWide && goVersion:
+		serialLWGo[T](a)
+	case kind == scanLWide:
+		serialLW[T](a)
+	case kind == scanRWide && goVersion:
+		serialRWGo[T](a)
+	case kind == scanRWide:
+		serialRW[T](a)
 	case kind == scanL && goVersion:
 		serialLGo[T](a)
 	case kind == scanL:

@@ -68,11 +68,6 @@ func newBucketLayout[T symbol](t []T, k int, mem *saScratch, cnt []int32, tm *te
 		threads = 1
 	}
 	l := &bucketLayout{k: k, pm: saPos, parts: newTextParts(len(t), threads)}
-	if len(t) < regionsFrom {
-		// Stage 1 entries have a bit to spare: whether p-1 is S-type, so that prefetches can
-		// pass over the entries that do not induce in a scan.
-		l.pm, l.pb = 1<<30-1, 1<<30
-	}
 	buf := mem.take(4*k + 1)
 	l.start, l.nLL, l.nLS, l.nLMS = buf[:k+1], buf[k+1:2*k+1], buf[2*k+1:3*k+1], buf[3*k+1:]
 	tp := &l.parts
@@ -110,6 +105,16 @@ func newBucketLayout[T symbol](t []T, k int, mem *saScratch, cnt []int32, tm *te
 		l.m += int(cnt[4*c+2])
 	}
 	l.start[k] = sum
+	if len(t) < regionsFrom || !l.skipRegions() {
+		// Stage 1 entries have a bit to spare: whether p-1 is S-type, so that the scans that
+		// read every slot (small buckets) pass over the entries that do not induce, and
+		// prefetches too. Where the scans read only the regions that induce, the bit is not
+		// needed: texts of 2^30 bytes or more (bytes, so large buckets) go without it.
+		if len(t) >= 1<<30 {
+			panic("cpu.SuffixArray: a text of 2^30 symbols or more with small buckets")
+		}
+		l.pm, l.pb = 1<<30-1, 1<<30
+	}
 	tp.tot[0] = l.m
 	for q := 1; q < tp.p; q++ {
 		tp.tot[0] -= tp.tot[q]
