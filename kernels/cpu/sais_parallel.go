@@ -140,7 +140,9 @@ func (ps *parScan[T]) block(lo, hi, d int32) int32 {
 			pt.end[s] = unsafe.Pointer(unsafe.SliceData(pt.buf[s]))
 		}
 	}
-	if n < parMin && !ps.big {
+	if !ps.big && (n < parMin || ps.tm.alone()) {
+		// On the calling thread: one serial pass (sais_serial.go) costs less than a gather
+		// and a place.
 		return ps.serial(lo, hi, d)
 	}
 	if n < parMin {
