@@ -619,6 +619,94 @@ done: \
 	LEAQ 44(DX), R11
 #define TRASH_OUT
 
+// The serial scans for large alphabets (int32 texts, bigAlphabet), whose bucket pointers miss the
+// caches: as libsais does, they ask for the text line of the entry 128 on and for the bucket
+// pointers' line of the entry 64 on (its text line asked for 64 entries earlier). The position
+// whose symbol gives the bucket goes into AX (0 for an entry that induces nothing).
+#define POS_L MOVL AX, BX; ANDL $0x3fffffff, AX; TESTL $0x40000000, BX; CMOVLNE R8, AX
+#define POS_R MOVL AX, BX; ANDL $0x3fffffff, AX; TESTL $0x40000000, BX; CMOVLEQ R8, AX
+#define POS_FL TESTL AX, AX; CMOVLLT R8, AX
+#define POS_FR MOVL AX, BX; ANDL $0x7fffffff, AX; TESTL BX, BX; CMOVLGE R8, AX
+
+// Ask for the line of the bucket pointers of t[max(p-1, 0)]: 16 bytes a symbol in stage 1 (two
+// pointers and two last groups), 4 in stage 3.
+#define ASK_B16 DECL AX; CMOVLLT R8, AX; MOVL (SI)(AX*4), BX; SHLQ $4, BX; PREFETCHT0 (R9)(BX*1)
+#define ASK_B4 DECL AX; CMOVLLT R8, AX; MOVL (SI)(AX*4), BX; PREFETCHT0 (R9)(BX*4)
+
+#define SERIALBIG(SETUP, FINISH, ASK, POS, ASKB, BODY, step, ahead, ahead2) \
+	MOVQ a+0(FP), DX; \
+	MOVQ 0(DX), SI; \
+	MOVQ 8(DX), R10; \
+	MOVQ 16(DX), R9; \
+	MOVQ 24(DX), DI; \
+	MOVQ 32(DX), R12; \
+	SETUP; \
+	XORL R8, R8; \
+	MOVQ R12, DX; \
+	CMPQ DX, $128; \
+	JLE  pro; \
+	MOVQ $128, DX; \
+pro: \
+	TESTQ DX, DX; \
+	JEQ done; \
+	MOVQ DI, R13; \
+proloop: \
+	MOVL (R13), AX; \
+	ASK(4, -4); \
+	ADDQ $step, R13; \
+	DECQ DX; \
+	JNE proloop; \
+	MOVQ R12, DX; \
+	CMPQ DX, $64; \
+	JLE  pro2; \
+	MOVQ $64, DX; \
+pro2: \
+	MOVQ DI, R13; \
+pro2loop: \
+	MOVL (R13), AX; \
+	POS; ASKB; \
+	ADDQ $step, R13; \
+	DECQ DX; \
+	JNE pro2loop; \
+	SUBQ $128, R12; \
+	JLE midset; \
+mainloop: \
+	MOVL ahead2(DI), AX; \
+	ASK(4, -4); \
+	MOVL ahead(DI), AX; \
+	POS; ASKB; \
+	MOVL (DI), AX; \
+	BODY(SYM32, next1); \
+next1: \
+	ADDQ $step, DI; \
+	DECQ R12; \
+	JNE mainloop; \
+midset: \
+	ADDQ $64, R12; \
+	JLE tailset; \
+midloop: \
+	MOVL ahead(DI), AX; \
+	POS; ASKB; \
+	MOVL (DI), AX; \
+	BODY(SYM32, next2); \
+next2: \
+	ADDQ $step, DI; \
+	DECQ R12; \
+	JNE midloop; \
+tailset: \
+	ADDQ $64, R12; \
+	JEQ done; \
+tailloop: \
+	MOVL (DI), AX; \
+	BODY(SYM32, next3); \
+next3: \
+	ADDQ $step, DI; \
+	DECQ R12; \
+	JNE tailloop; \
+done: \
+	FINISH; \
+	RET
+
 // func serialL8(a *serialArgs)
 TEXT ·serialL8(SB), NOSPLIT, $0-8
 	SERIAL(GROUP_IN, GROUP_OUT, ASK_L, 1, -1, SBODY_L, SYM8, 4, 256)
@@ -634,6 +722,22 @@ TEXT ·serialR8(SB), NOSPLIT, $0-8
 // func serialR32(a *serialArgs)
 TEXT ·serialR32(SB), NOSPLIT, $0-8
 	SERIAL(GROUP_IN, GROUP_OUT, ASK_R, 4, -4, SBODY_R, SYM32, -4, -256)
+
+// func serialLBig32(a *serialArgs)
+TEXT ·serialLBig32(SB), NOSPLIT, $0-8
+	SERIALBIG(GROUP_IN, GROUP_OUT, ASK_L, POS_L, ASK_B16, SBODY_L, 4, 256, 512)
+
+// func serialRBig32(a *serialArgs)
+TEXT ·serialRBig32(SB), NOSPLIT, $0-8
+	SERIALBIG(GROUP_IN, GROUP_OUT, ASK_R, POS_R, ASK_B16, SBODY_R, -4, -256, -512)
+
+// func serialFLBig32(a *serialArgs)
+TEXT ·serialFLBig32(SB), NOSPLIT, $0-8
+	SERIALBIG(TRASH_IN, TRASH_OUT, ASK_FL, POS_FL, ASK_B4, SBODY_FL, 4, 256, 512)
+
+// func serialFRBig32(a *serialArgs)
+TEXT ·serialFRBig32(SB), NOSPLIT, $0-8
+	SERIALBIG(TRASH_IN, TRASH_OUT, ASK_FR, POS_FR, ASK_B4, SBODY_FR, -4, -256, -512)
 
 // func serialLW8(a *serialArgs)
 TEXT ·serialLW8(SB), NOSPLIT, $0-8

@@ -90,8 +90,8 @@ func newParScan[T symbol](tm *team, bufs *parBufs, t []T, sa []int32, k int) *pa
 }
 
 // wholeSerial reports whether a scan runs as one serial pass (sais_serial.go) rather than in
-// blocks: on one thread, with the bucket pointers in cache.
-func (ps *parScan[T]) wholeSerial() bool { return ps.tm.size == 1 && !ps.big }
+// blocks: on one thread.
+func (ps *parScan[T]) wholeSerial() bool { return ps.tm.size == 1 }
 
 // span is the most entries of a block.
 func (ps *parScan[T]) span() int32 { return int32(ps.parts) * partCap }
@@ -140,20 +140,13 @@ func (ps *parScan[T]) block(lo, hi, d int32) int32 {
 			pt.end[s] = unsafe.Pointer(unsafe.SliceData(pt.buf[s]))
 		}
 	}
-	if !ps.big && (n < parMin || ps.tm.alone()) {
+	if n < parMin || ps.tm.alone() {
 		// On the calling thread: one serial pass (sais_serial.go) costs less than a gather
 		// and a place.
 		return ps.serial(lo, hi, d)
 	}
-	if n < parMin {
-		ps.gather(0)
-		for s := range ps.sides {
-			ps.place(s)
-		}
-	} else {
-		ps.tm.run(int(p), ps.gatherF)
-		ps.tm.run(ps.sides, ps.placeF)
-	}
+	ps.tm.run(int(p), ps.gatherF)
+	ps.tm.run(ps.sides, ps.placeF)
 	for j := range p {
 		d += ps.part[j].d
 	}

@@ -8,8 +8,9 @@ import "unsafe"
 // 55 (records written and read back, sides chosen): on the E. coli genome, one thread, the byte
 // level's four scans went from 550M instructions to 361M (callgrind). A serial scan may run over
 // entries that it writes itself (a bucket inducing into itself): each is read after the writes
-// before it. The kernels ask for the text line of the entry 64 on, as the gathers do; the bucket
-// pointers are not asked for, so large alphabets (bigAlphabet) keep to the gathers and places.
+// before it. The kernels ask for the text line of the entry 64 on, as the gathers do; those for
+// large alphabets (bigAlphabet: int32 texts), whose bucket pointers miss the caches, ask for the
+// text line of the entry 128 on and the bucket pointers of the entry 64 on (serialBig).
 //
 // Whether an entry of stage 3 induces (its p-1 is L-type, or S-type) is a branch that a text of
 // few symbols, like DNA, makes the processor mispredict often: there the byte kernels of stage 3
@@ -185,6 +186,14 @@ func (ps *parScan[T]) serial(lo, hi, d int32) int32 {
 	a := serialArgs{
 		t: unsafe.Pointer(unsafe.SliceData(ps.t)), sa: unsafe.Pointer(unsafe.SliceData(ps.sa)),
 		ptr: unsafe.Pointer(unsafe.SliceData(ps.ptr)), n: int(hi - lo), d: d,
+	}
+	if ps.big {
+		a.first = unsafe.Pointer(&ps.sa[lo])
+		if ps.kind == scanR || ps.kind == scanFR {
+			a.first = unsafe.Pointer(&ps.sa[hi-1])
+		}
+		serialBig(&a, ps.kind)
+		return a.d
 	}
 	switch ps.kind {
 	case scanL:

@@ -60,6 +60,33 @@ func serialRW[T symbol](a *serialArgs) {
 	}
 }
 
+//go:noescape
+func serialLBig32(a *serialArgs)
+
+//go:noescape
+func serialRBig32(a *serialArgs)
+
+//go:noescape
+func serialFLBig32(a *serialArgs)
+
+//go:noescape
+func serialFRBig32(a *serialArgs)
+
+// serialBig is the serial scan of kind for large alphabets (int32 texts), which asks ahead for
+// the bucket pointers too.
+func serialBig(a *serialArgs, kind int) {
+	switch kind {
+	case scanL:
+		serialLBig32(a)
+	case scanR:
+		serialRBig32(a)
+	case scanFL:
+		serialFLBig32(a)
+	default:
+		serialFRBig32(a)
+	}
+}
+
 func serialL[T symbol](a *serialArgs) {
 	var z T
 	if unsafe.Sizeof(z) == 1 {

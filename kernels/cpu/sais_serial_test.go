@@ -23,7 +23,7 @@ func TestSerialKernels(t *testing.T) {
 		tw[i] = int32(rng.Intn(buckets))
 	}
 	for _, kind := range []int{scanL, scanR, scanFL, scanFR, scanLWide, scanRWide} {
-		for _, n := range []int{0, 1, 2, 63, 64, 65, 127, 128, 200, 1000} {
+		for _, n := range []int{0, 1, 2, 63, 64, 65, 127, 128, 129, 191, 192, 193, 200, 1000} {
 			entries := kernelEntries(rng, n, len(tb), kind)
 			room := 2*n + 2
 			ptr := make([]int32, 4*buckets)
@@ -69,6 +69,31 @@ func TestSerialKernels(t *testing.T) {
 						t.Fatalf("kind %d, %d entries, %T, branchless %v: kernel differs from its definition (group %d, want %d)", kind, n, text, branchless, d1, d2)
 					}
 				}
+			}
+			if kind == scanLWide || kind == scanRWide {
+				continue
+			}
+			// The kernels for large alphabets.
+			big := func(goVersion bool) ([]int32, []int32, int32) {
+				sa := make([]int32, n+2*buckets*room)
+				copy(sa, entries)
+				p := slices.Clone(ptr)
+				a := &serialArgs{t: unsafe.Pointer(&tw[0]), sa: unsafe.Pointer(&sa[0]), ptr: unsafe.Pointer(&p[0]), n: n, d: 7}
+				a.first = unsafe.Pointer(&sa[0])
+				if (kind == scanR || kind == scanFR) && n > 0 {
+					a.first = unsafe.Pointer(&sa[n-1])
+				}
+				if goVersion {
+					runSerial[int32](a, kind, true, false)
+				} else {
+					serialBig(a, kind)
+				}
+				return sa, p, a.d
+			}
+			sa1, p1, d1 := big(false)
+			sa2, p2, d2 := big(true)
+			if !slices.Equal(sa1, sa2) || !slices.Equal(p1, p2) || d1 != d2 {
+				t.Fatalf("kind %d, %d entries, large alphabet: kernel differs from its definition", kind, n)
 			}
 		}
 	}
