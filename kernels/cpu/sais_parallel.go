@@ -49,6 +49,7 @@ type blockPart struct {
 type parBufs struct {
 	parts, sides int
 	part         [maxParts]blockPart
+	own          *ownBufs // several threads: the byte level's blocks (sais_own.go)
 }
 
 func newParBufs(threads, n int) *parBufs {
@@ -58,6 +59,9 @@ func newParBufs(threads, n int) *parBufs {
 		for s := range pb.sides {
 			pb.part[j].buf[s] = make([]rec1, min(partCap, n)+1) // +1: the end stays inside
 		}
+	}
+	if threads > 1 {
+		pb.own = newOwnBufs(threads, n)
 	}
 	return pb
 }
@@ -79,13 +83,21 @@ type parScan[T symbol] struct {
 	split int32 // inductions to symbols from split on go to side 1
 	*parBufs
 
-	gatherF, placeF func(int)
+	// A byte level on several threads: blocks whose parts place their own inductions
+	// (sais_own.go), into the buckets of the symbols used.
+	owned    bool
+	used     []int32
+	ownParts int
+
+	gatherF, placeF, gatherOwnF, placeOwnF func(int)
 }
 
 func newParScan[T symbol](tm *team, bufs *parBufs, t []T, sa []int32, k int) *parScan[T] {
 	ps := &parScan[T]{tm: tm, t: t, sa: sa, big: bigAlphabet[T](k), parBufs: bufs}
 	ps.gatherF = ps.gather
 	ps.placeF = ps.place
+	ps.gatherOwnF = ps.gatherOwn
+	ps.placeOwnF = ps.placeOwn
 	return ps
 }
 
@@ -94,18 +106,26 @@ func newParScan[T symbol](tm *team, bufs *parBufs, t []T, sa []int32, k int) *pa
 func (ps *parScan[T]) wholeSerial() bool { return ps.tm.size == 1 }
 
 // span is the most entries of a block.
-func (ps *parScan[T]) span() int32 { return int32(ps.parts) * partCap }
+func (ps *parScan[T]) span() int32 {
+	if ps.owned {
+		return int32(ps.own.parts) * ownCap
+	}
+	return int32(ps.parts) * partCap
+}
 
 // start readies the scan for its blocks: kind, bucket pointers, and the sides, split at the
 // symbol that leaves about as many suffixes in the buckets on each side.
 func (ps *parScan[T]) start(kind int, ptr []int32, pm, pb int32, l *bucketLayout) {
 	ps.kind, ps.ptr, ps.pm, ps.pb, ps.d = kind, ptr, pm, pb, 0
 	if unsafe.Sizeof(ps.t[0]) == 1 {
-		used := 0
+		ps.used = ps.used[:0]
 		for c := range l.k {
-			used += int(bit(l.start[c+1] > l.start[c]))
+			if l.start[c+1] > l.start[c] {
+				ps.used = append(ps.used, int32(c))
+			}
 		}
-		ps.branchless = used <= smallAlphabet
+		ps.branchless = len(ps.used) <= smallAlphabet
+		ps.owned = ps.own != nil
 	}
 	ps.split = 1<<31 - 1
 	if ps.sides > 1 {
@@ -144,6 +164,9 @@ func (ps *parScan[T]) block(lo, hi, d int32) int32 {
 		// On the calling thread: one serial pass (sais_serial.go) costs less than a gather
 		// and a place.
 		return ps.serial(lo, hi, d)
+	}
+	if ps.owned {
+		return ps.blockOwn(lo, hi, d)
 	}
 	ps.tm.run(int(p), ps.gatherF)
 	ps.tm.run(ps.sides, ps.placeF)
