@@ -41,7 +41,8 @@ func sortDoubling(t, sa []int32, k int, mem *saScratch, tm *team) bool {
 	// suffixes with a table of its own. A suffix's rank is an index of sa inside its group:
 	// suffixes in one group agree on their first h symbols (h = 1, then 2, 4, ...), and the
 	// groups are in the order of those.
-	parts := tm.parts(n)
+	// A table of k counts per part: two, or more while they take at most n/2 entries in all.
+	parts := max(min(tm.parts(n), 2), min(tm.parts(n), n/(2*k)))
 	var cnts [maxThreads][]int32
 	for p := range parts {
 		cnts[p] = mem.take(k)

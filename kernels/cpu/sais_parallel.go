@@ -19,8 +19,8 @@ import "unsafe"
 // shorter than parMin stay on the calling thread.
 
 const (
-	maxThreads = 4    // threads a scan uses at most
-	maxParts   = 16   // parts of a block at most
+	maxThreads = 16   // threads a scan uses at most
+	maxParts   = 64   // parts of a block at most
 	maxSides   = 2    // sides at most
 	partCap    = 2048 // entries of a part at most
 	partMin    = 256  // entries of a part at least, unless the block is shorter

@@ -61,12 +61,10 @@ func countKinds[T symbol](t []T, lo, hi int, cnt []int32, big bool) {
 // newBucketLayout counts the suffixes of t by first symbol and kind, with cnt (4k entries) as
 // scratch. Symbols must be in [0, k).
 func newBucketLayout[T symbol](t []T, k int, mem *saScratch, cnt []int32, tm *team) *bucketLayout {
-	// With a large alphabet, one part: a table of counts per part, cleared and summed, would
-	// cost more than the parts save.
-	threads := tm.size
-	if 8*k > len(t) {
-		threads = 1
-	}
+	// A table of 4k counts per part, cleared and summed: with a large alphabet, fewer parts, as
+	// the tables would cost more than the parts save (and take memory: at most n entries in
+	// all).
+	threads := max(1, min(tm.size, len(t)/(4*k)))
 	l := &bucketLayout{k: k, pm: saPos, parts: newTextParts(len(t), threads)}
 	buf := mem.take(4*k + 1)
 	l.start, l.nLL, l.nLS, l.nLMS = buf[:k+1], buf[k+1:2*k+1], buf[2*k+1:3*k+1], buf[3*k+1:]
