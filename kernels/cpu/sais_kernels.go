@@ -214,7 +214,7 @@ func placeFRGo(a *placeArgs) {
 
 // textArgs are a text pass's arguments and state (sais_text.go); the assembly knows its layout.
 // A pass walks positions i from i down to stop, with the symbol after i and its type (1 for
-// S-type), and leaves them for position stop.
+// S-type), and leaves them for position stop, and i at stop-1.
 type textArgs struct {
 	t           unsafe.Pointer // 0
 	i, stop     int            // 8, 16
@@ -231,20 +231,22 @@ type textArgs struct {
 // + (type of i)] (LL, LS, LMS, S). i is S-type when t[i] < t[i+1] + (type of i+1).
 func countKindsGo[T symbol](a *textArgs) {
 	next, nextS := a.next, a.nextS
-	for i := a.i; i >= a.stop; i-- {
+	i := a.i
+	for ; i >= a.stop; i-- {
 		c := sym[T](a.t, int32(i))
 		s := bit(c < next+nextS)
 		*ptrAt(a.tab, 4*next+2*nextS+s) += 1
 		next, nextS = c, s
 	}
-	a.next, a.nextS = next, nextS
+	a.i, a.next, a.nextS = i, next, nextS
 }
 
 // placeLMSGo writes each LMS position i+1 (S-type, i L-type) at the tail of its symbol's region,
 // going down, and the other positions to the trash slot.
 func placeLMSGo[T symbol](a *textArgs) {
 	next, nextS := a.next, a.nextS
-	for i := a.i; i >= a.stop; i-- {
+	i := a.i
+	for ; i >= a.stop; i-- {
 		c := sym[T](a.t, int32(i))
 		s := bit(c < next+nextS)
 		if nextS > s {
@@ -256,7 +258,7 @@ func placeLMSGo[T symbol](a *textArgs) {
 		}
 		next, nextS = c, s
 	}
-	a.next, a.nextS = next, nextS
+	a.i, a.next, a.nextS = i, next, nextS
 }
 
 // gatherLMSGo writes each position i+1 to sa[k-1], and moves k down when i+1 is LMS, until k is

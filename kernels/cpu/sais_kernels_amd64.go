@@ -125,7 +125,7 @@ func gatherLMS32(a *textArgs)
 func countKindsK[T symbol](a *textArgs) {
 	var z T
 	if unsafe.Sizeof(z) == 1 {
-		countKinds8(a)
+		countKindsVector(a)
 	} else {
 		countKinds32(a)
 	}
@@ -134,7 +134,7 @@ func countKindsK[T symbol](a *textArgs) {
 func placeLMSK[T symbol](a *textArgs) {
 	var z T
 	if unsafe.Sizeof(z) == 1 {
-		placeLMS8(a)
+		placeLMSVector(a)
 	} else {
 		placeLMS32(a)
 	}
@@ -143,7 +143,7 @@ func placeLMSK[T symbol](a *textArgs) {
 func gatherLMSK[T symbol](a *textArgs) {
 	var z T
 	if unsafe.Sizeof(z) == 1 {
-		gatherLMS8(a)
+		gatherLMSVector(a)
 	} else {
 		gatherLMS32(a)
 	}

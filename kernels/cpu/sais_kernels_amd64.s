@@ -385,6 +385,7 @@ loop: \
 	JGE loop; \
 done: \
 	MOVQ a+0(FP), R11; \
+	MOVQ CX, 8(R11); \
 	MOVL AX, 24(R11); \
 	MOVL BX, 28(R11)
 
