@@ -127,7 +127,7 @@ func countKindsK[T symbol](a *textArgs) {
 	if unsafe.Sizeof(z) == 1 {
 		countKindsVector(a)
 	} else {
-		countKinds32(a)
+		countKindsVector32(a)
 	}
 }
 
@@ -136,7 +136,7 @@ func placeLMSK[T symbol](a *textArgs) {
 	if unsafe.Sizeof(z) == 1 {
 		placeLMSVector(a)
 	} else {
-		placeLMS32(a)
+		placeLMSVector32(a)
 	}
 }
 
@@ -145,7 +145,7 @@ func gatherLMSK[T symbol](a *textArgs) {
 	if unsafe.Sizeof(z) == 1 {
 		gatherLMSVector(a)
 	} else {
-		gatherLMS32(a)
+		gatherLMSVector32(a)
 	}
 }
 

@@ -270,7 +270,7 @@ func TestTextKernels(t *testing.T) {
 							gatherLMSK[byte](&a)
 						}
 					} else {
-						a.t = unsafe.Pointer(&tw[0])
+						a.t, a.next = unsafe.Pointer(&tw[0]), tw[i+1]
 						switch {
 						case pass == 0 && goVersion:
 							countKindsGo[int32](&a)

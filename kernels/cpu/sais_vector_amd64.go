@@ -17,6 +17,15 @@ func placeLMSV8(a *textArgs)
 //go:noescape
 func gatherLMSV8(a *textArgs)
 
+//go:noescape
+func countKindsV32(a *textArgs)
+
+//go:noescape
+func placeLMSV32(a *textArgs)
+
+//go:noescape
+func gatherLMSV32(a *textArgs)
+
 func hasAVX2() bool
 
 var useAVX2 = hasAVX2()
@@ -59,5 +68,34 @@ func gatherLMSVector(a *textArgs) {
 	}
 	if a.i >= a.stop && a.k > a.bottom {
 		gatherLMS8(a)
+	}
+}
+
+// The int32 passes (counts in the table's own layout): the counts and tails of a large alphabet
+// (a.big) miss the caches, which the scalar kernels ask for ahead; those keep to them.
+func countKindsVector32(a *textArgs) {
+	if useAVX2 && a.big == 0 {
+		countKindsV32(a)
+	}
+	if a.i >= a.stop {
+		countKinds32(a)
+	}
+}
+
+func placeLMSVector32(a *textArgs) {
+	if useAVX2 && a.big == 0 {
+		placeLMSV32(a)
+	}
+	if a.i >= a.stop {
+		placeLMS32(a)
+	}
+}
+
+func gatherLMSVector32(a *textArgs) {
+	if useAVX2 {
+		gatherLMSV32(a)
+	}
+	if a.i >= a.stop && a.k > a.bottom {
+		gatherLMS32(a)
 	}
 }

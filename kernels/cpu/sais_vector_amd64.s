@@ -152,6 +152,145 @@ gfull:
 	VZEROUPPER
 	RET
 
+// The same for int32 texts (names, below 2^31): 8 symbols a register, reversed by VPERMD (Y6),
+// the masks put together in reverse order.
+DATA revdwords<>+0(SB)/8, $0x0000000600000007
+DATA revdwords<>+8(SB)/8, $0x0000000400000005
+DATA revdwords<>+16(SB)/8, $0x0000000200000003
+DATA revdwords<>+24(SB)/8, $0x0000000000000001
+GLOBL revdwords<>(SB), RODATA|NOPTR, $32
+
+// One register's worth: symbols CX+off/4 .. +8 against the next ones; their eq and lt masks
+// (reversed) into AX and BX at bit shift sh.
+#define TYPES8W(off, sh) \
+	VMOVDQU off(SI)(CX*4), Y0; \
+	VMOVDQU off+4(SI)(CX*4), Y1; \
+	VPERMD Y0, Y6, Y0; \
+	VPERMD Y1, Y6, Y1; \
+	VPCMPEQD Y1, Y0, Y2; \
+	VPCMPGTD Y0, Y1, Y3; \
+	VMOVMSKPS Y2, R11; SHLQ $sh, R11; ORQ R11, AX; \
+	VMOVMSKPS Y3, R11; SHLQ $sh, R11; ORQ R11, BX
+
+#define TYPES32W \
+	XORL AX, AX; XORL BX, BX; \
+	TYPES8W(96, 0); TYPES8W(64, 8); TYPES8W(32, 16); TYPES8W(0, 24); \
+	MOVQ AX, R11; ORQ BX, R11; \
+	LEAQ (R11)(BX*1), R13; ADDQ R8, R13; XORQ R11, R13; XORQ BX, R13; SHRQ $1, R13; \
+	LEAQ (R8)(R13*2), R9; \
+	MOVQ R13, R8; SHRQ $31, R8
+
+#define VSETUPW \
+	MOVQ a+0(FP), R10; \
+	MOVQ 0(R10), SI; \
+	MOVQ 8(R10), CX; \
+	MOVQ 16(R10), R12; \
+	MOVL 28(R10), R8; \
+	VMOVDQU revdwords<>(SB), Y6; \
+	SUBQ $31, CX
+
+#define VFINISHW \
+	ADDQ $31, CX; \
+	MOVQ CX, 8(R10); \
+	MOVL 4(SI)(CX*4), AX; \
+	MOVL AX, 24(R10); \
+	MOVL R8, 28(R10); \
+	VZEROUPPER; \
+	RET
+
+// Its kind bits swapped into the table's layout (LL, LS, LMS, S): 5b>>1 & 3 swaps b's two bits.
+#define COUNT1W \
+	MOVL (DX), AX; MOVL R9, BX; ANDL $3, BX; LEAL (BX)(BX*4), BX; SHRL $1, BX; ANDL $3, BX; \
+	LEAL (BX)(AX*4), AX; INCL (DI)(AX*4); SHRQ $1, R9; SUBQ $4, DX
+#define COUNT4W COUNT1W; COUNT1W; COUNT1W; COUNT1W
+
+// func countKindsV32(a *textArgs)
+TEXT ·countKindsV32(SB), NOSPLIT, $0-8
+	VSETUPW
+	MOVQ 32(R10), DI
+	CMPQ CX, R12
+	JLT cdone
+cloop:
+	TYPES32W
+	LEAQ 128(SI)(CX*4), DX
+	COUNT4W; COUNT4W; COUNT4W; COUNT4W; COUNT4W; COUNT4W; COUNT4W; COUNT4W
+	SUBQ $32, CX
+	CMPQ CX, R12
+	JGE cloop
+cdone:
+	VFINISHW
+
+// func placeLMSV32(a *textArgs)
+TEXT ·placeLMSV32(SB), NOSPLIT, $0-8
+	VSETUPW
+	MOVQ 32(R10), DI
+	MOVQ 40(R10), DX
+	CMPQ CX, R12
+	JLT pdone
+ploop:
+	TYPES32W
+	ANDNQ R9, R13, R9
+	MOVL R9, R9
+	TESTQ R9, R9
+	JEQ pnext
+pbit:
+	BSFQ R9, AX
+	LEAQ -1(R9), BX; ANDQ BX, R9
+	NEGQ AX; LEAQ 32(CX)(AX*1), AX
+	MOVL (SI)(AX*4), BX
+	MOVL (DI)(BX*4), R11; DECL R11; MOVL R11, (DI)(BX*4)
+	MOVL AX, (DX)(R11*4)
+	TESTQ R9, R9
+	JNE pbit
+pnext:
+	SUBQ $32, CX
+	CMPQ CX, R12
+	JGE ploop
+pdone:
+	VFINISHW
+
+// func gatherLMSV32(a *textArgs)
+TEXT ·gatherLMSV32(SB), NOSPLIT, $0-8
+	VSETUPW
+	MOVQ 40(R10), DI
+	MOVL 52(R10), DX
+	CMPL DX, 60(R10)
+	JLE gdone
+	CMPQ CX, R12
+	JLT gdone
+gloop:
+	TYPES32W
+	ANDNQ R9, R13, R9
+	MOVL R9, R9
+	TESTQ R9, R9
+	JEQ gnext
+gbit:
+	BSFQ R9, AX
+	LEAQ -1(R9), BX; ANDQ BX, R9
+	NEGQ AX; LEAQ 32(CX)(AX*1), AX
+	DECL DX
+	MOVL AX, (DI)(DX*4)
+	CMPL DX, 60(R10)
+	JLE gfull
+	TESTQ R9, R9
+	JNE gbit
+gnext:
+	SUBQ $32, CX
+	CMPQ CX, R12
+	JGE gloop
+gdone:
+	MOVL DX, 52(R10)
+	VFINISHW
+gfull:
+	MOVL DX, 52(R10)
+	LEAQ -2(AX), CX
+	MOVQ CX, 8(R10)
+	MOVL 4(SI)(CX*4), AX
+	MOVL AX, 24(R10)
+	MOVL $0, 28(R10)
+	VZEROUPPER
+	RET
+
 // func hasAVX2() bool
 // AVX2 and BMI1 (ANDN), and the operating system saving the YMM registers.
 TEXT ·hasAVX2(SB), NOSPLIT, $0-1
