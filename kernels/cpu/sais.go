@@ -16,9 +16,19 @@ import (
 // them), and the induction scans (sais_induce.go) go in blocks whose text symbols are asked for
 // many entries ahead, so that many cache misses are outstanding at once. Their inner loops, and
 // those of the passes over the text (sais_text.go), are kernels in assembly on amd64
-// (sais_kernels.go). With several threads each pass is cut into parts (sais_parallel.go,
-// sais_team.go); the result does not depend on how many. The per-symbol tables of a reduced level
-// are carved from the part of the suffix array that the level above leaves free.
+// (sais_kernels.go; the text passes with AVX2 where there is, sais_vector_amd64.s). On one thread
+// a scan is one serial pass (sais_serial.go); with several each pass is cut into parts
+// (sais_parallel.go, sais_own.go, sais_team.go); the result does not depend on how many. The
+// per-symbol tables of a reduced level are carved from the part of the suffix array that the
+// level above leaves free.
+//
+// Memory: the text and the suffix array (4 bytes a base), and little more: a few hundred KB of
+// buffers a thread, tables of counts by symbol, and for a level sorted by doubling (its names
+// nearly all distinct) two int32 a symbol of that level, taken from the free part of the suffix
+// array first, then from the heap: for DNA the third level or deeper, a ninth of the text or
+// less; for random bytes the first, a third of the text, so up to 1.3 bytes a base. Peak RSS of
+// the whole process, measured (tools/sabench): 5.19 bytes a base for 1 G of DNA with repeats,
+// 5.7 for the Linux tar's first 100 MiB (Go's runtime included).
 
 // SuffixArray fills sa (len(sa) == len(text)) with the suffix array of text: the start positions
 // of its suffixes in lexicographic order, a shorter suffix before a longer one it prefixes. It

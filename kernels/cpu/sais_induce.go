@@ -125,8 +125,9 @@ func fixLSMarks(sa []int32, l *bucketLayout, tm *team) {
 	})
 }
 
-// shiftMarks moves each mark of run one entry down, and marks its last entry.
-func shiftMarks(run []int32) {
+// shiftMarksGo moves each mark of run one entry down, and marks its last entry. The assembly
+// (shiftMarks) does two entries a step.
+func shiftMarksGo(run []int32) {
 	carry := int32(saFlag)
 	for x := len(run) - 1; x >= 0; x-- {
 		v := run[x]

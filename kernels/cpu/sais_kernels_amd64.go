@@ -158,6 +158,9 @@ func mapRun(run, s1 []int32)
 //go:noescape
 func compactNames(s []int32) int
 
+//go:noescape
+func shiftMarks(run []int32)
+
 // prefetchIdx asks for the line of base + ((v&0x7fffffff)>>rshift)<<lshift for each entry v.
 //
 //go:noescape

@@ -908,3 +908,26 @@ cdone:
 	SHRQ $2, AX
 	MOVQ AX, ret+24(FP)
 	RET
+
+// func shiftMarks(run []int32)
+// Walks run down (DI), each entry taking the mark of the one above (DX; the last, a mark).
+TEXT ·shiftMarks(SB), NOSPLIT, $0-24
+	MOVQ run_base+0(FP), SI
+	MOVQ run_len+8(FP), CX
+	MOVL $0x80000000, DX
+	LEAQ -4(SI)(CX*4), DI
+	SHRQ $1, CX
+	JEQ sone
+sloop:
+	MOVL (DI), AX; MOVL AX, BX; ANDL $0x7fffffff, AX; ORL DX, AX; MOVL AX, (DI); ANDL $0x80000000, BX
+	MOVL -4(DI), AX; MOVL AX, DX; ANDL $0x7fffffff, AX; ORL BX, AX; MOVL AX, -4(DI); ANDL $0x80000000, DX
+	SUBQ $8, DI
+	DECQ CX
+	JNE sloop
+sone:
+	MOVQ run_len+8(FP), CX
+	TESTQ $1, CX
+	JEQ sdone
+	MOVL (DI), AX; ANDL $0x7fffffff, AX; ORL DX, AX; MOVL AX, (DI)
+sdone:
+	RET

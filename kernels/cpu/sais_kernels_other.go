@@ -26,5 +26,6 @@ func gatherLMSK[T symbol](a *textArgs)  { gatherLMSGo[T](a) }
 func nameRun(run, names []int32, name int32) int32 { return nameRunGo(run, names, name) }
 func mapRun(run, s1 []int32)                       { mapRunGo(run, s1) }
 func compactNames(s []int32) int                   { return compactNamesGo(s) }
+func shiftMarks(run []int32)                       { shiftMarksGo(run) }
 
 func prefetchIdx(unsafe.Pointer, []int32, uint, uint) {}

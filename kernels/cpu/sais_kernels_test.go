@@ -346,5 +346,18 @@ func TestNameKernels(t *testing.T) {
 		if a, b := compactNames(r1), compactNamesGo(r2); a != b || !slices.Equal(r1, r2) {
 			t.Fatalf("compactNames, %d entries: kernel differs from its definition (%d, want %d)", n, a, b)
 		}
+		// shiftMarks: positions, some marked.
+		for i := range run {
+			run[i] = int32(rng.Intn(1 << 30))
+			if rng.Intn(3) == 0 {
+				run[i] |= saFlag
+			}
+		}
+		r1, r2 = slices.Clone(run), slices.Clone(run)
+		shiftMarks(r1)
+		shiftMarksGo(r2)
+		if !slices.Equal(r1, r2) {
+			t.Fatalf("shiftMarks, %d entries: kernel differs from its definition", n)
+		}
 	}
 }
