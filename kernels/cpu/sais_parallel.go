@@ -75,7 +75,7 @@ type parScan[T symbol] struct {
 	pm, pb int32
 	big    bool
 	// branchless: stage 3's serial kernels take no branch (a byte text of at most smallAlphabet
-	// symbols; sais_serial.go).
+	// symbols and branchlessMax bytes; sais_serial.go).
 	branchless bool
 
 	kind  int
@@ -124,7 +124,7 @@ func (ps *parScan[T]) start(kind int, ptr []int32, pm, pb int32, l *bucketLayout
 				ps.used = append(ps.used, int32(c))
 			}
 		}
-		ps.branchless = len(ps.used) <= smallAlphabet
+		ps.branchless = len(ps.used) <= smallAlphabet && len(ps.t) <= branchlessMax
 		ps.owned = ps.own != nil
 	}
 	ps.split = 1<<31 - 1

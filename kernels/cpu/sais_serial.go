@@ -17,7 +17,11 @@ import "unsafe"
 // take no branch (branchless), which costs ~15 more instructions an entry. Measured by process
 // CPU time, one thread, 10 alternated runs each (cachegrind: 5.9M -> 2.7M mispredicted branches):
 // the E. coli genome 0.106 -> 0.100 s (mean 0.119 -> 0.111), but the Linux tar's first 16 MB 0.432
-// -> 0.442 s (mean 0.465 -> 0.502), hence only for small alphabets (smallAlphabet).
+// -> 0.442 s (mean 0.465 -> 0.502), hence only for small alphabets (smallAlphabet). And only for
+// texts whose suffix array stays in the caches, more or less (branchlessMax): where the scans wait
+// on memory the extra work shows, not the mispredictions. E. coli, 20 runs: 0.107 -> 0.097 s (median
+// 0.156 -> 0.147); 100 MiB of random DNA, 5 runs: 5.04 -> 5.15 s (median 5.42 -> 5.99), DNA with
+// repeats 5.01 -> 5.97 s.
 
 // serialArgs are a serial scan's arguments; the assembly knows its layout.
 type serialArgs struct {
@@ -174,8 +178,12 @@ func serialFRGo[T symbol](a *serialArgs) {
 	}
 }
 
-// smallAlphabet is the most symbols a byte text may use for stage 3's kernels without branches.
-const smallAlphabet = 16
+// smallAlphabet is the most symbols, and branchlessMax the most bytes, of a text for stage 3's
+// kernels without branches.
+const (
+	smallAlphabet = 16
+	branchlessMax = 8 << 20
+)
 
 // serial runs the scan of ps's kind over the entries [lo, hi) on the calling thread, with group
 // number d before them (stage 1), and returns the group number after them.
