@@ -29,3 +29,5 @@ func compactNames(s []int32) int                   { return compactNamesGo(s) }
 func shiftMarks(run []int32)                       { shiftMarksGo(run) }
 
 func prefetchIdx(unsafe.Pointer, []int32, uint, uint) {}
+
+func setVector(bool) bool { return false }

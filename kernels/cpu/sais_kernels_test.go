@@ -212,8 +212,17 @@ func TestPlaceKernels(t *testing.T) {
 	}
 }
 
-// TestTextKernels compares the text pass kernels with their Go definitions.
+// TestTextKernels compares the text pass kernels with their Go definitions, with the vector
+// kernels where the processor has them (sais_vector_amd64.go) and without.
 func TestTextKernels(t *testing.T) {
+	testTextKernels(t)
+	if setVector(false) {
+		defer setVector(true)
+		testTextKernels(t)
+	}
+}
+
+func testTextKernels(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
 	const k = 300
 	tb := make([]byte, 3000)

@@ -16,7 +16,9 @@ import "unsafe"
 //
 // So the result never depends on the number of threads. There are a few parts per thread, so
 // that a thread the system stops while it holds one (a busy machine) holds up little. Blocks
-// shorter than parMin stay on the calling thread.
+// shorter than parMin, and those of a team gone solo, run as one serial pass on the calling
+// thread (sais_serial.go); the byte level's blocks place by part rather than by side
+// (sais_own.go).
 
 const (
 	maxThreads = 16   // threads a scan uses at most

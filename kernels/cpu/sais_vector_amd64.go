@@ -99,3 +99,10 @@ func gatherLMSVector32(a *textArgs) {
 		gatherLMS32(a)
 	}
 }
+
+// setVector turns the vector kernels off or back on (for the tests), if the processor has them,
+// and reports whether it has.
+func setVector(on bool) bool {
+	useAVX2 = on && hasAVX2()
+	return hasAVX2()
+}
