@@ -68,7 +68,8 @@ bench: build
 bench-compress: build
 	SHARED=$(SHARED) bash tools/bench-compress.sh
 
-# Suffix array construction: sapipe's CPU path, libdivsufsort and Go's index/suffixarray (MB/s).
+# Suffix array construction: sapipe's CPU path beside libsais 2.10.4 (LIBSAIS_SRC: its source or a
+# git clone; see tools/sabench/sabench.sh), libdivsufsort and Go's index/suffixarray (seconds).
 bench-sa:
 	SHARED=$(SHARED) bash tools/sabench/sabench.sh
 

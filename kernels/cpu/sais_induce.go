@@ -17,8 +17,10 @@ import "unsafe"
 // L regions are filled upwards and mark the first entry of each group, S regions downwards and
 // mark the last; the LS marks are moved to the last entry afterwards (fixLSMarks), so the
 // right-to-left scan meets every group's mark first. The LMS regions come out sorted, grouped and
-// together. Texts of 2^30 bytes or more have no bit to spare for pb: their stage 1 scans read
-// the regions they induce from only (*Regions), on one thread.
+// together. Where buckets are large (skipRegions: bytes) the scans read only the regions that
+// induce (LL and LMS left to right, S and LS right to left), where every entry but position 0
+// induces: there pb is not needed, and texts of 2^30 bytes or more, whose positions leave no bit
+// to spare, go without it (wide entries, pb = 0: the gathers and serial scans *W).
 //
 // Stage 3 (final*) induces the suffix array from the sorted LMS suffixes in plain buckets (L
 // region, then S region); the sign bit of an entry p says that p-1 is S-type, so the left-to-right
@@ -123,8 +125,9 @@ func fixLSMarks(sa []int32, l *bucketLayout, tm *team) {
 	})
 }
 
-// shiftMarks moves each mark of run one entry down, and marks its last entry.
-func shiftMarks(run []int32) {
+// shiftMarksGo moves each mark of run one entry down, and marks its last entry. The assembly
+// (shiftMarks) does two entries a step.
+func shiftMarksGo(run []int32) {
 	carry := int32(saFlag)
 	for x := len(run) - 1; x >= 0; x-- {
 		v := run[x]
@@ -137,50 +140,6 @@ func shiftMarks(run []int32) {
 // stage 1's left-to-right scan, LMS and LL in its right-to-left one, the empty S slots in stage
 // 3's left-to-right one) rather than read them: where buckets are large, as with bytes.
 func (l *bucketLayout) skipRegions() bool { return int(l.start[l.k]) >= 64*l.k }
-
-// partialLeftRegions is partialLeft for texts of 2^30 bytes or more, whose entries have no bit to
-// spare for the type of p-1: the scan reads the LL and LMS regions of each bucket only.
-func partialLeftRegions[T symbol](t []T, sa []int32, l *bucketLayout, st []int32) {
-	initLeft(t, sa, l, st)
-	d := int32(0)
-	for c := range l.k {
-		for i, e := l.start[c], l.start[c]+l.nLL[c]; i < e; i++ {
-			v := sa[i]
-			d -= v >> 31
-			if p := v & saPos; p > 0 {
-				q := p - 1
-				a := t[q]
-				induceL(sa, st, q, int32(a), bit(t[max(q-1, 0)] < a), d, 0)
-			}
-		}
-		// The LMS positions of bucket c, one group.
-		d++
-		for i, e := l.start[c+1]-l.nLMS[c], l.start[c+1]; i < e; i++ {
-			q := sa[i]&saPos - 1
-			a := t[q]
-			induceL(sa, st, q, int32(a), bit(t[max(q-1, 0)] < a), d, 0)
-		}
-	}
-}
-
-// partialRightRegions is partialRight for texts of 2^30 bytes or more: the scan reads the S and
-// LS regions of each bucket only.
-func partialRightRegions[T symbol](t []T, sa []int32, l *bucketLayout, st []int32) {
-	initRight(l, st)
-	d := int32(0)
-	for c := l.k - 1; c >= 0; c-- {
-		for i, lo := l.start[c+1]-l.nLMS[c]-1, l.start[c]+l.nLL[c]; i >= lo; i-- {
-			v := sa[i]
-			d -= v >> 31
-			if p := v & saPos; p > 0 {
-				q := p - 1
-				a := t[q]
-				induceS(sa, st, q, int32(a), bit(t[max(q-1, 0)] > a), d, 0)
-			}
-		}
-		d++
-	}
-}
 
 // clearS clears the S-type slots of stage 3 other than the LMS ones, so that its left-to-right
 // scan can run straight through the array.
@@ -200,10 +159,10 @@ func clearS(sa []int32, l *bucketLayout, tm *team) {
 }
 
 // partialLeft induces the L-type entries of stage 1 from the LMS positions, left to right, in
-// blocks. Every slot is read: those of S-type suffixes are still empty, and LS entries say that
-// they induce nothing here (l.pb; the text must be under 2^30 bytes). A block goes on across buckets as long as
-// its entries are final (below the head of an LL region; the other regions induce nothing here,
-// and their entries are complete or still empty).
+// blocks. Every slot is read, or only the LL and LMS regions (skipRegions): the slots of S-type
+// suffixes are still empty, and LS entries say that they induce nothing here (l.pb). A block goes
+// on across buckets as long as its entries are final (below the head of an LL region; the other
+// regions induce nothing here, and their entries are complete or still empty).
 func partialLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, st []int32) {
 	initLeft(t, sa, l, st)
 	n := int32(len(t))
@@ -212,6 +171,19 @@ func partialLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, s
 	ps.start(scanL, st, pm, pb, l)
 	span := ps.span()
 	skip := l.skipRegions()
+	if ps.wholeSerial() {
+		if !skip {
+			ps.serial(0, n, 0)
+			return
+		}
+		d := int32(0)
+		for c := range k {
+			s := l.start[c]
+			d = ps.serial(s, s+l.nLL[c], d)
+			d = ps.serial(l.start[c+1]-l.nLMS[c], l.start[c+1], d)
+		}
+		return
+	}
 	d := int32(0)
 	cb := 0 // the bucket of i
 	for i := int32(0); i < n; {
@@ -223,7 +195,7 @@ func partialLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, s
 			i = lmsStart
 			continue
 		}
-		hi, limit := i, min(i+span, n)
+		hi, limit := i, i+min(span, n-i) // i+span could pass 2^31-1
 		for x := cb; x < k && hi < limit; x++ {
 			if llEnd := l.start[x] + l.nLL[x]; hi < llEnd && st[4*x] < llEnd {
 				hi = max(hi, st[4*x])
@@ -266,6 +238,17 @@ func partialRight[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, 
 	ps.start(scanR, st, pm, pb, l)
 	span := ps.span()
 	skip := l.skipRegions()
+	if ps.wholeSerial() {
+		if !skip {
+			ps.serial(0, n, 0)
+			return
+		}
+		d := int32(0)
+		for c := l.k - 1; c >= 0; c-- {
+			d = ps.serial(l.start[c]+l.nLL[c], l.start[c+1]-l.nLMS[c], d)
+		}
+		return
+	}
 	d := int32(0)
 	cb := l.k - 1 // the bucket of i
 	for i := n - 1; i >= 0; {
@@ -326,6 +309,18 @@ func finalLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, hea
 	ps.start(scanFL, head, saPos, 0, l)
 	span := ps.span()
 	skip := l.skipRegions()
+	if ps.wholeSerial() {
+		if !skip {
+			ps.serial(0, n, 0)
+			return
+		}
+		for c := range k {
+			s := l.start[c]
+			ps.serial(s, s+l.nLL[c]+l.nLS[c], 0)
+			ps.serial(l.start[c+1]-l.nLMS[c], l.start[c+1], 0)
+		}
+		return
+	}
 	cb := 0 // the bucket of i
 	for i := int32(0); i < n; {
 		for l.start[cb+1] <= i {
@@ -337,7 +332,7 @@ func finalLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, hea
 			continue
 		}
 		// Extend the block [i, hi) while its entries are final.
-		hi, limit := i, min(i+span, n)
+		hi, limit := i, i+min(span, n-i) // i+span could pass 2^31-1
 		for x := cb; x < k && hi < limit; x++ {
 			if lEnd := l.start[x] + l.nLL[x] + l.nLS[x]; hi < lEnd && head[x] < lEnd {
 				hi = max(hi, head[x])
@@ -374,6 +369,10 @@ func finalRight[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, ta
 	copy(tail, l.start[1:])
 	ps.start(scanFR, tail, saPos, 0, l)
 	span := ps.span()
+	if ps.wholeSerial() {
+		ps.serial(0, n, 0)
+		return
+	}
 	cb := l.k - 1 // the bucket of i
 	for i := n - 1; i >= 0; {
 		for l.start[cb] > i {

@@ -103,6 +103,40 @@ func gatherRGo[T symbol](a *scanArgs) {
 	a.d = d
 }
 
+// gatherLWGo is gatherLGo for wide entries (texts of 2^30 bytes or more): no bit says that p-1 is
+// S-type, and the scan reads only entries that induce (LL and LMS regions), but position 0.
+func gatherLWGo[T symbol](a *scanArgs) {
+	d := int32(0)
+	for _, v := range a.run(false) {
+		d -= v >> 31
+		u := v &^ saFlag
+		k := bit(u > 0)
+		q := (u - 1) & -k
+		c := sym[T](a.t, q)
+		b := bit(sym[T](a.t, max(q-1, 0)) < c)
+		put(a, c, rec1{4*c + b, q, d}, k)
+	}
+	a.d = d
+}
+
+// gatherRWGo is gatherRGo for wide entries: the scan reads only entries that induce (S and LS
+// regions), but position 0.
+func gatherRWGo[T symbol](a *scanArgs) {
+	d := int32(0)
+	run := a.run(true)
+	for x := len(run) - 1; x >= 0; x-- {
+		v := run[x]
+		d -= v >> 31
+		u := v &^ saFlag
+		k := bit(u > 0)
+		q := (u - 1) & -k
+		c := sym[T](a.t, q)
+		b := bit(sym[T](a.t, max(q-1, 0)) > c)
+		put(a, c, rec1{4*c + b, q, d}, k)
+	}
+	a.d = d
+}
+
 // gatherFLGo is the stage 3 gather, upwards: each p without the flag induces p-1, flagged when p-2
 // is S-type (for p-1 = 0, t[0] < t[0] is false).
 func gatherFLGo[T symbol](a *scanArgs) {
@@ -180,59 +214,64 @@ func placeFRGo(a *placeArgs) {
 
 // textArgs are a text pass's arguments and state (sais_text.go); the assembly knows its layout.
 // A pass walks positions i from i down to stop, with the symbol after i and its type (1 for
-// S-type), and leaves them for position stop.
+// S-type), and leaves them for position stop, and i at stop-1.
 type textArgs struct {
 	t           unsafe.Pointer // 0
 	i, stop     int            // 8, 16
 	next, nextS int32          // 24, 28
 	tab         unsafe.Pointer // 32: the counts (countKinds) or the tails (placeLMS)
 	sa          unsafe.Pointer // 40
-	trash       int32          // 48: gatherLMS: where positions that are not LMS go
-	k           int32          // 52: gatherLMS: the next LMS position goes to sa[k-1]
+	trash       int32          // 48: placeLMS without branches: where positions that are not LMS go
+	k           int32          // 52: gatherLMS: the next LMS position goes to sa[k-1]...
 	big         int32          // 56: ask for table lines ahead (int32 texts only)
+	bottom      int32          // 60: ...until k is down to bottom
 }
 
 // countKindsGo counts position i+1 of each i by first symbol and kind: cnt[4*a + 2*(type of i+1)
 // + (type of i)] (LL, LS, LMS, S). i is S-type when t[i] < t[i+1] + (type of i+1).
 func countKindsGo[T symbol](a *textArgs) {
 	next, nextS := a.next, a.nextS
-	for i := a.i; i >= a.stop; i-- {
+	i := a.i
+	for ; i >= a.stop; i-- {
 		c := sym[T](a.t, int32(i))
 		s := bit(c < next+nextS)
 		*ptrAt(a.tab, 4*next+2*nextS+s) += 1
 		next, nextS = c, s
 	}
-	a.next, a.nextS = next, nextS
+	a.i, a.next, a.nextS = i, next, nextS
 }
 
 // placeLMSGo writes each LMS position i+1 (S-type, i L-type) at the tail of its symbol's region,
-// going down.
+// going down, and the other positions to the trash slot.
 func placeLMSGo[T symbol](a *textArgs) {
 	next, nextS := a.next, a.nextS
-	for i := a.i; i >= a.stop; i-- {
+	i := a.i
+	for ; i >= a.stop; i-- {
 		c := sym[T](a.t, int32(i))
 		s := bit(c < next+nextS)
 		if nextS > s {
 			y := *ptrAt(a.tab, next) - 1
 			*ptrAt(a.tab, next) = y
 			*ptrAt(a.sa, y) = int32(i + 1)
+		} else {
+			a.trash = int32(i + 1) // as the assembly, which takes no branch
 		}
 		next, nextS = c, s
 	}
-	a.next, a.nextS = next, nextS
+	a.i, a.next, a.nextS = i, next, nextS
 }
 
-// gatherLMSGo writes the LMS positions i+1 to sa[k-1], k going down, and the others to the trash
-// slot.
+// gatherLMSGo writes each position i+1 to sa[k-1], and moves k down when i+1 is LMS, until k is
+// down to bottom (or i below stop): what follows an LMS position is written over by the next.
 func gatherLMSGo[T symbol](a *textArgs) {
 	next, nextS, k := a.next, a.nextS, a.k
-	for i := a.i; i >= a.stop; i-- {
+	i := a.i
+	for ; k > a.bottom && i >= a.stop; i-- {
 		c := sym[T](a.t, int32(i))
 		s := bit(c < next+nextS)
-		lms := nextS &^ s
-		k -= lms
-		*ptrAt(a.sa, a.trash+(k-a.trash)&-lms) = int32(i + 1)
+		*ptrAt(a.sa, k-1) = int32(i + 1)
+		k -= nextS &^ s
 		next, nextS = c, s
 	}
-	a.next, a.nextS, a.k = next, nextS, k
+	a.i, a.next, a.nextS, a.k = i, next, nextS, k
 }

@@ -30,6 +30,32 @@ func gatherFR8(a *scanArgs)
 //go:noescape
 func gatherFR32(a *scanArgs)
 
+//go:noescape
+func gatherLW8(a *scanArgs)
+
+//go:noescape
+func gatherRW8(a *scanArgs)
+
+// gatherLW and gatherRW are the gathers for wide entries (texts of 2^30 bytes or more), which are
+// bytes; a reduced string is never that long.
+func gatherLW[T symbol](a *scanArgs) {
+	var z T
+	if unsafe.Sizeof(z) == 1 {
+		gatherLW8(a)
+	} else {
+		gatherLWGo[T](a)
+	}
+}
+
+func gatherRW[T symbol](a *scanArgs) {
+	var z T
+	if unsafe.Sizeof(z) == 1 {
+		gatherRW8(a)
+	} else {
+		gatherRWGo[T](a)
+	}
+}
+
 func gatherL[T symbol](a *scanArgs) {
 	var z T
 	if unsafe.Sizeof(z) == 1 {
@@ -99,29 +125,41 @@ func gatherLMS32(a *textArgs)
 func countKindsK[T symbol](a *textArgs) {
 	var z T
 	if unsafe.Sizeof(z) == 1 {
-		countKinds8(a)
+		countKindsVector(a)
 	} else {
-		countKinds32(a)
+		countKindsVector32(a)
 	}
 }
 
 func placeLMSK[T symbol](a *textArgs) {
 	var z T
 	if unsafe.Sizeof(z) == 1 {
-		placeLMS8(a)
+		placeLMSVector(a)
 	} else {
-		placeLMS32(a)
+		placeLMSVector32(a)
 	}
 }
 
 func gatherLMSK[T symbol](a *textArgs) {
 	var z T
 	if unsafe.Sizeof(z) == 1 {
-		gatherLMS8(a)
+		gatherLMSVector(a)
 	} else {
-		gatherLMS32(a)
+		gatherLMSVector32(a)
 	}
 }
+
+//go:noescape
+func nameRun(run, names []int32, name int32) int32
+
+//go:noescape
+func mapRun(run, s1 []int32)
+
+//go:noescape
+func compactNames(s []int32) int
+
+//go:noescape
+func shiftMarks(run []int32)
 
 // prefetchIdx asks for the line of base + ((v&0x7fffffff)>>rshift)<<lshift for each entry v.
 //

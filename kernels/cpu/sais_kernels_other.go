@@ -8,6 +8,8 @@ import "unsafe"
 // purego), the Go definitions run.
 
 func gatherL[T symbol](a *scanArgs)  { gatherLGo[T](a) }
+func gatherLW[T symbol](a *scanArgs) { gatherLWGo[T](a) }
+func gatherRW[T symbol](a *scanArgs) { gatherRWGo[T](a) }
 func gatherR[T symbol](a *scanArgs)  { gatherRGo[T](a) }
 func gatherFL[T symbol](a *scanArgs) { gatherFLGo[T](a) }
 func gatherFR[T symbol](a *scanArgs) { gatherFRGo[T](a) }
@@ -21,4 +23,11 @@ func countKindsK[T symbol](a *textArgs) { countKindsGo[T](a) }
 func placeLMSK[T symbol](a *textArgs)   { placeLMSGo[T](a) }
 func gatherLMSK[T symbol](a *textArgs)  { gatherLMSGo[T](a) }
 
+func nameRun(run, names []int32, name int32) int32 { return nameRunGo(run, names, name) }
+func mapRun(run, s1 []int32)                       { mapRunGo(run, s1) }
+func compactNames(s []int32) int                   { return compactNamesGo(s) }
+func shiftMarks(run []int32)                       { shiftMarksGo(run) }
+
 func prefetchIdx(unsafe.Pointer, []int32, uint, uint) {}
+
+func setVector(bool) bool { return false }

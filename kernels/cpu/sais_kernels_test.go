@@ -23,6 +23,12 @@ func kernelTexts(rng *rand.Rand, n int) ([]byte, []int32) {
 	return b, w
 }
 
+// The stage 1 scans of wide entries (texts of 2^30 bytes or more), as kinds of scan for the tests.
+const (
+	scanLWide = 10 + iota
+	scanRWide
+)
+
 // kernelEntries returns n entries of the kind of scan: positions below len with the flags that
 // kind of scan meets, zeros among them.
 func kernelEntries(rng *rand.Rand, n, length int, kind int) []int32 {
@@ -37,6 +43,10 @@ func kernelEntries(rng *rand.Rand, n, length int, kind int) []int32 {
 			if rng.Intn(2) == 0 {
 				p |= kernPB
 			}
+			if rng.Intn(4) == 0 {
+				p |= saFlag
+			}
+		case scanLWide, scanRWide:
 			if rng.Intn(4) == 0 {
 				p |= saFlag
 			}
@@ -55,7 +65,7 @@ func kernelEntries(rng *rand.Rand, n, length int, kind int) []int32 {
 func runGather[T symbol](t []T, entries []int32, kind int, split int32, goVersion bool) ([2][]byte, int32, []int32) {
 	sa := slices.Clone(entries)
 	size := 12
-	if kind >= scanFL {
+	if kind == scanFL || kind == scanFR {
 		size = 8
 	}
 	var bufs [2][]byte
@@ -66,11 +76,19 @@ func runGather[T symbol](t []T, entries []int32, kind int, split int32, goVersio
 	}
 	if len(sa) > 0 {
 		a.sa = unsafe.Pointer(&sa[0])
-		if kind == scanR || kind == scanFR {
+		if kind == scanR || kind == scanFR || kind == scanRWide {
 			a.sa = unsafe.Pointer(&sa[len(sa)-1])
 		}
 	}
 	switch {
+	case kind == scanLWide && goVersion:
+		gatherLWGo[T](a)
+	case kind == scanLWide:
+		gatherLW[T](a)
+	case kind == scanRWide && goVersion:
+		gatherRWGo[T](a)
+	case kind == scanRWide:
+		gatherRW[T](a)
 	case kind == scanL && goVersion:
 		gatherLGo[T](a)
 	case kind == scanL:
@@ -100,7 +118,7 @@ func runGather[T symbol](t []T, entries []int32, kind int, split int32, goVersio
 func TestGatherKernels(t *testing.T) {
 	rng := rand.New(rand.NewSource(6))
 	tb, tw := kernelTexts(rng, 5000)
-	for _, kind := range []int{scanL, scanR, scanFL, scanFR} {
+	for _, kind := range []int{scanL, scanR, scanFL, scanFR, scanLWide, scanRWide} {
 		for _, n := range []int{0, 1, 2, 63, 64, 65, 127, 128, 200, 1000} {
 			for _, split := range []int32{0, 100, 1 << 19, 1<<31 - 1} {
 				entries := kernelEntries(rng, n, len(tb), kind)
@@ -194,8 +212,17 @@ func TestPlaceKernels(t *testing.T) {
 	}
 }
 
-// TestTextKernels compares the text pass kernels with their Go definitions.
+// TestTextKernels compares the text pass kernels with their Go definitions, with the vector
+// kernels where the processor has them (sais_vector_amd64.go) and without.
 func TestTextKernels(t *testing.T) {
+	testTextKernels(t)
+	if setVector(false) {
+		defer setVector(true)
+		testTextKernels(t)
+	}
+}
+
+func testTextKernels(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
 	const k = 300
 	tb := make([]byte, 3000)
@@ -206,7 +233,17 @@ func TestTextKernels(t *testing.T) {
 			tb[i], tw[i] = tb[i-1], tw[i-1]
 		}
 	}
-	for r := 0; r < 200; r++ {
+	// Bytes of all values with long runs (types carried across the vector kernels' blocks).
+	runs := make([]byte, len(tb))
+	for i := range runs {
+		runs[i] = byte(rng.Intn(256))
+		if i > 0 && rng.Intn(50) != 0 {
+			runs[i] = runs[i-1]
+		}
+	}
+	bytesTexts := [][]byte{tb, runs}
+	for r := 0; r < 400; r++ {
+		tb := bytesTexts[r&1]
 		stop := rng.Intn(1000)
 		i := stop - 1 + rng.Intn(1500)
 		for pass := range 3 {
@@ -217,13 +254,16 @@ func TestTextKernels(t *testing.T) {
 						tab[x] = int32(4000 + 3*x)
 					}
 					sa := make([]int32, 20000)
+					// gatherLMS stops at stop, or halfway when it finds as many LMS
+					// positions as the range holds.
 					a := textArgs{i: i, stop: stop, next: 7, nextS: int32(r & 1), tab: unsafe.Pointer(&tab[0]),
-						sa: unsafe.Pointer(&sa[0]), trash: 19999, k: 19000, big: int32(r & 2)}
+						sa: unsafe.Pointer(&sa[0]), trash: 19999, k: 19000, big: int32(r & 2), bottom: int32(19000 - (r%3)*(i-stop)/8)}
 					if pass == 2 {
 						a.big = 0
 					}
 					if !words {
-						a.t, a.big = unsafe.Pointer(&tb[0]), 0
+						// The vector kernels read the symbol after i from the text.
+						a.t, a.big, a.next = unsafe.Pointer(&tb[0]), 0, int32(tb[i+1])
 						switch {
 						case pass == 0 && goVersion:
 							countKindsGo[byte](&a)
@@ -239,7 +279,7 @@ func TestTextKernels(t *testing.T) {
 							gatherLMSK[byte](&a)
 						}
 					} else {
-						a.t = unsafe.Pointer(&tw[0])
+						a.t, a.next = unsafe.Pointer(&tw[0]), tw[i+1]
 						switch {
 						case pass == 0 && goVersion:
 							countKindsGo[int32](&a)
@@ -255,7 +295,12 @@ func TestTextKernels(t *testing.T) {
 							gatherLMSK[int32](&a)
 						}
 					}
-					a.t, a.tab, a.sa = nil, nil, nil
+					// The vector kernels use no trash slot, and gatherLMS's writes
+					// below its last LMS position are of no account.
+					a.t, a.tab, a.sa, a.trash = nil, nil, nil, 0
+					if pass == 2 {
+						clear(sa[:a.k])
+					}
 					return tab, sa, a
 				}
 				tab1, sa1, a1 := run(false)
@@ -264,6 +309,64 @@ func TestTextKernels(t *testing.T) {
 					t.Fatalf("pass %d, words %v, i %d, stop %d: kernel differs from its definition", pass, words, i, stop)
 				}
 			}
+		}
+	}
+}
+
+// TestNameKernels compares the naming kernels with their Go definitions.
+func TestNameKernels(t *testing.T) {
+	rng := rand.New(rand.NewSource(10))
+	for _, n := range []int{0, 1, 2, 3, 63, 64, 65, 127, 128, 129, 300, 2001} {
+		// nameRun: distinct even positions, some marked.
+		run := make([]int32, n)
+		for i, p := range rng.Perm(4 * n)[:n] {
+			run[i] = int32(2 * p)
+			if rng.Intn(3) == 0 {
+				run[i] |= saFlag
+			}
+		}
+		r1, r2 := slices.Clone(run), slices.Clone(run)
+		n1, n2 := make([]int32, 4*n+1), make([]int32, 4*n+1)
+		if a, b := nameRun(r1, n1, 5), nameRunGo(r2, n2, 5); a != b || !slices.Equal(r1, r2) || !slices.Equal(n1, n2) {
+			t.Fatalf("nameRun, %d entries: kernel differs from its definition", n)
+		}
+		// mapRun.
+		s1 := make([]int32, n+1)
+		for i := range s1 {
+			s1[i] = int32(rng.Intn(1 << 30))
+		}
+		for i := range run {
+			run[i] = int32(rng.Intn(n + 1))
+		}
+		r1, r2 = slices.Clone(run), slices.Clone(run)
+		mapRun(r1, s1)
+		mapRunGo(r2, s1)
+		if !slices.Equal(r1, r2) {
+			t.Fatalf("mapRun, %d entries: kernel differs from its definition", n)
+		}
+		// compactNames: names plus one, zeros between.
+		for i := range run {
+			run[i] = 0
+			if rng.Intn(3) == 0 {
+				run[i] = int32(1 + rng.Intn(1000))
+			}
+		}
+		r1, r2 = slices.Clone(run), slices.Clone(run)
+		if a, b := compactNames(r1), compactNamesGo(r2); a != b || !slices.Equal(r1, r2) {
+			t.Fatalf("compactNames, %d entries: kernel differs from its definition (%d, want %d)", n, a, b)
+		}
+		// shiftMarks: positions, some marked.
+		for i := range run {
+			run[i] = int32(rng.Intn(1 << 30))
+			if rng.Intn(3) == 0 {
+				run[i] |= saFlag
+			}
+		}
+		r1, r2 = slices.Clone(run), slices.Clone(run)
+		shiftMarks(r1)
+		shiftMarksGo(r2)
+		if !slices.Equal(r1, r2) {
+			t.Fatalf("shiftMarks, %d entries: kernel differs from its definition", n)
 		}
 	}
 }

@@ -16,11 +16,13 @@ import "unsafe"
 //
 // So the result never depends on the number of threads. There are a few parts per thread, so
 // that a thread the system stops while it holds one (a busy machine) holds up little. Blocks
-// shorter than parMin stay on the calling thread.
+// shorter than parMin, and those of a team gone solo, run as one serial pass on the calling
+// thread (sais_serial.go); the byte level's blocks place by part rather than by side
+// (sais_own.go).
 
 const (
-	maxThreads = 4    // threads a scan uses at most
-	maxParts   = 16   // parts of a block at most
+	maxThreads = 16   // threads a scan uses at most
+	maxParts   = 64   // parts of a block at most
 	maxSides   = 2    // sides at most
 	partCap    = 2048 // entries of a part at most
 	partMin    = 256  // entries of a part at least, unless the block is shorter
@@ -49,6 +51,7 @@ type blockPart struct {
 type parBufs struct {
 	parts, sides int
 	part         [maxParts]blockPart
+	own          *ownBufs // several threads: the byte level's blocks (sais_own.go)
 }
 
 func newParBufs(threads, n int) *parBufs {
@@ -58,6 +61,9 @@ func newParBufs(threads, n int) *parBufs {
 		for s := range pb.sides {
 			pb.part[j].buf[s] = make([]rec1, min(partCap, n)+1) // +1: the end stays inside
 		}
+	}
+	if threads > 1 {
+		pb.own = newOwnBufs(threads, n)
 	}
 	return pb
 }
@@ -70,29 +76,59 @@ type parScan[T symbol] struct {
 	ptr    []int32 // bucket pointers: stage 1 st (see saisLevel), stage 3 heads or tails
 	pm, pb int32
 	big    bool
+	// branchless: stage 3's serial kernels take no branch (a byte text of at most smallAlphabet
+	// symbols and branchlessMax bytes; sais_serial.go).
+	branchless bool
 
 	kind  int
 	d     int32 // the group number before the block
 	split int32 // inductions to symbols from split on go to side 1
 	*parBufs
 
-	gatherF, placeF func(int)
+	// A byte level on several threads: blocks whose parts place their own inductions
+	// (sais_own.go), into the buckets of the symbols used.
+	owned    bool
+	used     []int32
+	ownParts int
+
+	gatherF, placeF, gatherOwnF, placeOwnF func(int)
 }
 
 func newParScan[T symbol](tm *team, bufs *parBufs, t []T, sa []int32, k int) *parScan[T] {
 	ps := &parScan[T]{tm: tm, t: t, sa: sa, big: bigAlphabet[T](k), parBufs: bufs}
 	ps.gatherF = ps.gather
 	ps.placeF = ps.place
+	ps.gatherOwnF = ps.gatherOwn
+	ps.placeOwnF = ps.placeOwn
 	return ps
 }
 
+// wholeSerial reports whether a scan runs as one serial pass (sais_serial.go) rather than in
+// blocks: on one thread.
+func (ps *parScan[T]) wholeSerial() bool { return ps.tm.size == 1 }
+
 // span is the most entries of a block.
-func (ps *parScan[T]) span() int32 { return int32(ps.parts) * partCap }
+func (ps *parScan[T]) span() int32 {
+	if ps.owned {
+		return int32(ps.own.parts) * ownCap
+	}
+	return int32(ps.parts) * partCap
+}
 
 // start readies the scan for its blocks: kind, bucket pointers, and the sides, split at the
 // symbol that leaves about as many suffixes in the buckets on each side.
 func (ps *parScan[T]) start(kind int, ptr []int32, pm, pb int32, l *bucketLayout) {
 	ps.kind, ps.ptr, ps.pm, ps.pb, ps.d = kind, ptr, pm, pb, 0
+	if unsafe.Sizeof(ps.t[0]) == 1 {
+		ps.used = ps.used[:0]
+		for c := range l.k {
+			if l.start[c+1] > l.start[c] {
+				ps.used = append(ps.used, int32(c))
+			}
+		}
+		ps.branchless = len(ps.used) <= smallAlphabet && len(ps.t) <= branchlessMax
+		ps.owned = ps.own != nil
+	}
 	ps.split = 1<<31 - 1
 	if ps.sides > 1 {
 		total := int64(l.start[l.k])
@@ -126,15 +162,16 @@ func (ps *parScan[T]) block(lo, hi, d int32) int32 {
 			pt.end[s] = unsafe.Pointer(unsafe.SliceData(pt.buf[s]))
 		}
 	}
-	if n < parMin {
-		ps.gather(0)
-		for s := range ps.sides {
-			ps.place(s)
-		}
-	} else {
-		ps.tm.run(int(p), ps.gatherF)
-		ps.tm.run(ps.sides, ps.placeF)
+	if n < parMin || ps.tm.alone() {
+		// On the calling thread: one serial pass (sais_serial.go) costs less than a gather
+		// and a place.
+		return ps.serial(lo, hi, d)
 	}
+	if ps.owned {
+		return ps.blockOwn(lo, hi, d)
+	}
+	ps.tm.run(int(p), ps.gatherF)
+	ps.tm.run(ps.sides, ps.placeF)
 	for j := range p {
 		d += ps.part[j].d
 	}
@@ -151,10 +188,18 @@ func (ps *parScan[T]) gather(j int) {
 	switch ps.kind {
 	case scanL:
 		a.sa = unsafe.Pointer(&ps.sa[pt.lo])
-		gatherL[T](&a)
+		if ps.pb == 0 {
+			gatherLW[T](&a)
+		} else {
+			gatherL[T](&a)
+		}
 	case scanR:
 		a.sa = unsafe.Pointer(&ps.sa[pt.hi-1])
-		gatherR[T](&a)
+		if ps.pb == 0 {
+			gatherRW[T](&a)
+		} else {
+			gatherR[T](&a)
+		}
 	case scanFL:
 		a.sa = unsafe.Pointer(&ps.sa[pt.lo])
 		gatherFL[T](&a)

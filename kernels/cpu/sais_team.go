@@ -126,6 +126,19 @@ func (tm *team) run(n int, f func(int)) {
 	}
 }
 
+// alone reports whether the next step would run on the caller alone (no helpers, or going solo
+// for now), counting it as a step as run does; a caller that hears yes may do the step's work
+// its own way.
+func (tm *team) alone() bool {
+	if len(tm.helpers) == 0 {
+		return true
+	}
+	if tm.solo > 0 {
+		tm.solo--
+	}
+	return tm.solo > 0
+}
+
 // goSolo has the caller run the next steps alone, twice as many as the last time in a row.
 func (tm *team) goSolo() {
 	tm.solo = soloSteps << tm.backoff

@@ -192,12 +192,12 @@ func TestSuffixArrayRegions(t *testing.T) {
 }
 
 // TestSuffixArrayParts builds with the text passes cut into parts for small texts too, on one
-// thread and several, and with texts that leave the parts few L-type suffixes.
+// thread and up to sixteen, and with texts that leave the parts few L-type suffixes.
 func TestSuffixArrayParts(t *testing.T) {
 	defer func(p int) { partsFrom = p }(partsFrom)
 	partsFrom = 1 << 10
-	// Four threads even on fewer cores: four parts.
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0))))
+	// Sixteen threads even on fewer cores: as many parts.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(16, runtime.GOMAXPROCS(0))))
 	rng := rand.New(rand.NewSource(5))
 	texts := largeTexts(rng, 80_000)
 	run := bytes.Repeat([]byte{'a'}, 80_000)
@@ -207,7 +207,7 @@ func TestSuffixArrayParts(t *testing.T) {
 	texts["ab"] = bytes.Repeat([]byte("ab"), 40_000)
 	texts["ba"] = bytes.Repeat([]byte("ba"), 40_000)
 	for name, text := range texts {
-		checkThreads(t, name, text, 1, 2, 4)
+		checkThreads(t, name, text, 1, 2, 4, 16)
 	}
 }
 

@@ -61,18 +61,11 @@ func countKinds[T symbol](t []T, lo, hi int, cnt []int32, big bool) {
 // newBucketLayout counts the suffixes of t by first symbol and kind, with cnt (4k entries) as
 // scratch. Symbols must be in [0, k).
 func newBucketLayout[T symbol](t []T, k int, mem *saScratch, cnt []int32, tm *team) *bucketLayout {
-	// With a large alphabet, one part: a table of counts per part, cleared and summed, would
-	// cost more than the parts save.
-	threads := tm.size
-	if 8*k > len(t) {
-		threads = 1
-	}
+	// A table of 4k counts per part, cleared and summed: with a large alphabet, fewer parts, as
+	// the tables would cost more than the parts save (and take memory: at most n entries in
+	// all).
+	threads := max(1, min(tm.size, len(t)/(4*k)))
 	l := &bucketLayout{k: k, pm: saPos, parts: newTextParts(len(t), threads)}
-	if len(t) < regionsFrom {
-		// Stage 1 entries have a bit to spare: whether p-1 is S-type, so that prefetches can
-		// pass over the entries that do not induce in a scan.
-		l.pm, l.pb = 1<<30-1, 1<<30
-	}
 	buf := mem.take(4*k + 1)
 	l.start, l.nLL, l.nLS, l.nLMS = buf[:k+1], buf[k+1:2*k+1], buf[2*k+1:3*k+1], buf[3*k+1:]
 	tp := &l.parts
@@ -110,6 +103,16 @@ func newBucketLayout[T symbol](t []T, k int, mem *saScratch, cnt []int32, tm *te
 		l.m += int(cnt[4*c+2])
 	}
 	l.start[k] = sum
+	if len(t) < regionsFrom || !l.skipRegions() {
+		// Stage 1 entries have a bit to spare: whether p-1 is S-type, so that the scans that
+		// read every slot (small buckets) pass over the entries that do not induce, and
+		// prefetches too. Where the scans read only the regions that induce, the bit is not
+		// needed: texts of 2^30 bytes or more (bytes, so large buckets) go without it.
+		if len(t) >= 1<<30 {
+			panic("cpu.SuffixArray: a text of 2^30 symbols or more with small buckets")
+		}
+		l.pm, l.pb = 1<<30-1, 1<<30
+	}
 	tp.tot[0] = l.m
 	for q := 1; q < tp.p; q++ {
 		tp.tot[0] -= tp.tot[q]
@@ -152,7 +155,7 @@ func placePart[T symbol](t []T, sa []int32, lo, hi int, tail []int32, big bool) 
 }
 
 // gatherLMS writes the LMS positions of t, in text order, to sa[len(sa)-m:]: each part to its own
-// stretch. sa[m:len(sa)-m] must be free.
+// stretch. The rest of sa is left alone.
 func gatherLMS[T symbol](t []T, sa []int32, l *bucketLayout, tm *team) {
 	tp := &l.parts
 	var top [maxThreads]int
@@ -161,37 +164,20 @@ func gatherLMS[T symbol](t []T, sa []int32, l *bucketLayout, tm *team) {
 		top[p] = x
 		x -= tp.tot[p]
 	}
-	run := tm.run
-	room := len(sa)-2*l.m >= tp.p
-	if !room {
-		run = inTurn
-	}
-	run(tp.p, func(p int) {
-		// Positions that are not LMS are written to a trash slot, one per part, in the free
-		// stretch; with no room, parts go from the last, each writing just below its own
-		// stretch, which the part before fills afterwards (below part 0's: free).
-		trash := l.m + p
-		if !room {
-			p = tp.p - 1 - p
-			trash = top[p] - tp.tot[p] - 1
+	tm.run(tp.p, func(p int) {
+		if tp.tot[p] > 0 {
+			gatherPart(t, sa, tp.lo[p], tp.lo[p+1], top[p], top[p]-tp.tot[p])
 		}
-		gatherPart(t, sa, tp.lo[p], tp.lo[p+1], top[p], int32(trash))
 	})
 }
 
-// inTurn calls f(0), ..., f(n-1) on this goroutine, as team.run does on several.
-func inTurn(n int, f func(int)) {
-	for p := range n {
-		f(p)
-	}
-}
-
-// gatherPart is gatherLMS for the positions in [lo, hi), to the stretch that ends at top.
-func gatherPart[T symbol](t []T, sa []int32, lo, hi, top int, trash int32) {
+// gatherPart is gatherLMS for the positions in [lo, hi), to the stretch [bottom, top), which
+// they fill exactly.
+func gatherPart[T symbol](t []T, sa []int32, lo, hi, top, bottom int) {
 	a := textArgs{
 		t: unsafe.Pointer(unsafe.SliceData(t)), i: hi - 2, stop: max(lo-1, 0),
 		next: int32(t[hi-1]), nextS: typeAt(t, hi-1), sa: unsafe.Pointer(unsafe.SliceData(sa)),
-		trash: trash, k: int32(top),
+		k: int32(top), bottom: int32(bottom),
 	}
 	if a.i >= a.stop {
 		gatherLMSK[T](&a)

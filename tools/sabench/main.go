@@ -4,6 +4,7 @@
 //
 //	sabench -algo sapipe|go [-threads N] [-reps R] [-check SAFILE] FILE
 //	sabench -gendna N FILE
+//	sabench -genrep N FILE
 //
 // It prints one line, "seconds peak_rss_kb", for the best of R runs. With -check (sapipe only), it
 // compares the suffix array with SAFILE (little-endian int32, as divsufsort_bench writes it) and
@@ -20,6 +21,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"time"
 
 	"github.com/sapipe/sapipe/kernels/cpu"
@@ -31,19 +33,37 @@ func main() {
 	reps := flag.Int("reps", 3, "runs; the best is printed")
 	check := flag.String("check", "", "compare the suffix array with this file (little-endian int32)")
 	gendna := flag.Int("gendna", 0, "instead, write this many random ACGT bytes (seed 1) to FILE")
+	genrep := flag.Int("genrep", 0, "instead, write this many bytes of DNA with repeats (seed 1) to FILE")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the runs to this file")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: sabench -algo sapipe|go [-threads N] [-reps R] [-check SAFILE] FILE")
 		os.Exit(2)
 	}
-	if *gendna > 0 {
-		if err := os.WriteFile(flag.Arg(0), randomDNA(*gendna), 0o644); err != nil {
+	if *gendna > 0 || *genrep > 0 {
+		text := randomDNA(*gendna)
+		if *genrep > 0 {
+			text = repeatDNA(*genrep)
+		}
+		if err := os.WriteFile(flag.Arg(0), text, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "sabench:", err)
 			os.Exit(1)
 		}
 		return
 	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sabench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*algo, *threads, *reps, *check, flag.Arg(0)); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "sabench:", err)
 		os.Exit(1)
 	}
@@ -112,4 +132,62 @@ func randomDNA(n int) []byte {
 		b[i] = "ACGT"[rng.IntN(4)]
 	}
 	return b
+}
+
+// repeatDNA returns n bytes of ACGT shaped like a genome's repeats, the same for every run: half
+// of it copies of a few hundred repeat families (300 to 6,000 bases, like SINEs and LINEs), each
+// copy with 2-20% of its bases changed and some cut short; 3% tandem repeats of units of 1 to 6
+// bases; 5% copies of earlier stretches of 10 to 200 kb with 1% changed (segmental duplications);
+// the rest random. Long exact repeats are rare, near repeats common, as in a mammalian genome.
+func repeatDNA(n int) []byte {
+	rng := rand.New(rand.NewPCG(1, 1))
+	base := func() byte { return "ACGT"[rng.IntN(4)] }
+	families := make([][]byte, 400)
+	for i := range families {
+		f := make([]byte, 300+rng.IntN(5700))
+		for j := range f {
+			f[j] = base()
+		}
+		families[i] = f
+	}
+	mutate := func(b []byte, rate float64) {
+		for j := range b {
+			if rng.Float64() < rate {
+				b[j] = base()
+			}
+		}
+	}
+	t := make([]byte, 0, n+1<<20)
+	for len(t) < n {
+		switch r := rng.Float64(); {
+		case r < 0.5:
+			f := families[rng.IntN(len(families))]
+			start := 0
+			if rng.IntN(2) == 0 {
+				start = rng.IntN(len(f))
+			}
+			at := len(t)
+			t = append(t, f[start:]...)
+			mutate(t[at:], 0.02+0.18*rng.Float64())
+		case r < 0.53:
+			unit := make([]byte, 1+rng.IntN(6))
+			for j := range unit {
+				unit[j] = base()
+			}
+			for range 5 + rng.IntN(60) {
+				t = append(t, unit...)
+			}
+		case r < 0.58 && len(t) > 1<<20:
+			size := 10_000 + rng.IntN(190_000)
+			from := rng.IntN(len(t) - size)
+			at := len(t)
+			t = append(t, t[from:from+size]...)
+			mutate(t[at:], 0.01)
+		default:
+			for range 200 + rng.IntN(2000) {
+				t = append(t, base())
+			}
+		}
+	}
+	return t[:n]
 }
