@@ -1,0 +1,431 @@
+package bwz
+
+import "slices"
+
+// The encoder lays the reads out on contigs, as an assembler would, but only as far as
+// compression needs: reads that overlap (on either strand) are placed at their offsets in one
+// contig, whose consensus (each position's commonest base) is then coded once, and each read as
+// its place in the contigs, its strand and where it differs from the consensus. Reads overlap
+// when they share a minimizer (the k-mer of least hash among w neighbours, the same on both
+// strands) at a placement where they agree with the contig so far but for a few bases.
+//
+// A contig grows breadth-first from a seed read (the first read not yet placed, in input order):
+// each read placed brings the reads that share its minimizers, each tried at the offset that
+// the shared k-mer gives. Nothing here is in the format: a decoder only reads the contigs and the
+// placements, so the layout can change without changing what decodes.
+
+const (
+	layoutK        = 21  // k-mer length
+	layoutW        = 10  // k-mers per minimizer window
+	layoutMaxGroup = 256 // reads sharing a minimizer beyond this are a repeat: not used
+	layoutMinOver  = 32  // the fewest bases a read must share with its contig
+	baseWild       = 4   // the base code of a byte other than A, C, G, T (it matches anything)
+)
+
+// mmEntry is one minimizer of one read.
+type mmEntry struct {
+	hash uint64
+	read uint32
+	pos  uint16 // where the k-mer starts in the read
+	rc   bool   // the minimizer is the k-mer's reverse complement
+}
+
+// kmerHash is an invertible mix of a 2-bit-packed k-mer, so that minimizers are not biased to
+// poly-A.
+func kmerHash(x uint64) uint64 {
+	x ^= x >> 31
+	x *= 0x7fb5d329728ea185
+	x ^= x >> 27
+	x *= 0x81dadef4bc2dd44d
+	x ^= x >> 33
+	return x
+}
+
+// appendMinimizers appends the minimizers of read r (base codes, baseWild breaking k-mers).
+func appendMinimizers(dst []mmEntry, s []byte, r uint32) []mmEntry {
+	const mask = 1<<(2*layoutK) - 1
+	var win [layoutW]uint64 // the window's hashes, by k-mer position mod layoutW
+	var winRC [layoutW]bool
+	var fw, rv uint64
+	valid := 0 // bases since the last wild one
+	best := -1 // the position of the window's least hash
+	for i, c := range s {
+		if c >= baseWild {
+			valid = 0
+			fw, rv = 0, 0
+			best = -1
+			continue
+		}
+		fw = (fw<<2 | uint64(c)) & mask
+		rv = rv>>2 | uint64(3-c)<<(2*layoutK-2)
+		valid++
+		if valid < layoutK {
+			continue
+		}
+		kpos := i - layoutK + 1
+		h, hr := kmerHash(fw), kmerHash(rv)
+		rc := hr < h
+		if rc {
+			h = hr
+		}
+		slot := kpos % layoutW
+		win[slot], winRC[slot] = h, rc
+		start := kpos - layoutW + 1 // the window's first k-mer
+		if valid < layoutK+layoutW-1 {
+			continue
+		}
+		prev := best
+		switch {
+		case best < start:
+			// the least left the window: look again (ties to the leftmost)
+			best = start
+			for p := start + 1; p <= kpos; p++ {
+				if win[p%layoutW] < win[best%layoutW] {
+					best = p
+				}
+			}
+		case h < win[best%layoutW]:
+			best = kpos
+		}
+		if best != prev {
+			dst = append(dst, mmEntry{hash: win[best%layoutW], read: r, pos: uint16(best), rc: winRC[best%layoutW]})
+		}
+	}
+	return dst
+}
+
+// minimizers returns the minimizers of every read, read by read, and where each read's start,
+// computed on up to threads goroutines.
+func minimizers(seq []byte, ends []uint32, threads int) ([]mmEntry, []int32) {
+	n := len(ends)
+	parts := min(max(threads, 1), max(n/1024, 1))
+	mms := make([][]mmEntry, parts)
+	parallel(parts, threads, func(k int) {
+		r0, r1 := n*k/parts, n*(k+1)/parts
+		b0, b1 := 0, int(ends[r1-1])
+		if r0 > 0 {
+			b0 = int(ends[r0-1])
+		}
+		dst := make([]mmEntry, 0, (b1-b0)*2/(layoutW+1)+(r1-r0)*2)
+		for i := r0; i < r1; i++ {
+			s := uint32(0)
+			if i > 0 {
+				s = ends[i-1]
+			}
+			dst = appendMinimizers(dst, seq[s:ends[i]], uint32(i))
+		}
+		mms[k] = dst
+	})
+	total := 0
+	for _, m := range mms {
+		total += len(m)
+	}
+	mm := make([]mmEntry, 0, total)
+	for _, m := range mms {
+		mm = append(mm, m...)
+	}
+	first := make([]int32, n+1)
+	for i, j := 0, 0; i < n; i++ {
+		for j < len(mm) && mm[j].read == uint32(i) {
+			j++
+		}
+		first[i+1] = int32(j)
+	}
+	return mm, first
+}
+
+// layout is where each read lies: in which contig, at what offset from the contig's first base,
+// on which strand (rc: the read is the reverse complement of the contig there); and the
+// contigs' consensus.
+type layout struct {
+	contig []int32
+	off    []int32
+	rc     []bool
+	// the contigs' consensus, one after the other; contig c is cons[start[c]:start[c+1]]
+	cons  []byte
+	start []int
+}
+
+// contigBuild is a contig as it grows: base counts per position, and the consensus so far. Its
+// arrays have room before their first position as well as after the last, since a contig grows
+// both ways, a few bases at a time.
+type contigBuild struct {
+	lo     int // the coordinate of the first position
+	head   int // where it is in the arrays
+	counts [][4]uint16
+	cons   []byte // the commonest base at each position (baseWild where none is known)
+}
+
+func (c *contigBuild) reset() {
+	c.lo, c.head = 0, 0
+	c.counts = c.counts[:0]
+	c.cons = c.cons[:0]
+}
+
+// span returns the consensus of the contig's positions.
+func (c *contigBuild) span() []byte { return c.cons[c.head:] }
+
+// cover grows the contig to hold coordinates [from, to).
+func (c *contigBuild) cover(from, to int) {
+	if len(c.cons) == c.head {
+		c.lo = from
+	}
+	if from < c.lo {
+		grow := c.lo - from
+		if grow > c.head {
+			// move the positions up, leaving room before them as large as they are
+			room := grow + len(c.cons) - c.head
+			counts := make([][4]uint16, room+len(c.counts)-c.head, 2*(room+len(c.counts)-c.head))
+			copy(counts[room:], c.counts[c.head:])
+			cons := make([]byte, len(counts), cap(counts))
+			copy(cons[room:], c.cons[c.head:])
+			c.counts, c.cons, c.head = counts, cons, room
+		}
+		c.head -= grow
+		clear(c.counts[c.head : c.head+grow])
+		for i := c.head; i < c.head+grow; i++ {
+			c.cons[i] = baseWild
+		}
+		c.lo = from
+	}
+	if hi := c.lo + len(c.cons) - c.head; to > hi {
+		for i := hi; i < to; i++ {
+			c.counts = append(c.counts, [4]uint16{})
+			c.cons = append(c.cons, baseWild)
+		}
+	}
+}
+
+// add counts the bases of s (oriented as the contig) at coordinate off.
+func (c *contigBuild) add(s []byte, off int) {
+	c.cover(off, off+len(s))
+	k := c.head + off - c.lo
+	for i, b := range s {
+		if b >= baseWild {
+			continue
+		}
+		cnt := &c.counts[k+i]
+		if cnt[b] < 65535 {
+			cnt[b]++
+		}
+		if cur := c.cons[k+i]; cur == baseWild || cur != b && cnt[b] > cnt[cur] {
+			c.cons[k+i] = b
+		}
+	}
+}
+
+// fits tells whether s (oriented) at coordinate off shares enough bases with the contig and
+// differs from its consensus in few enough of them.
+func (c *contigBuild) fits(s []byte, off int) bool {
+	cons := c.span()
+	from, to := max(off, c.lo), min(off+len(s), c.lo+len(cons))
+	over := to - from
+	if over < min(layoutMinOver, len(s)) {
+		return false
+	}
+	limit := (over + 32) / 16
+	a, b := s[from-off:to-off], cons[from-c.lo:to-c.lo]
+	miss := 0
+	for i := range a {
+		if a[i] != b[i] && a[i] < baseWild && b[i] < baseWild {
+			miss++
+			if miss > limit {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// layoutReads lays out the reads whose base codes seq holds (read i is seq[ends[i-1]:ends[i]]).
+func layoutReads(seq []byte, ends []uint32, threads int) *layout {
+	n := len(ends)
+	read := func(i int) []byte {
+		s := uint32(0)
+		if i > 0 {
+			s = ends[i-1]
+		}
+		return seq[s:ends[i]]
+	}
+	// the minimizers, grouped by hash; read i's are mm[first[i]:first[i+1]]
+	mm, first := minimizers(seq, ends, threads)
+	order := make([]int32, len(mm))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sortByHash(order, mm)
+	group := make([]int32, len(mm)) // mm[i]'s group is order[groupStart[group[i]]:groupStart[group[i]+1]]
+	var groupStart []int32
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && mm[order[j]].hash == mm[order[i]].hash {
+			j++
+		}
+		g := int32(len(groupStart))
+		groupStart = append(groupStart, int32(i))
+		for _, e := range order[i:j] {
+			group[e] = g
+		}
+		i = j
+	}
+	groupStart = append(groupStart, int32(len(order)))
+
+	// reverse complements, for placing reads on the contig's other strand
+	rcSeq := make([]byte, len(seq))
+	for i := 0; i < n; i++ {
+		s := read(i)
+		d := rcSeq[int(ends[i])-len(s) : ends[i]]
+		for j, c := range s {
+			if c < baseWild {
+				c = 3 - c
+			}
+			d[len(s)-1-j] = c
+		}
+	}
+	oriented := func(i int, rc bool) []byte {
+		s := uint32(0)
+		if i > 0 {
+			s = ends[i-1]
+		}
+		if rc {
+			return rcSeq[s:ends[i]]
+		}
+		return seq[s:ends[i]]
+	}
+
+	lay := &layout{contig: make([]int32, n), off: make([]int32, n), rc: make([]bool, n)}
+	placed := make([]bool, n)
+	// the last placement tried for each read, so that minimizers that agree are tried once
+	triedContig := make([]int32, n)
+	triedOff := make([]int32, n)
+	for i := range triedContig {
+		triedContig[i] = -1
+	}
+	var cb contigBuild
+	var queue []int32
+	var members []int32
+	for seed := 0; seed < n; seed++ {
+		if placed[seed] {
+			continue
+		}
+		if allWild(read(seed)) {
+			lay.contig[seed] = -1 // nothing to place
+			placed[seed] = true
+			continue
+		}
+		c := int32(len(lay.start))
+		cb.reset()
+		place := func(r int32, off int, rc bool) {
+			placed[r] = true
+			lay.contig[r], lay.off[r], lay.rc[r] = c, int32(off), rc
+			cb.add(oriented(int(r), rc), off)
+			queue = append(queue, r)
+			members = append(members, r)
+		}
+		queue, members = queue[:0], members[:0]
+		place(int32(seed), 0, false)
+		for len(queue) > 0 {
+			p := queue[0]
+			queue = queue[1:]
+			pl := len(read(int(p)))
+			for e := first[p]; e < first[p+1]; e++ {
+				me := &mm[e]
+				// the k-mer's coordinate in the contig, and its strand there against the
+				// minimizer's
+				kpos := int(lay.off[p]) + int(me.pos)
+				if lay.rc[p] {
+					kpos = int(lay.off[p]) + pl - layoutK - int(me.pos)
+				}
+				kr := me.rc != lay.rc[p]
+				g := group[e]
+				gs, ge := groupStart[g], groupStart[g+1]
+				if ge-gs > layoutMaxGroup {
+					continue
+				}
+				for _, o := range order[gs:ge] {
+					oe := &mm[o]
+					r := oe.read
+					if placed[r] {
+						continue
+					}
+					rl := len(read(int(r)))
+					rrc := oe.rc != kr
+					off := kpos - int(oe.pos)
+					if rrc {
+						off = kpos - (rl - layoutK - int(oe.pos))
+					}
+					key := off<<1 | b2i(rrc)
+					if triedContig[r] == c && int(triedOff[r]) == key {
+						continue
+					}
+					triedContig[r], triedOff[r] = c, int32(key)
+					if cb.fits(oriented(int(r), rrc), off) {
+						place(int32(r), off, rrc)
+					}
+				}
+			}
+		}
+		// the contig's consensus, from its first coordinate
+		lay.start = append(lay.start, len(lay.cons))
+		for _, b := range cb.span() {
+			if b == baseWild {
+				b = 0
+			}
+			lay.cons = append(lay.cons, b)
+		}
+		for _, r := range members {
+			lay.off[r] -= int32(cb.lo)
+		}
+	}
+	lay.start = append(lay.start, len(lay.cons))
+	return lay
+}
+
+func allWild(s []byte) bool {
+	for _, c := range s {
+		if c < baseWild {
+			return false
+		}
+	}
+	return true
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sortByHash sorts order, indexes into mm, by the entries' hashes: by their top 16 bits into
+// buckets, then each bucket on its own.
+func sortByHash(order []int32, mm []mmEntry) {
+	const topBits = 16
+	var count [1<<topBits + 1]int
+	for _, e := range mm {
+		count[e.hash>>(64-topBits)+1]++
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	next := count
+	for i, e := range mm {
+		b := e.hash >> (64 - topBits)
+		order[next[b]] = int32(i)
+		next[b]++
+	}
+	for b := 0; b < 1<<topBits; b++ {
+		part := order[count[b]:count[b+1]]
+		if len(part) > 1 {
+			slices.SortFunc(part, func(x, y int32) int {
+				if mm[x].hash != mm[y].hash {
+					if mm[x].hash < mm[y].hash {
+						return -1
+					}
+					return 1
+				}
+				return int(x - y)
+			})
+		}
+	}
+}
