@@ -380,3 +380,14 @@ var baseCode = func() (t [256]int8) {
 	}
 	return t
 }()
+
+// LooksLikeReads tells from the first bytes of an input (64 KiB, say) whether it is a read set:
+// they hold at least minReadRecords whole FASTQ or FASTA records of DNA (a genome's FASTA, of
+// few long records, is not one). all says that head is the whole input.
+func LooksLikeReads(head []byte, all bool) bool {
+	cut := len(head)
+	if !all {
+		cut = RecordsEnd(head)
+	}
+	return cut > 0 && parseReads(head[:cut]) != nil
+}
