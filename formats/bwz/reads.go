@@ -9,9 +9,12 @@ import (
 // context model, and the rest (line ends, line widths, lengths, other bytes, lowercase) apart.
 // doc.go gives the layout.
 
+// readsChunkBases is how many bases a chunk of reads has, at least: chunks are coded and
+// decoded in parallel.
+var readsChunkBases uint32 = 4 << 20
+
 const (
 	readsPayloadVersion = 5
-	readsChunkBases     = 4 << 20 // bases per chunk of reads, at least
 	// ReadsMinRatio bounds how much a read-set payload may expand to: a block of n bytes has a
 	// payload of at least n>>ReadsMinRatio bytes, so that a lying header cannot make a reader
 	// allocate much for a small payload. (The encoder codes such a block as bytes instead.)
@@ -141,7 +144,7 @@ func encodeReadSet(dst []byte, rs *readSet, threads int) []byte {
 		dst = binary.AppendUvarint(dst, uint64(e))
 	}
 	if rs.fastq {
-		dst = append(dst, byte(len(alpha)-1))
+		dst = append(dst, byte(len(alpha))) // at most 255: '\n' is none
 		dst = append(dst, alpha...)
 	}
 	for _, s := range sections {
@@ -431,11 +434,11 @@ func parseReadsHeader(payload []byte, n int) (*readsHeader, error) {
 	chunks[nchunks-1] = rs.n
 	var alpha []byte
 	if rs.fastq {
-		if len(p) < 1 || len(p) < 2+int(p[0]) {
+		if len(p) < 1 || len(p) < 1+int(p[0]) {
 			return nil, corruptf("read-set payload ends in the quality alphabet")
 		}
-		alpha = p[1 : 2+int(p[0])]
-		p = p[2+int(p[0]):]
+		alpha = p[1 : 1+int(p[0])]
+		p = p[1+int(p[0]):]
 	}
 	nsec := 3 + nchunks
 	if rs.fastq {

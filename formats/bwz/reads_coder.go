@@ -181,10 +181,11 @@ func (m *mixer2) learn(bit int) {
 }
 
 // numModel codes unsigned integers: the bit length in unary, then the bits below the leading 1,
-// each with a probability of its own (by length and place).
+// each with a probability of its own by the length and the place of the bit below the leading 1
+// (the eighth and lower ones share one).
 type numModel struct {
 	length [64]ctr
-	mant   [65][64]ctr
+	mant   [65][8]ctr
 }
 
 const numLimit = 255
@@ -207,7 +208,7 @@ func (a *arith) codeNum(m *numModel, v uint64) uint64 {
 	}
 	out := uint64(1)
 	for i := n - 2; i >= 0; i-- {
-		b := a.codeBit(&m.mant[n][i], int(v>>uint(i))&1, numLimit)
+		b := a.codeBit(&m.mant[n][min(n-2-i, 7)], int(v>>uint(i))&1, numLimit)
 		out = out<<1 | uint64(b)
 	}
 	return out

@@ -1,6 +1,9 @@
 package bwz
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // The encoder lays the reads out on contigs, as an assembler would, but only as far as
 // compression needs: reads that overlap (on either strand) are placed at their offsets in one
@@ -397,18 +400,18 @@ func b2i(b bool) int {
 	return 0
 }
 
-// sortByHash sorts order, indexes into mm, by the entries' hashes: by their top 16 bits into
-// buckets, then each bucket on its own.
+// sortByHash sorts order, indexes into mm, by the entries' hashes: by their top bits into
+// buckets (about one entry a bucket), then each bucket on its own.
 func sortByHash(order []int32, mm []mmEntry) {
-	const topBits = 16
-	var count [1<<topBits + 1]int
+	topBits := uint(min(max(bits.Len(uint(len(mm))), 1), 20))
+	count := make([]int32, 1<<topBits+1)
 	for _, e := range mm {
 		count[e.hash>>(64-topBits)+1]++
 	}
 	for i := 1; i < len(count); i++ {
 		count[i] += count[i-1]
 	}
-	next := count
+	next := slices.Clone(count)
 	for i, e := range mm {
 		b := e.hash >> (64 - topBits)
 		order[next[b]] = int32(i)

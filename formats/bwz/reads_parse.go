@@ -333,7 +333,7 @@ func (rs *readSet) appendText(dst []byte) []byte {
 		eol = "\r\n"
 	}
 	k, po := 0, 0
-	var ll []uint32
+	var ll, regular []uint32
 	for i := 0; i < rs.n; i++ {
 		name, s := rs.name(i), rs.read(i)
 		if rs.fastq {
@@ -357,7 +357,8 @@ func (rs *readSet) appendText(dst []byte) []byte {
 			ll = rs.lines[k]
 			k++
 		} else {
-			ll = fastaLines(ll[:0], len(s), rs.width)
+			regular = fastaLines(regular[:0], len(s), rs.width)
+			ll = regular
 		}
 		for _, l := range ll {
 			dst = append(append(dst, s[:l]...), eol...)
