@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/sapipe/sapipe/formats"
 	"github.com/sapipe/sapipe/formats/bwz"
 	"github.com/sapipe/sapipe/kernels/cpu"
 )
@@ -144,5 +145,24 @@ func TestDecompressReadSetDamage(t *testing.T) {
 	rep, err := TestStreams(context.Background(), DecompressOptions{Threads: 2}, bytes.NewReader(z))
 	if err != nil || len(rep.Bad) != 0 || rep.Bytes != int64(len(in)) {
 		t.Fatalf("test: %+v, %v", rep, err)
+	}
+}
+
+// TestReadSetInput: the readers of package formats read a read-set stream as the file it holds.
+func TestReadSetInput(t *testing.T) {
+	fq := simReads(7, 2000, false)
+	z, st := compressOpts(t, fq, CompressOptions{BlockSize: 1 << 20, ReadsBlockSize: 100 << 10, Threads: 2, Reads: true})
+	if st.ReadSets < 2 {
+		t.Fatalf("%d read sets", st.ReadSets)
+	}
+	want := readNames(t, must(formats.NewReader("plain", bytes.NewReader(fq))))
+	got := readNames(t, must(formats.NewReader("reads.fq.bwz", bytes.NewReader(z))))
+	if len(got) != len(want) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("record %d: %q, want %q", i, got[i], want[i])
+		}
 	}
 }

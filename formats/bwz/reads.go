@@ -41,7 +41,7 @@ func EncodeReads(dst, block []byte, threads int) (out []byte, ok bool) {
 	if rs == nil {
 		return dst, false
 	}
-	if rs.size() != len(block) || string(rs.appendText(make([]byte, 0, len(block)))) != string(block) {
+	if rs.size() != len(block) || !rs.printsAs(block) {
 		return dst, false // not printed back exactly: a case the parser missed
 	}
 	out = encodeReadSet(dst, rs, threads)

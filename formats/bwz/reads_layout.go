@@ -21,17 +21,22 @@ const (
 	layoutK        = 21  // k-mer length
 	layoutW        = 10  // k-mers per minimizer window
 	layoutMaxGroup = 256 // reads sharing a minimizer beyond this are a repeat: not used
+	layoutMaxPos   = 1<<15 - 1 // minimizers start in a read's first 32 KiB
 	layoutMinOver  = 32  // the fewest bases a read must share with its contig
 	baseWild       = 4   // the base code of a byte other than A, C, G, T (it matches anything)
 )
 
-// mmEntry is one minimizer of one read.
+// mmEntry is one minimizer of one read: the top 32 bits of its hash, where its k-mer starts in
+// the read and whether it is the k-mer's reverse complement (pos<<1 | rc). Minimizers of hashes
+// alike in their top 32 bits are taken as one: the placements they propose are checked anyway.
 type mmEntry struct {
-	hash uint64
-	read uint32
-	pos  uint16 // where the k-mer starts in the read
-	rc   bool   // the minimizer is the k-mer's reverse complement
+	hash  uint32
+	posRC uint16
 }
+
+func (e mmEntry) pos() int  { return int(e.posRC >> 1) }
+func (e mmEntry) rc() bool  { return e.posRC&1 != 0 }
+func (e mmEntry) bits() int { return int(e.posRC) }
 
 // kmerHash is an invertible mix of a 2-bit-packed k-mer, so that minimizers are not biased to
 // poly-A.
@@ -44,15 +49,14 @@ func kmerHash(x uint64) uint64 {
 	return x
 }
 
-// appendMinimizers appends the minimizers of read r (base codes, baseWild breaking k-mers).
-func appendMinimizers(dst []mmEntry, s []byte, r uint32) []mmEntry {
+// appendMinimizers appends the minimizers of a read (base codes, baseWild breaking k-mers).
+func appendMinimizers(dst []mmEntry, s []byte) []mmEntry {
 	const mask = 1<<(2*layoutK) - 1
-	var win [layoutW]uint64 // the window's hashes, by k-mer position mod layoutW
-	var winRC [layoutW]bool
+	var win [layoutW]uint64 // the window's hashes, by k-mer position mod layoutW, rc in bit 0
 	var fw, rv uint64
 	valid := 0 // bases since the last wild one
 	best := -1 // the position of the window's least hash
-	for i, c := range s {
+	for i, c := range s[:min(len(s), layoutMaxPos+layoutK)] {
 		if c >= baseWild {
 			valid = 0
 			fw, rv = 0, 0
@@ -66,13 +70,11 @@ func appendMinimizers(dst []mmEntry, s []byte, r uint32) []mmEntry {
 			continue
 		}
 		kpos := i - layoutK + 1
-		h, hr := kmerHash(fw), kmerHash(rv)
-		rc := hr < h
-		if rc {
+		h, hr := kmerHash(fw)&^1, kmerHash(rv)|1
+		if hr < h {
 			h = hr
 		}
-		slot := kpos % layoutW
-		win[slot], winRC[slot] = h, rc
+		win[kpos%layoutW] = h
 		start := kpos - layoutW + 1 // the window's first k-mer
 		if valid < layoutK+layoutW-1 {
 			continue
@@ -91,7 +93,8 @@ func appendMinimizers(dst []mmEntry, s []byte, r uint32) []mmEntry {
 			best = kpos
 		}
 		if best != prev {
-			dst = append(dst, mmEntry{hash: win[best%layoutW], read: r, pos: uint16(best), rc: winRC[best%layoutW]})
+			w := win[best%layoutW]
+			dst = append(dst, mmEntry{hash: uint32(w >> 32), posRC: uint16(best<<1) | uint16(w&1)})
 		}
 	}
 	return dst
@@ -103,6 +106,7 @@ func minimizers(seq []byte, ends []uint32, threads int) ([]mmEntry, []int32) {
 	n := len(ends)
 	parts := min(max(threads, 1), max(n/1024, 1))
 	mms := make([][]mmEntry, parts)
+	counts := make([][]int32, parts)
 	parallel(parts, threads, func(k int) {
 		r0, r1 := n*k/parts, n*(k+1)/parts
 		b0, b1 := 0, int(ends[r1-1])
@@ -110,29 +114,29 @@ func minimizers(seq []byte, ends []uint32, threads int) ([]mmEntry, []int32) {
 			b0 = int(ends[r0-1])
 		}
 		dst := make([]mmEntry, 0, (b1-b0)*2/(layoutW+1)+(r1-r0)*2)
+		cnt := make([]int32, r1-r0)
 		for i := r0; i < r1; i++ {
 			s := uint32(0)
 			if i > 0 {
 				s = ends[i-1]
 			}
-			dst = appendMinimizers(dst, seq[s:ends[i]], uint32(i))
+			l := len(dst)
+			dst = appendMinimizers(dst, seq[s:ends[i]])
+			cnt[i-r0] = int32(len(dst) - l)
 		}
-		mms[k] = dst
+		mms[k], counts[k] = dst, cnt
 	})
 	total := 0
 	for _, m := range mms {
 		total += len(m)
 	}
 	mm := make([]mmEntry, 0, total)
-	for _, m := range mms {
+	first := make([]int32, 1, n+1)
+	for k, m := range mms {
 		mm = append(mm, m...)
-	}
-	first := make([]int32, n+1)
-	for i, j := 0, 0; i < n; i++ {
-		for j < len(mm) && mm[j].read == uint32(i) {
-			j++
+		for _, c := range counts[k] {
+			first = append(first, first[len(first)-1]+c)
 		}
-		first[i+1] = int32(j)
 	}
 	return mm, first
 }
@@ -199,11 +203,16 @@ func (c *contigBuild) cover(from, to int) {
 	}
 }
 
-// add counts the bases of s (oriented as the contig) at coordinate off.
-func (c *contigBuild) add(s []byte, off int) {
+// add counts the bases of read s at coordinate off, on the contig's strand or (rc) the other.
+func (c *contigBuild) add(s []byte, off int, rc bool) {
 	c.cover(off, off+len(s))
 	k := c.head + off - c.lo
-	for i, b := range s {
+	for i := range s {
+		b := s[i]
+		if rc {
+			b = s[len(s)-1-i]
+			b ^= 3 &^ (b >> 2 * 3) // the complement, but of baseWild
+		}
 		if b >= baseWild {
 			continue
 		}
@@ -217,9 +226,9 @@ func (c *contigBuild) add(s []byte, off int) {
 	}
 }
 
-// fits tells whether s (oriented) at coordinate off shares enough bases with the contig and
-// differs from its consensus in few enough of them.
-func (c *contigBuild) fits(s []byte, off int) bool {
+// fits tells whether read s at coordinate off, on the contig's strand or (rc) the other, shares
+// enough bases with the contig and differs from its consensus in few enough of them.
+func (c *contigBuild) fits(s []byte, off int, rc bool) bool {
 	cons := c.span()
 	from, to := max(off, c.lo), min(off+len(s), c.lo+len(cons))
 	over := to - from
@@ -227,10 +236,25 @@ func (c *contigBuild) fits(s []byte, off int) bool {
 		return false
 	}
 	limit := (over + 32) / 16
-	a, b := s[from-off:to-off], cons[from-c.lo:to-c.lo]
+	b := cons[from-c.lo : to-c.lo]
 	miss := 0
-	for i := range a {
-		if a[i] != b[i] && a[i] < baseWild && b[i] < baseWild {
+	if !rc {
+		a := s[from-off : to-off]
+		for i := range a {
+			if a[i] != b[i] && a[i] < baseWild && b[i] < baseWild {
+				miss++
+				if miss > limit {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	// the read backwards, complemented: contig position from+i holds read base len-1-(from-off+i)
+	a := s[len(s)-(to-off) : len(s)-(from-off)]
+	for i := range b {
+		x := a[len(a)-1-i]
+		if x < baseWild && b[i] < baseWild && x != 3-b[i] {
 			miss++
 			if miss > limit {
 				return false
@@ -250,51 +274,41 @@ func layoutReads(seq []byte, ends []uint32, threads int) *layout {
 		}
 		return seq[s:ends[i]]
 	}
-	// the minimizers, grouped by hash; read i's are mm[first[i]:first[i+1]]
+	// the minimizers; read i's are mm[first[i]:first[i+1]]. mm[e]'s group, the minimizers of
+	// its hash, is members[groupStart[group[e]]:groupStart[group[e]+1]], as read<<16 | pos<<1 | rc.
 	mm, first := minimizers(seq, ends, threads)
-	order := make([]int32, len(mm))
-	for i := range order {
-		order[i] = int32(i)
+	keys := make([]uint64, len(mm))
+	for e, m := range mm {
+		keys[e] = uint64(m.hash)<<32 | uint64(e)
 	}
-	sortByHash(order, mm)
-	group := make([]int32, len(mm)) // mm[i]'s group is order[groupStart[group[i]]:groupStart[group[i]+1]]
-	var groupStart []int32
-	for i := 0; i < len(order); {
+	sortKeys(keys)
+	group := make([]int32, len(mm))
+	groupStart := make([]int32, 0, len(mm)/4+1)
+	for i := 0; i < len(keys); {
 		j := i + 1
-		for j < len(order) && mm[order[j]].hash == mm[order[i]].hash {
+		for j < len(keys) && keys[j]>>32 == keys[i]>>32 {
 			j++
 		}
 		g := int32(len(groupStart))
 		groupStart = append(groupStart, int32(i))
-		for _, e := range order[i:j] {
-			group[e] = g
+		for _, key := range keys[i:j] {
+			group[uint32(key)] = g
 		}
 		i = j
 	}
-	groupStart = append(groupStart, int32(len(order)))
-
-	// reverse complements, for placing reads on the contig's other strand
-	rcSeq := make([]byte, len(seq))
-	for i := 0; i < n; i++ {
-		s := read(i)
-		d := rcSeq[int(ends[i])-len(s) : ends[i]]
-		for j, c := range s {
-			if c < baseWild {
-				c = 3 - c
-			}
-			d[len(s)-1-j] = c
+	groupStart = append(groupStart, int32(len(keys)))
+	keys = nil
+	// each group's members, read by read (so in the order of their minimizers)
+	members := make([]uint64, len(mm))
+	cursor := slices.Clone(groupStart[:len(groupStart)-1])
+	for r := 0; r < n; r++ {
+		for e := first[r]; e < first[r+1]; e++ {
+			g := group[e]
+			members[cursor[g]] = uint64(r)<<16 | uint64(mm[e].bits())
+			cursor[g]++
 		}
 	}
-	oriented := func(i int, rc bool) []byte {
-		s := uint32(0)
-		if i > 0 {
-			s = ends[i-1]
-		}
-		if rc {
-			return rcSeq[s:ends[i]]
-		}
-		return seq[s:ends[i]]
-	}
+	cursor = nil
 
 	lay := &layout{contig: make([]int32, n), off: make([]int32, n), rc: make([]bool, n)}
 	placed := make([]bool, n)
@@ -306,7 +320,7 @@ func layoutReads(seq []byte, ends []uint32, threads int) *layout {
 	}
 	var cb contigBuild
 	var queue []int32
-	var members []int32
+	var inContig []int32
 	for seed := 0; seed < n; seed++ {
 		if placed[seed] {
 			continue
@@ -321,48 +335,48 @@ func layoutReads(seq []byte, ends []uint32, threads int) *layout {
 		place := func(r int32, off int, rc bool) {
 			placed[r] = true
 			lay.contig[r], lay.off[r], lay.rc[r] = c, int32(off), rc
-			cb.add(oriented(int(r), rc), off)
+			cb.add(read(int(r)), off, rc)
 			queue = append(queue, r)
-			members = append(members, r)
+			inContig = append(inContig, r)
 		}
-		queue, members = queue[:0], members[:0]
+		queue, inContig = queue[:0], inContig[:0]
 		place(int32(seed), 0, false)
 		for len(queue) > 0 {
 			p := queue[0]
 			queue = queue[1:]
 			pl := len(read(int(p)))
 			for e := first[p]; e < first[p+1]; e++ {
-				me := &mm[e]
+				me := mm[e]
 				// the k-mer's coordinate in the contig, and its strand there against the
 				// minimizer's
-				kpos := int(lay.off[p]) + int(me.pos)
+				kpos := int(lay.off[p]) + me.pos()
 				if lay.rc[p] {
-					kpos = int(lay.off[p]) + pl - layoutK - int(me.pos)
+					kpos = int(lay.off[p]) + pl - layoutK - me.pos()
 				}
-				kr := me.rc != lay.rc[p]
+				kr := me.rc() != lay.rc[p]
 				g := group[e]
 				gs, ge := groupStart[g], groupStart[g+1]
 				if ge-gs > layoutMaxGroup {
 					continue
 				}
-				for _, o := range order[gs:ge] {
-					oe := &mm[o]
-					r := oe.read
+				for _, ref := range members[gs:ge] {
+					r := uint32(ref >> 16)
 					if placed[r] {
 						continue
 					}
+					oe := mmEntry{posRC: uint16(ref)}
 					rl := len(read(int(r)))
-					rrc := oe.rc != kr
-					off := kpos - int(oe.pos)
+					rrc := oe.rc() != kr
+					off := kpos - oe.pos()
 					if rrc {
-						off = kpos - (rl - layoutK - int(oe.pos))
+						off = kpos - (rl - layoutK - oe.pos())
 					}
 					key := off<<1 | b2i(rrc)
 					if triedContig[r] == c && int(triedOff[r]) == key {
 						continue
 					}
 					triedContig[r], triedOff[r] = c, int32(key)
-					if cb.fits(oriented(int(r), rrc), off) {
+					if cb.fits(read(int(r)), off, rrc) {
 						place(int32(r), off, rrc)
 					}
 				}
@@ -376,7 +390,7 @@ func layoutReads(seq []byte, ends []uint32, threads int) *layout {
 			}
 			lay.cons = append(lay.cons, b)
 		}
-		for _, r := range members {
+		for _, r := range inContig {
 			lay.off[r] -= int32(cb.lo)
 		}
 	}
@@ -400,35 +414,35 @@ func b2i(b bool) int {
 	return 0
 }
 
-// sortByHash sorts order, indexes into mm, by the entries' hashes: by their top bits into
-// buckets (about one entry a bucket), then each bucket on its own.
-func sortByHash(order []int32, mm []mmEntry) {
-	topBits := uint(min(max(bits.Len(uint(len(mm))), 1), 20))
+// sortKeys sorts keys: by their top bits into buckets of about one key each, then each bucket
+// on its own.
+func sortKeys(keys []uint64) {
+	topBits := uint(min(max(bits.Len(uint(len(keys))), 1), 22))
 	count := make([]int32, 1<<topBits+1)
-	for _, e := range mm {
-		count[e.hash>>(64-topBits)+1]++
+	for _, k := range keys {
+		count[k>>(64-topBits)+1]++
 	}
 	for i := 1; i < len(count); i++ {
 		count[i] += count[i-1]
 	}
 	next := slices.Clone(count)
-	for i, e := range mm {
-		b := e.hash >> (64 - topBits)
-		order[next[b]] = int32(i)
+	out := make([]uint64, len(keys))
+	for _, k := range keys {
+		b := k >> (64 - topBits)
+		out[next[b]] = k
 		next[b]++
 	}
 	for b := 0; b < 1<<topBits; b++ {
-		part := order[count[b]:count[b+1]]
-		if len(part) > 1 {
-			slices.SortFunc(part, func(x, y int32) int {
-				if mm[x].hash != mm[y].hash {
-					if mm[x].hash < mm[y].hash {
-						return -1
-					}
-					return 1
-				}
-				return int(x - y)
-			})
+		part := out[count[b]:count[b+1]]
+		if len(part) > 32 {
+			slices.Sort(part)
+			continue
+		}
+		for i := 1; i < len(part); i++ { // insertion sort: buckets hold a few keys
+			for j := i; j > 0 && part[j] < part[j-1]; j-- {
+				part[j], part[j-1] = part[j-1], part[j]
+			}
 		}
 	}
+	copy(keys, out)
 }

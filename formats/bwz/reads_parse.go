@@ -131,6 +131,19 @@ func parseReads(b []byte) *readSet {
 	first, _, eol := splitLine(b, 0)
 	rs.crlf = eol && len(first) > 0 && first[len(first)-1] == '\r'
 	rs.finalEOL = b[len(b)-1] == '\n'
+	// room for what b holds, so that nothing grows
+	lines := bytes.Count(b, []byte{'\n'}) + 1
+	recs := lines/2 + 1
+	rs.seq = make([]byte, 0, len(b))
+	if fastq {
+		recs = lines/4 + 1
+		rs.seq = make([]byte, 0, len(b)/2)
+		rs.qual = make([]byte, 0, len(b)/2)
+		rs.plus = make([]byte, 0, recs)
+	}
+	rs.nameEnd = make([]uint32, 0, recs)
+	rs.seqEnd = make([]uint32, 0, recs)
+	rs.names = make([]byte, 0, len(b)/8)
 	var ok2 bool
 	if fastq {
 		ok2 = rs.parseFASTQ(b)
@@ -326,15 +339,43 @@ func (rs *readSet) size() int {
 	return n
 }
 
+// printsAs tells whether rs prints to b, printing a few records at a time.
+func (rs *readSet) printsAs(b []byte) bool {
+	var buf []byte
+	var pr printer
+	off := 0
+	for i := 0; i < rs.n; {
+		j := min(i+256, rs.n)
+		buf = rs.appendRecords(buf[:0], &pr, i, j)
+		if len(buf) > len(b)-off || string(buf) != string(b[off:off+len(buf)]) {
+			return false
+		}
+		off += len(buf)
+		i = j
+	}
+	return off == len(b)
+}
+
 // appendText prints rs to dst.
 func (rs *readSet) appendText(dst []byte) []byte {
+	return rs.appendRecords(dst, &printer{}, 0, rs.n)
+}
+
+// printer is where printing is in a read set's lists: the next irregular FASTA record and the
+// next '+' line of other bytes.
+type printer struct{ irregular, plus int }
+
+// appendRecords prints records [from, to) of rs to dst (the last without its line end, if the
+// set's has none), going on from pr, which says where the records before from left off.
+func (rs *readSet) appendRecords(dst []byte, pr *printer, from, to int) []byte {
 	eol := "\n"
 	if rs.crlf {
 		eol = "\r\n"
 	}
-	k, po := 0, 0
+	k, po := pr.irregular, pr.plus
+	defer func() { pr.irregular, pr.plus = k, po }()
 	var ll, regular []uint32
-	for i := 0; i < rs.n; i++ {
+	for i := from; i < to; i++ {
 		name, s := rs.name(i), rs.read(i)
 		if rs.fastq {
 			dst = append(append(append(dst, '@'), name...), eol...)
@@ -365,7 +406,7 @@ func (rs *readSet) appendText(dst []byte) []byte {
 			s = s[l:]
 		}
 	}
-	if !rs.finalEOL {
+	if !rs.finalEOL && to == rs.n {
 		dst = dst[:len(dst)-len(eol)]
 	}
 	return dst
