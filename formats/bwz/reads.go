@@ -72,29 +72,31 @@ func chunkEnds(seqEnd []uint32) []int {
 // (FASTQ) and reads.
 
 func encodeReadSet(dst []byte, rs *readSet, threads int) []byte {
-	// base codes, with exceptions wild
-	codes := make([]byte, len(rs.seq))
-	for i, c := range rs.seq {
+	chunks := chunkEnds(rs.seqEnd)
+	nsec := 3 + len(chunks)
+	if rs.fastq {
+		nsec += len(chunks)
+	}
+	sections := make([][]byte, nsec)
+	// the structure first, from the sequences' bytes, which then become base codes in place
+	// (exceptions wild)
+	sections[0] = encodeStructure(rs)
+	codes := rs.seq
+	for i, c := range codes {
 		if b := baseCode[c]; b >= 0 {
 			codes[i] = byte(b)
 		} else {
 			codes[i] = baseWild
 		}
 	}
-	chunks := chunkEnds(rs.seqEnd)
+	rs.seq = nil
 	var alpha []byte
 	var ranks []byte
 	if rs.fastq {
 		alpha = qualAlphabet(rs.qual)
 	}
-	nsec := 3 + len(chunks)
-	if rs.fastq {
-		nsec += len(chunks)
-	}
-	sections := make([][]byte, nsec)
 	var lay *layout
 	jobs := []func(){
-		func() { sections[0] = encodeStructure(rs) },
 		func() { sections[1] = encodeNames(rs) },
 		func() {
 			lay = layoutReads(codes, rs.seqEnd, threads)
@@ -136,7 +138,7 @@ func encodeReadSet(dst []byte, rs *readSet, threads int) []byte {
 	}
 	dst = append(dst, kind, flags)
 	dst = binary.AppendUvarint(dst, uint64(rs.n))
-	dst = binary.AppendUvarint(dst, uint64(len(rs.seq)))
+	dst = binary.AppendUvarint(dst, uint64(len(codes)))
 	dst = binary.AppendUvarint(dst, uint64(len(rs.names)))
 	dst = binary.AppendUvarint(dst, uint64(len(lay.cons)))
 	dst = binary.AppendUvarint(dst, uint64(len(chunks)))

@@ -18,12 +18,12 @@ import (
 // placements, so the layout can change without changing what decodes.
 
 const (
-	layoutK        = 21  // k-mer length
-	layoutW        = 10  // k-mers per minimizer window
-	layoutMaxGroup = 256 // reads sharing a minimizer beyond this are a repeat: not used
+	layoutK        = 21        // k-mer length
+	layoutW        = 16        // k-mers per minimizer window
+	layoutMaxGroup = 256       // reads sharing a minimizer beyond this are a repeat: not used
 	layoutMaxPos   = 1<<15 - 1 // minimizers start in a read's first 32 KiB
-	layoutMinOver  = 32  // the fewest bases a read must share with its contig
-	baseWild       = 4   // the base code of a byte other than A, C, G, T (it matches anything)
+	layoutMinOver  = 32        // the fewest bases a read must share with its contig
+	baseWild       = 4         // the base code of a byte other than A, C, G, T (it matches anything)
 )
 
 // mmEntry is one minimizer of one read: the top 32 bits of its hash, where its k-mer starts in
@@ -277,11 +277,7 @@ func layoutReads(seq []byte, ends []uint32, threads int) *layout {
 	// the minimizers; read i's are mm[first[i]:first[i+1]]. mm[e]'s group, the minimizers of
 	// its hash, is members[groupStart[group[e]]:groupStart[group[e]+1]], as read<<16 | pos<<1 | rc.
 	mm, first := minimizers(seq, ends, threads)
-	keys := make([]uint64, len(mm))
-	for e, m := range mm {
-		keys[e] = uint64(m.hash)<<32 | uint64(e)
-	}
-	sortKeys(keys)
+	keys := sortedKeys(mm)
 	group := make([]int32, len(mm))
 	groupStart := make([]int32, 0, len(mm)/4+1)
 	for i := 0; i < len(keys); {
@@ -414,26 +410,26 @@ func b2i(b bool) int {
 	return 0
 }
 
-// sortKeys sorts keys: by their top bits into buckets of about one key each, then each bucket
-// on its own.
-func sortKeys(keys []uint64) {
-	topBits := uint(min(max(bits.Len(uint(len(keys))), 1), 22))
+// sortedKeys returns hash<<32 | e for each minimizer e of mm, sorted: put by their top bits into
+// buckets of about one key each, then each bucket sorted on its own.
+func sortedKeys(mm []mmEntry) []uint64 {
+	topBits := uint(min(max(bits.Len(uint(len(mm))), 1), 22))
 	count := make([]int32, 1<<topBits+1)
-	for _, k := range keys {
-		count[k>>(64-topBits)+1]++
+	for _, m := range mm {
+		count[m.hash>>(32-topBits)+1]++
 	}
 	for i := 1; i < len(count); i++ {
 		count[i] += count[i-1]
 	}
 	next := slices.Clone(count)
-	out := make([]uint64, len(keys))
-	for _, k := range keys {
-		b := k >> (64 - topBits)
-		out[next[b]] = k
+	keys := make([]uint64, len(mm))
+	for e, m := range mm {
+		b := m.hash >> (32 - topBits)
+		keys[next[b]] = uint64(m.hash)<<32 | uint64(e)
 		next[b]++
 	}
 	for b := 0; b < 1<<topBits; b++ {
-		part := out[count[b]:count[b+1]]
+		part := keys[count[b]:count[b+1]]
 		if len(part) > 32 {
 			slices.Sort(part)
 			continue
@@ -444,5 +440,5 @@ func sortKeys(keys []uint64) {
 			}
 		}
 	}
-	copy(keys, out)
+	return keys
 }
