@@ -159,8 +159,8 @@
 //	names      each name as tokens (reads_names.go): runs of digits and of other bytes, each
 //	           coded as the previous name's token in that place again, a step from its number,
 //	           a number, or bytes
-//	consensus  C bases (A, C, G, T as 0..3), two decisions each, mixing contexts of the 1, 2,
-//	           3, 4, 6 and 8 bases before (reads_bases.go)
+//	consensus  C bases (A, C, G, T as 0..3), two decisions each, mixing contexts of the 2, 4,
+//	           6 and 8 bases before (reads_bases.go)
 //	qualities  the chunk's quality bytes as ranks in the alphabet, mixing models of the position
 //	           in the read, the qualities before it and how much they moved (reads_qual.go)
 //	reads      for each read of the chunk with a byte that is A, C, G or T: its place p in the

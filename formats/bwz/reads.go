@@ -95,13 +95,11 @@ func encodeReadSet(dst []byte, rs *readSet, threads int) []byte {
 	if rs.fastq {
 		alpha = qualAlphabet(rs.qual)
 	}
+	// the layout, beside the names and qualities; then the consensus beside the reads
 	var lay *layout
 	jobs := []func(){
+		func() { lay = layoutReads(codes, rs.seqEnd, threads) },
 		func() { sections[1] = encodeNames(rs) },
-		func() {
-			lay = layoutReads(codes, rs.seqEnd, threads)
-			sections[2] = encodeConsensus(lay.cons)
-		},
 	}
 	if rs.fastq {
 		ranks = make([]byte, len(rs.qual))
@@ -121,8 +119,12 @@ func encodeReadSet(dst []byte, rs *readSet, threads int) []byte {
 	if rs.fastq {
 		first += len(chunks)
 	}
-	parallel(len(chunks), threads, func(k int) {
-		sections[first+k] = encodeReadsChunk(rs, codes, lay, chunks, k)
+	parallel(1+len(chunks), threads, func(k int) {
+		if k == 0 {
+			sections[2] = encodeConsensus(lay.cons)
+			return
+		}
+		sections[first+k-1] = encodeReadsChunk(rs, codes, lay, chunks, k-1)
 	})
 
 	dst = append(dst, readsPayloadVersion)
@@ -198,7 +200,7 @@ func encodeReadsChunk(rs *readSet, codes []byte, lay *layout, chunks []int, k in
 
 func encodeConsensus(cons []byte) []byte {
 	a := newEncoder(make([]byte, 0, len(cons)/4+16))
-	m := newDNAModel(len(cons))
+	m := newDNAModel()
 	for _, c := range cons {
 		m.codeBase(a, c)
 	}
@@ -691,7 +693,7 @@ func decodeNames(sec []byte, rs *readSet, nnames int) error {
 
 func decodeConsensus(sec []byte, n int) ([]byte, error) {
 	a := newDecoder(sec)
-	m := newDNAModel(n)
+	m := newDNAModel()
 	cons := make([]byte, n)
 	for i := range cons {
 		cons[i] = m.codeBase(a, 0)

@@ -93,12 +93,12 @@ type ctr struct {
 	n uint16
 }
 
-// ctrRate[n] is 65536/(n+1.5).
-var ctrRate [1024]uint32
+// ctrRate[n] is 32768/(n+1.5).
+var ctrRate [1024]int32
 
 func init() {
 	for n := range ctrRate {
-		ctrRate[n] = uint32(65536 / (float64(n) + 1.5))
+		ctrRate[n] = int32(32768 / (float64(n) + 1.5))
 	}
 }
 
@@ -110,16 +110,11 @@ func (c *ctr) p() uint32 {
 
 // update moves c towards bit; limit (< 1024) bounds the count, and so the slowest step.
 func (c *ctr) update(bit int, limit uint16) {
-	p := int64(c.q ^ 1<<15)
-	target := int64(0)
-	if bit != 0 {
-		target = 65535
-	}
-	p += (target - p) * int64(ctrRate[c.n]) >> 16
+	p := int32(c.q ^ 1<<15)
+	target := -int32(bit) & 65535
+	p += (target - p) * ctrRate[c.n&1023] >> 15
 	c.q = uint16(p) ^ 1<<15
-	if c.n < limit {
-		c.n++
-	}
+	c.n = min(c.n+1, limit)
 }
 
 // codeBit codes bit with c alone and updates c.

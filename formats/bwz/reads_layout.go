@@ -163,10 +163,13 @@ type contigBuild struct {
 	cons   []byte // the commonest base at each position (baseWild where none is known)
 }
 
+// reset empties the contig, keeping its arrays, with the room before its first position half
+// of them.
 func (c *contigBuild) reset() {
-	c.lo, c.head = 0, 0
-	c.counts = c.counts[:0]
-	c.cons = c.cons[:0]
+	c.lo = 0
+	c.head = min(cap(c.cons), cap(c.counts)) / 2
+	c.counts = c.counts[:c.head]
+	c.cons = c.cons[:c.head]
 }
 
 // span returns the consensus of the contig's positions.
@@ -180,9 +183,10 @@ func (c *contigBuild) cover(from, to int) {
 	if from < c.lo {
 		grow := c.lo - from
 		if grow > c.head {
-			// move the positions up, leaving room before them as large as they are
-			room := grow + len(c.cons) - c.head
-			counts := make([][4]uint16, room+len(c.counts)-c.head, 2*(room+len(c.counts)-c.head))
+			// move the positions up, leaving room before them as large as they are, and after
+			n := len(c.cons) - c.head
+			room := grow + n + 1024
+			counts := make([][4]uint16, room+n, 2*room+2*n)
 			copy(counts[room:], c.counts[c.head:])
 			cons := make([]byte, len(counts), cap(counts))
 			copy(cons[room:], c.cons[c.head:])
@@ -196,9 +200,15 @@ func (c *contigBuild) cover(from, to int) {
 		c.lo = from
 	}
 	if hi := c.lo + len(c.cons) - c.head; to > hi {
-		for i := hi; i < to; i++ {
-			c.counts = append(c.counts, [4]uint16{})
-			c.cons = append(c.cons, baseWild)
+		grow := to - hi
+		c.counts = slices.Grow(c.counts, grow)
+		c.cons = slices.Grow(c.cons, grow)
+		k := len(c.cons)
+		c.counts = c.counts[:k+grow]
+		c.cons = c.cons[:k+grow]
+		clear(c.counts[k:])
+		for i := k; i < k+grow; i++ {
+			c.cons[i] = baseWild
 		}
 	}
 }
@@ -378,13 +388,14 @@ func layoutReads(seq []byte, ends []uint32, threads int) *layout {
 				}
 			}
 		}
-		// the contig's consensus, from its first coordinate
+		// the contig's consensus, from its first coordinate (0 where no base is known)
 		lay.start = append(lay.start, len(lay.cons))
-		for _, b := range cb.span() {
+		k := len(lay.cons)
+		lay.cons = append(lay.cons, cb.span()...)
+		for i, b := range lay.cons[k:] {
 			if b == baseWild {
-				b = 0
+				lay.cons[k+i] = 0
 			}
-			lay.cons = append(lay.cons, b)
 		}
 		for _, r := range inContig {
 			lay.off[r] -= int32(cb.lo)

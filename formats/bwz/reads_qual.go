@@ -7,11 +7,9 @@ import (
 
 // Quality lines are coded symbol by symbol, each a rank in the block's alphabet of quality bytes
 // (commonest first), binarised as up to qualUnary "is it this rank?" decisions and then the rank's
-// remaining bits. Each decision mixes three models: by the position in the read alone (what a
-// simulator that draws each position's quality on its own leaves to predict), by the two
-// previous qualities and the position's 32-wide band, and by the previous quality, the larger of
-// the two before it and how much the qualities have moved so far in the read (instruments'
-// qualities drift and repeat). Reads are coded in chunks of about qualChunk symbols, each from
+// remaining bits. Each decision mixes two models: by the position in the read alone (what a
+// simulator that draws each position's quality on its own leaves to predict), and by the two
+// previous qualities and the position's 32-wide band (instruments' qualities drift and repeat). Reads are coded in chunks of about qualChunk symbols, each from
 // fresh models, so that chunks code and decode in parallel.
 
 const (
@@ -19,7 +17,6 @@ const (
 	qualChunk    = 4 << 20 // symbols per chunk, at least (a chunk ends with a read)
 	qualMaxPos   = 1023    // positions past this share its model
 	qualCtx2Bits = 13
-	qualCtx3Bits = 11
 	qualLimit    = 1023
 )
 
@@ -45,8 +42,7 @@ type qualModel struct {
 	nodes        int
 	m1           []ctr // [pos][node]
 	m2           []ctr // [ctx2][node]
-	m3           []ctr // [ctx3][node]
-	w            [][4]int32
+	w            [][3]int32
 }
 
 func newQualModel(alphabet int) *qualModel {
@@ -57,34 +53,30 @@ func newQualModel(alphabet int) *qualModel {
 	m.nodes = m.unary + 1<<m.depth
 	m.m1 = make([]ctr, (qualMaxPos+1)*m.nodes)
 	m.m2 = make([]ctr, (1<<qualCtx2Bits)*m.nodes)
-	m.m3 = make([]ctr, (1<<qualCtx3Bits)*m.nodes)
-	m.w = make([][4]int32, m.nodes*4)
+	m.w = make([][3]int32, m.nodes*4)
 	for i := range m.w {
-		m.w[i] = [4]int32{22000, 22000, 22000, 0}
+		m.w[i] = [3]int32{1 << 15, 1 << 15, 0}
 	}
 	return m
 }
 
 // codeBit codes one decision of a symbol: node is the decision's place in the binarisation and
-// c1..c3 the models' context rows.
-func (m *qualModel) codeBit(a *arith, node, c1, c2, c3, ws int, bit int) int {
-	k1, k2, k3 := &m.m1[c1+node], &m.m2[c2+node], &m.m3[c3+node]
-	s1, s2, s3 := k1.st(), k2.st(), k3.st()
+// c1, c2 the models' context rows.
+func (m *qualModel) codeBit(a *arith, node, c1, c2, ws int, bit int) int {
+	k1, k2 := &m.m1[c1+node], &m.m2[c2+node]
+	s1, s2 := k1.st(), k2.st()
 	w := &m.w[ws*m.nodes+node]
-	dot := int64(s1)*int64(w[0]) + int64(s2)*int64(w[1]) + int64(s3)*int64(w[2]) + 256*int64(w[3])
+	dot := int64(s1)*int64(w[0]) + int64(s2)*int64(w[1]) + 256*int64(w[2])
 	p := squash16x(int32(dot >> 16))
 	bit = a.code(p, bit)
+	// A slow mixer: on simulated reads, whose qualities the position alone predicts, faster
+	// ones lost 0.5% (twice this rate) to 7% (12 times) to the noise of their weights.
 	err := (int32(bit)<<16 - int32(p)) >> 4
-	// A slow mixer: on simulated reads, whose qualities the position alone predicts, a faster
-	// one loses up to 3% to the noise of its weights.
-	const rate = 1
-	w[0] = clampW(w[0] + (s1*err*rate)>>10)
-	w[1] = clampW(w[1] + (s2*err*rate)>>10)
-	w[2] = clampW(w[2] + (s3*err*rate)>>10)
-	w[3] = clampW(w[3] + (256*err*rate)>>10)
+	w[0] = clampW(w[0] + (s1*err)>>10)
+	w[1] = clampW(w[1] + (s2*err)>>10)
+	w[2] = clampW(w[2] + (256*err)>>10)
 	k1.update(bit, qualLimit)
 	k2.update(bit, 255)
-	k3.update(bit, 255)
 	return bit
 }
 
@@ -96,13 +88,11 @@ func (m *qualModel) codeQualities(a *arith, q []byte, ends []uint32) {
 	start := 0
 	for _, e := range ends {
 		end := int(e)
-		var q1, q2, q3 int // previous ranks, capped at 15
-		delta := 0
+		var q1, q2 int // previous ranks, capped at 15
 		for i := start; i < end; i++ {
 			pos := min(i-start, qualMaxPos)
 			c1 := pos * m.nodes
 			c2 := ((q1<<4|q2)<<5 | min(pos>>5, 31)) & (1<<qualCtx2Bits - 1) * m.nodes
-			c3 := ((q1<<4|max(q2, q3))<<3 | min(delta>>3, 7)) & (1<<qualCtx3Bits - 1) * m.nodes
 			ws := min(pos>>4, 3)
 			sym := int(q[i])
 			// the unary decisions, then the bits
@@ -112,7 +102,7 @@ func (m *qualModel) codeQualities(a *arith, q []byte, ends []uint32) {
 				if sym == r {
 					bit = 1
 				}
-				if m.codeBit(a, r, c1, c2, c3, ws, bit) == 1 {
+				if m.codeBit(a, r, c1, c2, ws, bit) == 1 {
 					break
 				}
 			}
@@ -120,7 +110,7 @@ func (m *qualModel) codeQualities(a *arith, q []byte, ends []uint32) {
 				v := sym - m.unary
 				node := 1
 				for b := m.depth - 1; b >= 0; b-- {
-					bit := m.codeBit(a, m.unary+node, c1, c2, c3, ws, v>>uint(b)&1)
+					bit := m.codeBit(a, m.unary+node, c1, c2, ws, v>>uint(b)&1)
 					node = node<<1 | bit
 				}
 				r = m.unary + node - 1<<m.depth
@@ -128,19 +118,8 @@ func (m *qualModel) codeQualities(a *arith, q []byte, ends []uint32) {
 			if a.dec {
 				q[i] = byte(r)
 			}
-			rc := min(r, 15)
-			if i > start {
-				delta += abs(rc - q1)
-			}
-			q3, q2, q1 = q2, q1, rc
+			q2, q1 = q1, min(r, 15)
 		}
 		start = end
 	}
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
