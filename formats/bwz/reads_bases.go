@@ -1,6 +1,5 @@
 package bwz
 
-
 // The bases of a read set are coded as the consensus of their contigs (reads_layout.go) and, read
 // by read in input order, each read's place in the consensus, its strand, and the bases where it
 // differs from the consensus. Bytes other than A, C, G and T (N, IUPAC codes, anything) are
