@@ -165,10 +165,11 @@
 //	           in the read, the qualities before it and how much they moved (reads_qual.go)
 //	reads      for each read of the chunk with a byte that is A, C, G or T: its place p in the
 //	           consensus (at even odds over 0..C-L for a read of L bytes), its strand (the read
-//	           is the reverse complement of the consensus at p..p+L-1, or those bases), and for
-//	           each of its bytes that is not an exception whether it differs from the
-//	           consensus there (by its quality, place in the read and the differences before it)
-//	           and if so which of the other three bases it is (reads_reads.go)
+//	           is the reverse complement of the consensus at p..p+L-1, or those bases), how many
+//	           of its bases (not exceptions) differ from the consensus there (by the errors its
+//	           qualities expect), and for its bases up to the last that differs, whether it does
+//	           (by its quality, place in the read and the differences left) and if so which of
+//	           the other three bases it is (reads_reads.go)
 //
 // The block is then printed: each FASTQ record as "@", its name, its sequence, "+" and what the
 // '+' line holds, and its qualities, each line ended; each FASTA record as ">", its name and its
