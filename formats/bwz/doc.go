@@ -140,7 +140,8 @@
 //	chunk ends  K-1 uvarints, increasing read numbers under R: chunk k is the reads from the end
 //	                     of chunk k-1 (0) to its own end (R for the last)
 //	alphabet    FASTQ: 1 byte A, then the A quality bytes, commonest first
-//	lengths     a uvarint for each section: structure, names, consensus, then (FASTQ) the K
+//	lengths     a uvarint for each section: structure, names, the consensus's parts (2^21
+//	                     bases each, the last fewer; one when C is 0), then (FASTQ) the K
 //	                     chunks' qualities, then the K chunks' reads
 //	sections    one after the other, the payload's end the last one's
 //
@@ -159,8 +160,8 @@
 //	names      each name as tokens (reads_names.go): runs of digits and of other bytes, each
 //	           coded as the previous name's token in that place again, a step from its number,
 //	           a number, or bytes
-//	consensus  C bases (A, C, G, T as 0..3), two decisions each, mixing contexts of the 2, 4,
-//	           6 and 8 bases before (reads_bases.go)
+//	consensus  a part's bases (A, C, G, T as 0..3), two decisions each, mixing contexts of the
+//	           2, 4, 6 and 8 bases before (reads_bases.go)
 //	qualities  the chunk's quality bytes as ranks in the alphabet, mixing models of the position
 //	           in the read, the qualities before it and how much they moved (reads_qual.go)
 //	reads      for each read of the chunk with a byte that is A, C, G or T: its place p in the

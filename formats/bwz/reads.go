@@ -73,11 +73,7 @@ func chunkEnds(seqEnd []uint32) []int {
 
 func encodeReadSet(dst []byte, rs *readSet, threads int) []byte {
 	chunks := chunkEnds(rs.seqEnd)
-	nsec := 3 + len(chunks)
-	if rs.fastq {
-		nsec += len(chunks)
-	}
-	sections := make([][]byte, nsec)
+	sections := make([][]byte, 2, 8)
 	// the structure first, from the sequences' bytes, which then become base codes in place
 	// (exceptions wild)
 	sections[0] = encodeStructure(rs)
@@ -97,6 +93,7 @@ func encodeReadSet(dst []byte, rs *readSet, threads int) []byte {
 	}
 	// the layout, beside the names and qualities; then the consensus beside the reads
 	var lay *layout
+	quals := make([][]byte, len(chunks))
 	jobs := []func(){
 		func() { lay = layoutReads(codes, rs.seqEnd, threads) },
 		func() { sections[1] = encodeNames(rs) },
@@ -111,20 +108,23 @@ func encodeReadSet(dst []byte, rs *readSet, threads int) []byte {
 			ranks[i] = rank[c]
 		}
 		for k := range chunks {
-			jobs = append(jobs, func() { sections[3+k] = encodeQualChunk(rs, ranks, alpha, chunks, k) })
+			jobs = append(jobs, func() { quals[k] = encodeQualChunk(rs, ranks, alpha, chunks, k) })
 		}
 	}
 	parallel(len(jobs), threads, func(i int) { jobs[i]() })
-	first := 3
-	if rs.fastq {
-		first += len(chunks)
+	x := newSectionIndex(len(lay.cons), len(chunks), rs.fastq)
+	sections = append(sections, make([][]byte, x.count()-2)...)
+	for k, q := range quals {
+		sections[x.qual(k)] = q
 	}
-	parallel(1+len(chunks), threads, func(k int) {
-		if k == 0 {
-			sections[2] = encodeConsensus(lay.cons)
+	parallel(x.cons+len(chunks), threads, func(k int) {
+		if k < x.cons {
+			from, to := consensusRange(k, len(lay.cons))
+			sections[x.consensus(k)] = encodeConsensus(lay.cons[from:to])
 			return
 		}
-		sections[first+k-1] = encodeReadsChunk(rs, codes, lay, chunks, k-1)
+		k -= x.cons
+		sections[x.reads(k)] = encodeReadsChunk(rs, codes, lay, chunks, k)
 	})
 
 	dst = append(dst, readsPayloadVersion)
@@ -159,6 +159,35 @@ func encodeReadSet(dst []byte, rs *readSet, threads int) []byte {
 	}
 	return dst
 }
+
+// consensusPart is how many bases of the consensus one section holds (the last fewer): the parts
+// are coded and decoded in parallel, each from fresh models. It is fixed by the format (a
+// variable for the tests only).
+var consensusPart = 2 << 20
+
+// sectionIndex numbers a payload's sections: the structure, the names, the consensus's parts,
+// the chunks' qualities (FASTQ) and the chunks' reads.
+type sectionIndex struct {
+	cons, chunks int
+	fastq        bool
+}
+
+func newSectionIndex(consensus, chunks int, fastq bool) sectionIndex {
+	return sectionIndex{cons: max(1, (consensus+consensusPart-1)/consensusPart), chunks: chunks, fastq: fastq}
+}
+
+func (x sectionIndex) consensus(i int) int { return 2 + i }
+func (x sectionIndex) qual(k int) int      { return 2 + x.cons + k }
+func (x sectionIndex) reads(k int) int {
+	if x.fastq {
+		return 2 + x.cons + x.chunks + k
+	}
+	return 2 + x.cons + k
+}
+func (x sectionIndex) count() int { return x.reads(x.chunks) }
+
+// consensusRange returns the bases of part i of a consensus of n.
+func consensusRange(i, n int) (int, int) { return i * consensusPart, min((i+1)*consensusPart, n) }
 
 func chunkRange(chunks []int, k int) (int, int) {
 	if k == 0 {
@@ -353,15 +382,21 @@ func DecodeReads(payload []byte, n, threads int) ([]byte, error) {
 	if rs.fastq {
 		rs.qual = make([]byte, nbases)
 	}
-	var cons []byte
-	errs := make([]error, 2+nchunks)
+	x := h.index
+	cons := make([]byte, ncons)
+	errs := make([]error, 1+x.cons+nchunks)
 	jobs := []func(){
 		func() { errs[0] = decodeNames(sections[1], rs, nnames) },
-		func() { cons, errs[1] = decodeConsensus(sections[2], ncons) },
+	}
+	for i := 0; i < x.cons; i++ {
+		jobs = append(jobs, func() {
+			from, to := consensusRange(i, ncons)
+			errs[1+i] = decodeConsensus(sections[x.consensus(i)], cons[from:to])
+		})
 	}
 	if rs.fastq {
 		for k := range chunks {
-			jobs = append(jobs, func() { errs[2+k] = decodeQualChunk(sections[3+k], rs, alpha, chunks, k) })
+			jobs = append(jobs, func() { errs[1+x.cons+k] = decodeQualChunk(sections[x.qual(k)], rs, alpha, chunks, k) })
 		}
 	}
 	parallel(len(jobs), threads, func(i int) { jobs[i]() })
@@ -370,12 +405,8 @@ func DecodeReads(payload []byte, n, threads int) ([]byte, error) {
 			return nil, err
 		}
 	}
-	first := 3
-	if rs.fastq {
-		first += nchunks
-	}
 	parallel(nchunks, threads, func(k int) {
-		errs[2+k] = decodeReadsChunk(sections[first+k], rs, codes, cons, chunks, k)
+		errs[1+x.cons+k] = decodeReadsChunk(sections[x.reads(k)], rs, codes, cons, chunks, k)
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -396,6 +427,7 @@ type readsHeader struct {
 	chunks                []int
 	alpha                 []byte
 	sections              [][]byte
+	index                 sectionIndex
 }
 
 // parseReadsHeader reads the header of a read-set payload of a block of n bytes and cuts the
@@ -444,10 +476,8 @@ func parseReadsHeader(payload []byte, n int) (*readsHeader, error) {
 		alpha = p[1 : 1+int(p[0])]
 		p = p[1+int(p[0]):]
 	}
-	nsec := 3 + nchunks
-	if rs.fastq {
-		nsec += nchunks
-	}
+	x := newSectionIndex(ncons, nchunks, rs.fastq)
+	nsec := x.count()
 	sections := make([][]byte, nsec)
 	lens := make([]uint64, nsec)
 	for i := range lens {
@@ -469,7 +499,7 @@ func parseReadsHeader(payload []byte, n int) (*readsHeader, error) {
 		return nil, corruptf("%d bytes after the read set's last section", len(p))
 	}
 
-	return &readsHeader{rs: rs, nbases: nbases, nnames: nnames, ncons: ncons, chunks: chunks, alpha: alpha, sections: sections}, nil
+	return &readsHeader{rs: rs, nbases: nbases, nnames: nnames, ncons: ncons, chunks: chunks, alpha: alpha, sections: sections, index: x}, nil
 }
 
 // ReadsSections returns the names and coded sizes of a read-set payload's parts (for reports):
@@ -480,14 +510,16 @@ func ReadsSections(payload []byte, n int) ([]string, []int) {
 		return nil, nil
 	}
 	names := []string{"structure", "names", "consensus", "qualities", "reads"}
-	sizes := []int{len(h.sections[0]), len(h.sections[1]), len(h.sections[2]), 0, 0}
-	k := len(h.chunks)
-	for i, s := range h.sections[3:] {
-		if h.rs.fastq && i < k {
-			sizes[3] += len(s)
-		} else {
-			sizes[4] += len(s)
+	x := h.index
+	sizes := []int{len(h.sections[0]), len(h.sections[1]), 0, 0, 0}
+	for i := 0; i < x.cons; i++ {
+		sizes[2] += len(h.sections[x.consensus(i)])
+	}
+	for k := 0; k < x.chunks; k++ {
+		if x.fastq {
+			sizes[3] += len(h.sections[x.qual(k)])
 		}
+		sizes[4] += len(h.sections[x.reads(k)])
 	}
 	return names, sizes
 }
@@ -691,20 +723,19 @@ func decodeNames(sec []byte, rs *readSet, nnames int) error {
 	return nil
 }
 
-func decodeConsensus(sec []byte, n int) ([]byte, error) {
+func decodeConsensus(sec, cons []byte) error {
 	a := newDecoder(sec)
 	m := newDNAModel()
-	cons := make([]byte, n)
 	for i := range cons {
 		cons[i] = m.codeBase(a, 0)
 		if i&0xFFFF == 0 && a.overrun() {
-			return nil, corruptf("the consensus ends early")
+			return corruptf("the consensus ends early")
 		}
 	}
 	if a.overrun() {
-		return nil, corruptf("the consensus ends early")
+		return corruptf("the consensus ends early")
 	}
-	return cons, nil
+	return nil
 }
 
 func decodeQualChunk(sec []byte, rs *readSet, alpha []byte, chunks []int, k int) error {

@@ -234,16 +234,16 @@ func TestReadsChunks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("codes 13 MB")
 	}
-	defer func(b uint32) { readsChunkBases = b }(readsChunkBases)
-	readsChunkBases = 1 << 20
+	defer func(b uint32, c int) { readsChunkBases, consensusPart = b, c }(readsChunkBases, consensusPart)
+	readsChunkBases, consensusPart = 1<<20, 5000
 	in := readsFile{n: 40000, length: 150}.make(30) // 6M bases: 5 chunks
 	p, ok := EncodeReads(nil, in, 2)
 	if !ok {
 		t.Fatal("not coded")
 	}
 	h, err := parseReadsHeader(p, len(in))
-	if err != nil || len(h.chunks) < 2 {
-		t.Fatalf("%v, %d chunks", err, len(h.chunks))
+	if err != nil || len(h.chunks) < 2 || h.index.cons < 2 {
+		t.Fatalf("%v, %d chunks, %d parts of consensus", err, len(h.chunks), h.index.cons)
 	}
 	out, err := DecodeReads(p, len(in), 2)
 	if err != nil || !bytes.Equal(out, in) {
