@@ -68,9 +68,7 @@ func chunkEnds(seqEnd []uint32) []int {
 	return append(ends, len(seqEnd))
 }
 
-// sections of a payload, in order: structure, names, consensus, then each chunk's qualities
-// (FASTQ) and reads.
-
+// encodeReadSet appends rs's payload to dst (sectionIndex says in which order its sections go).
 func encodeReadSet(dst []byte, rs *readSet, threads int) []byte {
 	chunks := chunkEnds(rs.seqEnd)
 	sections := make([][]byte, 2, 8)

@@ -46,7 +46,7 @@ type qualModel struct {
 }
 
 func newQualModel(alphabet int) *qualModel {
-	m := &qualModel{unary: min(qualUnary, alphabet-1)}
+	m := &qualModel{unary: max(min(qualUnary, alphabet-1), 0)}
 	if rest := alphabet - m.unary; rest > 1 {
 		m.depth = bits.Len(uint(rest - 1))
 	}
