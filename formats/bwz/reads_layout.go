@@ -20,7 +20,7 @@ import (
 const (
 	layoutK        = 21        // k-mer length
 	layoutW        = 16        // k-mers per minimizer window
-	layoutMaxGroup = 256       // reads sharing a minimizer beyond this are a repeat: not used
+	layoutMaxTries = 256       // unplaced reads of a minimizer's group tried from one read
 	layoutMaxPos   = 1<<15 - 1 // minimizers start in a read's first 32 KiB
 	layoutMinOver  = 32        // the fewest bases a read must share with its contig
 	baseWild       = 4         // the base code of a byte other than A, C, G, T (it matches anything)
@@ -315,6 +315,7 @@ func layoutReads(seq []byte, ends []uint32, threads int) *layout {
 		}
 	}
 	cursor = nil
+	groupNext := slices.Clone(groupStart)
 
 	lay := &layout{contig: make([]int32, n), off: make([]int32, n), rc: make([]bool, n)}
 	placed := make([]bool, n)
@@ -361,14 +362,21 @@ func layoutReads(seq []byte, ends []uint32, threads int) *layout {
 				}
 				kr := me.rc() != lay.rc[p]
 				g := group[e]
-				gs, ge := groupStart[g], groupStart[g+1]
-				if ge-gs > layoutMaxGroup {
-					continue
+				// the group's reads not placed yet, from the first not known to be placed; a
+				// group of a repeat has many, of which few fit here: a read tries a few
+				gs, ge := groupNext[g], groupStart[g+1]
+				for gs < ge && placed[members[gs]>>16] {
+					gs++
 				}
+				groupNext[g] = gs
+				tries := 0
 				for _, ref := range members[gs:ge] {
 					r := uint32(ref >> 16)
 					if placed[r] {
 						continue
+					}
+					if tries++; tries > layoutMaxTries {
+						break
 					}
 					oe := mmEntry{posRC: uint16(ref)}
 					rl := len(read(int(r)))

@@ -408,3 +408,30 @@ func TestReadsStreamFlips(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsAmplicon: reads of one short region (an amplicon's, or a repeat's) fall into one
+// contig however many share each minimizer, and poly-A reads do too.
+func TestReadsAmplicon(t *testing.T) {
+	rng := rand.New(rand.NewPCG(80, 1))
+	g := readsGenome(81, 220)
+	var b []byte
+	for i := 0; i < 20000; i++ {
+		s, q := simRead(rng, g, 100, 0.005)
+		if i%10 == 0 {
+			s = bytes.Repeat([]byte("A"), 100)
+		}
+		b = fmt.Appendf(b, "@a%d\n%s\n+\n%s\n", i, s, q)
+	}
+	p, ok := EncodeReads(nil, b, 2)
+	if !ok {
+		t.Fatal("not coded")
+	}
+	if out, err := DecodeReads(p, len(b), 2); err != nil || !bytes.Equal(out, b) {
+		t.Fatalf("round trip: %v", err)
+	}
+	// places of about 8 bits and a strand, 0.5 differences a read
+	_, sizes := ReadsSections(p, len(b))
+	if sizes[2] > 1000 || sizes[4] > 20000*16/8 {
+		t.Errorf("consensus %d bytes, reads %d", sizes[2], sizes[4])
+	}
+}
