@@ -172,7 +172,9 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 		}
 		if n > 0 {
 			read.Add(1) // counted before the end is marked, so tellSorted waits for this block
-			bb.Read(n)
+			if !readSet {
+				bb.Read(n) // a read set's blocks are not sorted: no GPU is started for them
+			}
 		}
 		if atEnd {
 			eof.Store(true)
