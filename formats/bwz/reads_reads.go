@@ -102,9 +102,17 @@ func (m *readsModel) codeRead(a *arith, s, q, cons []byte, pos int, rc bool) boo
 	}
 	if k == 0 {
 		if a.dec { // the read is the reference but for its exceptions
-			for i, c := range s {
-				if c < baseWild {
-					s[i] = refAt(i)
+			if r == 0 {
+				for i, c := range s {
+					if c < baseWild {
+						s[i] = ref[i]
+					}
+				}
+			} else {
+				for i, c := range s {
+					if c < baseWild {
+						s[i] = 3 - ref[l-1-i]
+					}
 				}
 			}
 		}
