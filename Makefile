@@ -54,6 +54,8 @@ fuzz:
 	$(GO) test ./formats -run XXX -fuzz '^FuzzPatternReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
 	$(GO) test ./formats/bwz -run XXX -fuzz '^FuzzDecodeBlock$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./formats/bwz -run XXX -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./formats/bwz -run XXX -fuzz '^FuzzDecodeReads$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
+	$(GO) test ./formats/bwz -run XXX -fuzz '^FuzzReadsRoundTrip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
 	$(GO) test ./stages -run XXX -fuzz '^FuzzDecompress$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./stages -run XXX -fuzz '^FuzzLoadReference$$' -fuzztime $(FUZZTIME)
 

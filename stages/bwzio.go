@@ -17,8 +17,8 @@ func init() {
 }
 
 // The .bwz files that package formats' writers make (sapipe split's shards, intermediate files)
-// have blocks of sapipe compress -5, 16 MiB, compressed on one thread, as formats' other
-// compressors are: the caller runs several writers at once if it wants (split writes -t shards at
+// have blocks of sapipe compress -5, 16 MiB (read sets coded as such, as sapipe compress does),
+// compressed on one thread, as formats' other compressors are: the caller runs several writers at once if it wants (split writes -t shards at
 // once). A writer holds two blocks, about 7 bytes a byte of each while it is compressed: ~230 MB.
 // Reading, one block is decoded at a time, on every thread: the records are parsed from the
 // previous one meanwhile, and memory holds two or three blocks, of whatever size they are (a
@@ -61,7 +61,7 @@ func newBWZWriter(w io.Writer) io.WriteCloser {
 	go func() {
 		b := cpu.New(1)
 		defer b.Close()
-		_, err := Compress(context.Background(), b, CompressOptions{BlockSize: writeBlockSize, Threads: 1}, pr, w)
+		_, err := Compress(context.Background(), b, CompressOptions{BlockSize: writeBlockSize, Threads: 1, Reads: true}, pr, w)
 		pr.CloseWithError(err) // a writer still writing is told
 		done <- err
 	}()

@@ -209,7 +209,7 @@ func TestBWZOutput(t *testing.T) {
 		t.Error("two writes of the same bytes differ")
 	}
 	var cli bytes.Buffer // what sapipe compress -5 writes
-	if _, err := Compress(context.Background(), cpu.New(1), CompressOptions{BlockSize: 16 << 20, Threads: 1}, bytes.NewReader(fq), &cli); err != nil {
+	if _, err := Compress(context.Background(), cpu.New(1), CompressOptions{BlockSize: 16 << 20, Threads: 1, Reads: true}, bytes.NewReader(fq), &cli); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(outs[0].Bytes(), cli.Bytes()) {

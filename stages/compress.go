@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,12 @@ type CompressOptions struct {
 	// its length, from when it is read until it is written; 0 bounds nothing more.
 	Memory   int64
 	Progress *ByteProgress
+	// Reads codes an input that starts as FASTQ or FASTA records as a read set (a version-5
+	// stream, bwz.EncodeReads): its blocks end where records do, and are of ReadsBlockSize bytes
+	// at most (BlockSize when 0). A block that does not parse as records is coded as bytes.
+	// Ignored with Fast.
+	Reads          bool
+	ReadsBlockSize int
 }
 
 // The memory a block takes while it is compressed and decompressed, in bytes a byte of the block
@@ -46,6 +53,10 @@ type CompressStats struct {
 	// blocks' texts: their bytes, or their LZP texts).
 	LZPBlocks int
 	Sorted    int64
+	// ReadSets counts the blocks coded as read sets, and ReadParts sums their payloads' parts
+	// (bwz.ReadsSections: structure, names, consensus, qualities, reads).
+	ReadSets  int
+	ReadParts []int
 }
 
 // BlocksOn counts the blocks a backend sorted.
@@ -64,6 +75,7 @@ type compressed struct {
 	sa      time.Duration
 	code    time.Duration
 	on      string // the backend that sorted it
+	reads   []int  // a read set: the sizes of its payload's parts
 }
 
 // Compress reads r to its end and writes it to w as one .bwz stream: blocks of opts.BlockSize
@@ -82,6 +94,23 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 		return st, fmt.Errorf("block size %d out of range 1..%d", opts.BlockSize, bwz.MaxBlockSize)
 	}
 	threads := max(opts.Threads, 1)
+	// A read set is told from its first bytes; its blocks then end where records do.
+	blockSize, readSet := opts.BlockSize, false
+	if opts.Reads && !opts.Fast {
+		br := bufio.NewReaderSize(r, 1<<16)
+		r = br
+		head, err := br.Peek(1 << 16)
+		if bwz.LooksLikeReads(head, err != nil) {
+			readSet = true
+			if opts.ReadsBlockSize > 0 {
+				if opts.ReadsBlockSize > bwz.MaxBlockSize {
+					return st, fmt.Errorf("block size %d out of range 1..%d", opts.ReadsBlockSize, bwz.MaxBlockSize)
+				}
+				blockSize = opts.ReadsBlockSize
+			}
+		}
+	}
+	var carry []byte // the start of a record that the last block left to the next
 	// Nothing is written before bb says the backends can do the work: a GPU that --device gpu
 	// requires and that fails to open leaves no partial stream on stdout. The blocks sorted
 	// meanwhile wait in the pipeline's window.
@@ -94,7 +123,10 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 		if err := bb.Finish(ctx); err != nil {
 			return err
 		}
-		header := bwz.AppendHeader(nil, opts.BlockSize)
+		header := bwz.AppendHeader(nil, blockSize)
+		if readSet {
+			header = bwz.AppendReadsHeader(nil, blockSize)
+		}
 		if _, err := w.Write(header); err != nil {
 			return err
 		}
@@ -117,15 +149,32 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 		if eof.Load() {
 			return nil, io.EOF
 		}
-		buf := make([]byte, opts.BlockSize)
-		n, err := io.ReadFull(r, buf)
+		var buf []byte
+		var n int
+		var err error
+		if readSet {
+			buf, err = readBlock(r, carry, blockSize)
+			n, carry = len(buf), nil
+		} else {
+			buf = make([]byte, blockSize)
+			n, err = io.ReadFull(r, buf)
+		}
 		atEnd := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 		if err != nil && !atEnd {
 			return nil, err
 		}
+		if readSet && !atEnd {
+			// the block ends with its last whole record (a block of no whole record is bytes)
+			if cut := bwz.RecordsEnd(buf[:n]); cut > 0 {
+				carry = append([]byte(nil), buf[cut:n]...)
+				n = cut
+			}
+		}
 		if n > 0 {
 			read.Add(1) // counted before the end is marked, so tellSorted waits for this block
-			bb.Read(n)
+			if !readSet {
+				bb.Read(n) // a read set's blocks are not sorted: no GPU is started for them
+			}
 		}
 		if atEnd {
 			eof.Store(true)
@@ -138,13 +187,20 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 	}
 	var sorting atomic.Int32 // blocks being sorted now
 	fn := func(ctx context.Context, data []byte) (compressed, error) {
-		b, err := bb.For(ctx, len(data))
-		if err != nil {
-			return compressed{}, err
-		}
 		afterSort := func() {
 			sorted.Add(1)
 			tellSorted()
+		}
+		if readSet {
+			// no backend sorts a read set
+			if c, ok := compressReads(data, threads); ok {
+				afterSort()
+				return c, nil
+			}
+		}
+		b, err := bb.For(ctx, len(data))
+		if err != nil {
+			return compressed{}, err
 		}
 		return compressBlock(b, data, threads, &sorting, afterSort, bwz.BlockOptions{SegmentSize: opts.SegmentSize, Threads: threads, Fast: opts.Fast})
 	}
@@ -172,6 +228,15 @@ func CompressWith(ctx context.Context, bb BlockBackends, opts CompressOptions, r
 		st.Sorted += int64(c.text)
 		if c.lzp {
 			st.LZPBlocks++
+		}
+		if c.reads != nil {
+			st.ReadSets++
+			if st.ReadParts == nil {
+				st.ReadParts = make([]int, len(c.reads))
+			}
+			for i, v := range c.reads {
+				st.ReadParts[i] += v
+			}
 		}
 		opts.Progress.Update(st.In, time.Since(start))
 		return nil
@@ -205,6 +270,42 @@ func (st *CompressStats) count(backend string) {
 		}
 	}
 	st.On = append(st.On, BlocksOn{Backend: backend, Blocks: 1})
+}
+
+// readBlock reads a block of up to size bytes that starts with carry, growing its buffer as the
+// bytes come (a read set's blocks may be of a GiB; its input may be far shorter). Its errors are
+// io.ReadFull's.
+func readBlock(r io.Reader, carry []byte, size int) ([]byte, error) {
+	buf := make([]byte, len(carry), min(size, max(len(carry), 16<<20)))
+	copy(buf, carry)
+	for len(buf) < size {
+		if len(buf) == cap(buf) {
+			nb := make([]byte, len(buf), min(size, 2*cap(buf)))
+			copy(nb, buf)
+			buf = nb
+		}
+		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) && len(buf) > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+// compressReads codes a block as a read set, if it is one.
+func compressReads(data []byte, threads int) (compressed, bool) {
+	t0 := time.Now()
+	payload, ok := bwz.EncodeReads(make([]byte, 0, len(data)/8+1024), data, threads)
+	if !ok {
+		return compressed{}, false
+	}
+	_, parts := bwz.ReadsSections(payload, len(data))
+	h := bwz.BlockHeader{Length: len(data), Primary: 1, CRC: bwz.CRC(data), Payload: len(payload), PayloadCRC: bwz.CRC(payload)}
+	return compressed{data: data, h: h, payload: payload, code: time.Since(t0), on: "cpu", reads: parts}, true
 }
 
 // sampledBWTBackend is a backend that makes a block's transform and sampled rows itself (the GPU).
@@ -446,6 +547,19 @@ func decodeFrames(ctx context.Context, opts DecompressOptions, r io.Reader, test
 // decodeBlock decodes and checks one block frame.
 func decodeBlock(f bwz.Frame, threads int) ([]byte, error) {
 	h := f.Block
+	if f.Version >= bwz.ReadsVersion && bwz.IsReadSet(f.Payload) {
+		if h.Primary != 1 {
+			return nil, fmt.Errorf("%w: a read set's block with primary index %d, not 1", bwz.ErrCorrupt, h.Primary)
+		}
+		data, err := bwz.DecodeReads(f.Payload, h.Length, threads)
+		if err != nil {
+			return nil, err
+		}
+		if bwz.CRC(data) != h.CRC {
+			return nil, fmt.Errorf("%w: data checksum mismatch", bwz.ErrCorrupt)
+		}
+		return data, nil
+	}
 	blk, err := bwz.DecodeBlock(f.Payload, h.Length, bwz.BlockOptions{Threads: threads})
 	if err != nil {
 		return nil, err

@@ -29,15 +29,29 @@ up to 1G. Larger blocks compress better and take more memory: about 7 bytes per 
 block in flight while compressing (-p blocks at once), 6 while decompressing. --memory bounds
 that, by default to half the memory there is (the machine's, or the control group's limit of a
 container or a job, if lower): fewer blocks are then in flight, each on more threads. -F codes
-with Huffman tables as bzip2 does (huff0): several times faster coding and decoding, a few %
-larger.
+with Huffman tables as bzip2 does (huff0): several times faster coding and decoding, and larger:
+11% on text (the Linux sources), 10% on a genome.
+
+Read sets: a FASTQ or FASTA file of reads (many short records) is coded as a read set, in blocks
+that end where records do: the names as tokens (fields, counters as steps), the bases as the
+consensus of the contigs that the reads overlap into (on both strands) plus each read's place,
+strand and differences, the qualities with a context model, and line ends, line widths, N and
+other bytes, and lowercase apart. It stays lossless and in order: decompress gives the file back
+byte for byte. Without -1..-9 or -b a read set's blocks are of up to 1 GiB (the whole set is one
+collection), or as much as --memory allows for one block. On 200,000 simulated 150 bp reads of
+E. coli (6.5x coverage) FASTQ comes out 8.9x smaller and FASTA 19x, where the bytes' coding
+gives 5.6x and 6.3x (-F 4.7x and 5.5x). Other FASTA (a genome: few, long records) and files that
+are not records are coded as bytes; so are read sets with -F or --no-reads, as before format
+version 5.
 
 --device auto starts the GPU only once a block of 16 MiB or more, or 12 MiB a thread in all, has
-been read; the CPU sorts smaller blocks while the GPU starts, and larger ones wait for it.
+been read; the CPU sorts smaller blocks while the GPU starts, and larger ones wait for it. Read
+sets are coded on the CPU.
 
 Examples:
    sapipe compress big.tar                  # big.tar.bwz, big.tar removed
-   sapipe compress -k -9 -p 8 reads.fq      # keep reads.fq, 256 MiB blocks, 8 threads
+   sapipe compress -k reads.fq              # reads.fq.bwz, a read set, reads.fq kept
+   sapipe compress -k -9 -p 8 genome.fa     # keep genome.fa, 256 MiB blocks, 8 threads
    tar cf - src | sapipe compress > src.tar.bwz
    sapipe decompress -c src.tar.bwz | tar tf -
    sapipe compress -t *.bwz                 # check, naming any damaged block`
@@ -70,6 +84,8 @@ type compressConfig struct {
 	decompress, test    bool
 	stdout, keep, force bool
 	fast                bool
+	reads               bool // code read sets as read sets
+	readsBlockSize      int  // their block size
 	quiet, verbose      bool
 	blockSize, threads  int
 	memory              int64 // bytes for the blocks in flight, 0 for no bound but threads
@@ -98,7 +114,8 @@ func compressFlags(decompress bool) []cli.Flag {
 	flags = append(flags,
 		&cli.BoolFlag{Name: "d", Aliases: []string{"decompress"}, Usage: "decompress"},
 		&cli.StringFlag{Name: "b", Aliases: []string{"block-size"}, Usage: "block `SIZE` in bytes (k, M, G suffixes), instead of -1..-9"},
-		&cli.BoolFlag{Name: "F", Aliases: []string{"fast"}, Usage: "Huffman tables after the transform, as bzip2: much faster both ways, a few % larger"},
+		&cli.BoolFlag{Name: "F", Aliases: []string{"fast"}, Usage: "Huffman tables after the transform, as bzip2: much faster both ways, about 10% larger (read sets coded as bytes)"},
+		&cli.BoolFlag{Name: "no-reads", Usage: "code FASTQ and FASTA read sets as bytes, as other data"},
 	)
 	for l := 1; l <= 9; l++ {
 		flags = append(flags, &cli.BoolFlag{Name: fmt.Sprint(l), Usage: fmt.Sprintf("blocks of %d MiB", compressLevels[l]>>20), Hidden: l != 1 && l != 9})
@@ -155,6 +172,7 @@ func parseCompressConfig(c *cli.Context, decompress bool) (*compressConfig, erro
 		verbose:    c.Bool("v"),
 		threads:    c.Int("p"),
 		fast:       !decompress && c.Bool("F"),
+		reads:      !decompress && !c.Bool("no-reads"),
 		device:     c.String("device"),
 		files:      c.Args().Slice(),
 		blockSize:  compressLevels[defaultLevel],
@@ -201,11 +219,29 @@ func parseCompressConfig(c *cli.Context, decompress bool) (*compressConfig, erro
 			}
 			cfg.blockSize = bs
 		}
+		// a read set is one collection, in one block if it can be
+		cfg.readsBlockSize = cfg.blockSize
+		if level == 0 && c.String("b") == "" {
+			cfg.readsBlockSize = readsBlockSize(cfg.memory, cfg.blockSize)
+		}
 	}
 	if len(cfg.files) == 0 {
 		cfg.files = []string{"-"}
 	}
 	return cfg, nil
+}
+
+// maxReadsBlock is the default block of a read set: the largest there is.
+const maxReadsBlock = bwz.MaxBlockSize
+
+// readsBlockSize is the block size of read sets without -1..-9 or -b: one block of up to 1 GiB if
+// memory (0: no bound) allows one block's compression, else what it allows, down to blockSize.
+func readsBlockSize(memory int64, blockSize int) int {
+	bs := int64(maxReadsBlock)
+	if memory > 0 {
+		bs = min(bs, memory/stages.CompressBytesPerByte>>20<<20)
+	}
+	return int(max(bs, int64(blockSize)))
 }
 
 // runCompress compresses, decompresses or tests every file of cfg. A failure on one file is
@@ -347,13 +383,16 @@ func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) 
 		if s := cfg.starting; s != nil && info != nil {
 			s.Expect(info.Size(), cfg.blockSize)
 		}
-		st, err := stages.CompressWith(ctx, cfg.backends, stages.CompressOptions{BlockSize: cfg.blockSize, Threads: cfg.threads, Fast: cfg.fast, Memory: cfg.memory, Progress: progress}, in, out)
+		st, err := stages.CompressWith(ctx, cfg.backends, stages.CompressOptions{BlockSize: cfg.blockSize, Threads: cfg.threads, Fast: cfg.fast, Memory: cfg.memory, Progress: progress, Reads: cfg.reads, ReadsBlockSize: cfg.readsBlockSize}, in, out)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		lzp := ""
 		if st.LZPBlocks > 0 {
 			lzp = fmt.Sprintf("; %d sorted as their LZP text, %.1f%% of the input left to sort", st.LZPBlocks, 100*float64(st.Sorted)/float64(max(st.In, 1)))
+		}
+		if st.ReadSets > 0 {
+			lzp += fmt.Sprintf("; %d coded as read sets: %s", st.ReadSets, readParts(st.ReadParts))
 		}
 		if per := stages.CompressBytesPerByte * int64(cfg.blockSize); cfg.memory > 0 && cfg.memory/per < int64(cfg.threads+1) && st.Blocks > 1 {
 			lzp += fmt.Sprintf("; --memory %dM: at most %d in flight", cfg.memory>>20, max(cfg.memory/per, 1))
@@ -386,6 +425,18 @@ func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) 
 		}
 	}
 	return nil
+}
+
+// readParts says what the parts of the read sets' payloads came to.
+func readParts(sizes []int) string {
+	names := []string{"structure", "names", "consensus", "qualities", "reads"}
+	var parts []string
+	for i, s := range sizes {
+		if i < len(names) && s > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", names[i], s))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // outputName returns the output file of path, and a warning to show; an empty name means the

@@ -261,3 +261,60 @@ func TestSoftMemoryLimit(t *testing.T) {
 		}
 	}
 }
+
+// readsInput is a FASTQ file of n reads of 100 bp from a random 20 kbp genome, seeded.
+func readsInput(seed uint64, n int) []byte {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	g := make([]byte, 20000)
+	for i := range g {
+		g[i] = "ACGT"[rng.IntN(4)]
+	}
+	var b []byte
+	for i := 0; i < n; i++ {
+		p := rng.IntN(len(g) - 100)
+		s := bytes.Clone(g[p : p+100])
+		s[rng.IntN(100)] = "ACGTN"[rng.IntN(5)]
+		b = fmt.Appendf(b, "@read.%d\n%s\n+\n%s\n", i, s, strings.Repeat("F", 100))
+	}
+	return b
+}
+
+// TestCompressReadSet: a FASTQ file is coded as a read set (version 5, -v says so) unless
+// --no-reads or -F, and decompresses to itself either way.
+func TestCompressReadSet(t *testing.T) {
+	fq := readsInput(5, 3000)
+	var sizes []int
+	for _, args := range [][]string{{"-v"}, {"-v", "-b", "64k"}, {"--no-reads"}, {"-F"}} {
+		z, stderr, st := runSapipe(t, fq, append([]string{"compress", "--device", "cpu"}, args...)...)
+		if st != 0 {
+			t.Fatalf("%v: status %d: %s", args, st, stderr)
+		}
+		readSet := args[0] == "-v"
+		if got := len(z) > 4 && z[4] == 5; got != readSet {
+			t.Errorf("%v: version %d", args, z[4])
+		}
+		if readSet != strings.Contains(string(stderr), "coded as read sets: structure") {
+			t.Errorf("%v: -v says %q", args, stderr)
+		}
+		out, stderr, st := runSapipe(t, z, "decompress", "-c")
+		if st != 0 || !bytes.Equal(out, fq) {
+			t.Fatalf("%v: decompress status %d: %s", args, st, stderr)
+		}
+		sizes = append(sizes, len(z))
+	}
+	if sizes[0]*2 > sizes[2] {
+		t.Errorf("a read set coded in %d bytes, as bytes in %d", sizes[0], sizes[2])
+	}
+}
+
+func TestReadsBlockSize(t *testing.T) {
+	for _, c := range []struct {
+		memory    int64
+		blockSize int
+		want      int
+	}{{0, 128 << 20, 1 << 30}, {16 << 30, 128 << 20, 1 << 30}, {2 << 30, 128 << 20, (2 << 30) / 7 >> 20 << 20}, {100 << 20, 128 << 20, 128 << 20}} {
+		if got := readsBlockSize(c.memory, c.blockSize); got != c.want {
+			t.Errorf("readsBlockSize(%d, %d) = %d, want %d", c.memory, c.blockSize, got, c.want)
+		}
+	}
+}

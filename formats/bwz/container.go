@@ -12,8 +12,13 @@ import (
 // Frames of a .bwz stream; the layout is documented in doc.go.
 
 const (
-	// Version is the container version this package writes; it reads MinVersion to Version.
+	// Version is the container version this package writes for streams of transforms; it reads
+	// MinVersion to ReadsVersion.
 	Version = 4
+	// ReadsVersion is the version of streams whose blocks may be read sets (read-set payloads,
+	// reads.go) as well as transforms. A stream of other data is written as version 4, byte for
+	// byte as before; readers of version 4 refuse version 5 at its header.
+	ReadsVersion = 5
 	// MinVersion is the oldest container version this package reads (versions 3 and 4 changed
 	// only what is inside payloads, and what a version-4 payload's length may be).
 	MinVersion = 2
@@ -93,6 +98,11 @@ type Trailer struct {
 // AppendHeader appends a stream header for blocks of at most blockSize bytes.
 func AppendHeader(dst []byte, blockSize int) []byte {
 	return appendHeaderVersion(dst, blockSize, Version)
+}
+
+// AppendReadsHeader appends the header of a stream whose blocks may be read sets (version 5).
+func AppendReadsHeader(dst []byte, blockSize int) []byte {
+	return appendHeaderVersion(dst, blockSize, ReadsVersion)
 }
 
 // appendHeaderVersion appends a stream header of the given version.
@@ -257,8 +267,8 @@ func (fr *Reader) readHeader() (Frame, error) {
 	if got, want := binary.LittleEndian.Uint32(h[12:]), CRC(h[:12]); got != want {
 		return Frame{}, fr.corrupt(off, -1, "stream header checksum mismatch")
 	}
-	if h[4] < MinVersion || h[4] > Version {
-		return Frame{}, fr.corrupt(off, -1, "format version %d (this program reads versions %d to %d)", h[4], MinVersion, Version)
+	if h[4] < MinVersion || h[4] > ReadsVersion {
+		return Frame{}, fr.corrupt(off, -1, "format version %d (this program reads versions %d to %d)", h[4], MinVersion, ReadsVersion)
 	}
 	if h[5] != 0 || h[6] != 0 || h[7] != 0 {
 		return Frame{}, fr.corrupt(off, -1, "unknown flags %#x in the stream header", h[5:8])

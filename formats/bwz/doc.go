@@ -1,11 +1,14 @@
 // Package bwz is the .bwz compressed format of `sapipe compress`: the container (stream header,
-// independent blocks, trailer) and the coding of one block's Burrows-Wheeler transform into a
-// payload and back. It knows nothing of suffix arrays or devices: the transform comes in from
-// kernels (through stages) and goes back out to the inverse transform in kernels/cpu.
+// independent blocks, trailer), the coding of one block's Burrows-Wheeler transform into a
+// payload and back, and the coding of a block of FASTQ or FASTA reads as a read set. It knows
+// nothing of suffix arrays or devices: the transform comes in from kernels (through stages) and
+// goes back out to the inverse transform in kernels/cpu.
 //
-// Data enters as a block's transform, primary index and sampled rows (EncodeBlock) and leaves as
-// framed bytes (AppendHeader, AppendBlock, AppendTrailer); in the other direction a Reader splits
-// the input into checked frames and DecodeBlock turns a payload back into a transform.
+// Data enters as a block's transform, primary index and sampled rows (EncodeBlock), or as a
+// block of reads (EncodeReads), and leaves as framed bytes (AppendHeader or AppendReadsHeader,
+// AppendBlock, AppendTrailer); in the other direction a Reader splits the input into checked
+// frames, and DecodeBlock turns a payload back into a transform, DecodeReads a read set's back
+// into the block.
 //
 // # Format, version 4
 //
@@ -112,6 +115,66 @@
 // rank buckets, other learning rates), for 1.6 to 2 times the coding speed on text and over twice
 // on DNA, and slightly smaller output (runs.go and direct.go say what changed); readers of version
 // 2 or 3 refuse version 1, and version 2's readers refuse version 3, at the stream header.
+//
+// # Format, version 5: read sets
+//
+// A version-5 stream is a version-4 stream whose blocks may also be read sets: its header says 5,
+// and a block whose payload starts with the byte 5 is a read set (its header's primary index is
+// 1), any other block a transform as in version 4. This package writes version 5 only for inputs
+// that start as FASTQ or FASTA reads; everything else is written as version 4, byte for byte as
+// before. Readers of version 4 refuse version-5 streams at the stream header ("format version
+// 5"). A read set's block holds whole records, and its payload is at least 1/4096 of the block
+// (ReadsMinRatio: a decoder refuses shorter ones before allocating anything):
+//
+//	version     1        5
+//	kind        1        0: FASTQ (records of four lines: '@' name, sequence, '+' line,
+//	                     qualities as long as the sequence), 1: FASTA ('>' name, then the
+//	                     sequence on lines that do not start with '>')
+//	flags       1        bit 0: every line ends in "\r\n" (else in "\n"); bit 1: so does the
+//	                     block's last line (else it has no end); others 0
+//	records     uvarint  R, at least 1
+//	bases       uvarint  B, the sequences' bytes (line ends taken out)
+//	names       uvarint  the names' bytes (the header lines after '@' or '>')
+//	consensus   uvarint  C <= B, the contigs' bases
+//	chunks      uvarint  K, 1..R
+//	chunk ends  K-1 uvarints, increasing read numbers under R: chunk k is the reads from the end
+//	                     of chunk k-1 (0) to its own end (R for the last)
+//	alphabet    FASTQ: 1 byte A, then the A quality bytes, commonest first
+//	lengths     a uvarint for each section: structure, names, the consensus's parts (2^21
+//	                     bases each, the last fewer; one when C is 0), then (FASTQ) the K
+//	                     chunks' qualities, then the K chunks' reads
+//	sections    one after the other, the payload's end the last one's
+//
+// Each section is coded on its own with a binary arithmetic coder over 32 bits (carry-less, 16-bit
+// probabilities, the decoder reading four bytes ahead; reads_coder.go) whose models are fixed by
+// the format: a decoder must update them exactly as the encoder of this package does.
+//
+//	structure  each read's length (the previous one's again, or a number); FASTQ: each '+'
+//	           line's kind (the '+' alone, with the record's name again, or with other bytes,
+//	           their length and bytes); FASTA: the line width W, and the records whose lines are
+//	           not W wide but for the last (0 < last <= W; one line when W is 0; none when the
+//	           sequence is empty): their number, and for each the gap to it, its line count and
+//	           line lengths; the runs of sequence bytes other than A, C, G and T in either case
+//	           (gap, byte, length); the runs of lowercase (their number and lengths, upper case
+//	           first, the last left out)
+//	names      each name as tokens (reads_names.go): runs of digits and of other bytes, each
+//	           coded as the previous name's token in that place again, a step from its number,
+//	           a number, or bytes
+//	consensus  a part's bases (A, C, G, T as 0..3), two decisions each, mixing contexts of the
+//	           2, 4, 6 and 8 bases before (reads_bases.go)
+//	qualities  the chunk's quality bytes as ranks in the alphabet, mixing models of the position
+//	           in the read, the qualities before it and how much they moved (reads_qual.go)
+//	reads      for each read of the chunk with a byte that is A, C, G or T: its place p in the
+//	           consensus (at even odds over 0..C-L for a read of L bytes), its strand (the read
+//	           is the reverse complement of the consensus at p..p+L-1, or those bases), how many
+//	           of its bases (not exceptions) differ from the consensus there (by the errors its
+//	           qualities expect), and for its bases up to the last that differs, whether it does
+//	           (by its quality, place in the read and the differences left) and if so which of
+//	           the other three bases it is (reads_reads.go)
+//
+// The block is then printed: each FASTQ record as "@", its name, its sequence, "+" and what the
+// '+' line holds, and its qualities, each line ended; each FASTA record as ">", its name and its
+// sequence on its lines; the bases in their case and the exceptions as they were.
 //
 // # Damage
 //

@@ -118,3 +118,52 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeReads feeds arbitrary read-set payloads to DecodeReads: it must return an error
+// wrapping ErrCorrupt or exactly n bytes, never panic, hang or read out of bounds.
+func FuzzDecodeReads(f *testing.F) {
+	for _, name := range []string{"fastq", "fastq others", "fastq names", "fasta irregular", "fastq plus mixed", "fasta crlf wrapped"} {
+		in := readsCases()[name]
+		if len(in) > 40000 {
+			in = in[:RecordsEnd(in[:40000])]
+		}
+		p, ok := EncodeReads(nil, in, 1)
+		if !ok {
+			f.Fatalf("%s: not coded", name)
+		}
+		f.Add(p, uint16(len(in)))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte, n uint16) {
+		out, err := DecodeReads(payload, int(n), 2)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error %v does not wrap ErrCorrupt", err)
+			}
+			return
+		}
+		if len(out) != int(n) {
+			t.Fatalf("%d bytes decoded for a block of %d", len(out), n)
+		}
+	})
+}
+
+// FuzzReadsRoundTrip codes arbitrary blocks as read sets: a block that EncodeReads takes must
+// decode to itself.
+func FuzzReadsRoundTrip(f *testing.F) {
+	for _, name := range []string{"fastq crlf no eol", "fasta irregular", "fastq others", "fasta names no eol"} {
+		in := readsCases()[name]
+		f.Add(in[:min(len(in), 6000)])
+	}
+	f.Add([]byte(strings.Repeat("@r\nACGT\n+\nIIII\n", 20)))
+	f.Add([]byte(strings.Repeat(">r\nACGTN\nac\n\n", 20)))
+	f.Fuzz(func(t *testing.T, block []byte) {
+		p, ok := EncodeReads(nil, block, 2)
+		if !ok {
+			return
+		}
+		out, err := DecodeReads(p, len(block), 1)
+		if err != nil || !bytes.Equal(out, block) {
+			t.Fatalf("round trip: %v", err)
+		}
+	})
+}

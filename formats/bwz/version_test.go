@@ -123,7 +123,8 @@ func TestVersion2Payloads(t *testing.T) {
 
 // TestVersionChecks checks what each version may hold: version 4 writes its text's kind, which
 // version 3 does not have, and method 4, which a version-2 payload may not contain; readers refuse
-// versions outside 2..4.
+// stream versions outside 2..5 (5 is a stream whose blocks may be read sets, with payloads of
+// their own: a transform's payload is never version 5).
 func TestVersionChecks(t *testing.T) {
 	bwt, _ := naiveBWT(bytes.Repeat([]byte("a version check, a version check; "), 40))
 	p, err := EncodeBlock(nil, bwt, nil, nil, BlockOptions{})
@@ -147,11 +148,14 @@ func TestVersionChecks(t *testing.T) {
 			t.Errorf("payload version %d with method 4 decoded", v)
 		}
 	}
-	for _, v := range []byte{1, 5} {
+	for _, v := range []byte{1, 6} {
 		h := appendHeaderVersion(nil, 100, v)
 		h = AppendTrailer(h, Trailer{})
 		if _, err := readAll(bytes.NewReader(h)); err == nil {
 			t.Errorf("stream version %d read", v)
 		}
+	}
+	if _, err := readAll(bytes.NewReader(AppendTrailer(AppendReadsHeader(nil, 100), Trailer{}))); err != nil {
+		t.Errorf("stream version 5: %v", err)
 	}
 }
