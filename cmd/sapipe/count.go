@@ -25,7 +25,9 @@ t) matches nothing, and an empty pattern has no occurrences. Occurrences never s
 records.
 
 -i takes an index made by "sapipe index", mapped into memory at once; a FASTA file there is
-indexed in memory first (-n then encodes it as "sapipe mummer -n" does).
+indexed in memory first (-n then encodes it as "sapipe mummer -n" does). With --device auto an
+index file is searched on the CPU, which was faster end to end in every case measured (a GPU
+must first copy the whole index); --device gpu searches on the GPU.
 
 Examples:
    sapipe count -i ecoli.sai primers.txt
@@ -90,7 +92,7 @@ func runSearchCommand(c *cli.Context, e *env, cmd string, locate bool) error {
 func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts stages.SearchOptions, paths []string) error {
 	logf := logger(c, e, cmd)
 	isIndex := stages.IsIndexFile(c.String("i"))
-	b, ix, err := openSearchIndex(e, c, searchDevice(c.String("device"), c.String("i"), isIndex, paths), isIndex, opts.Threads, logf)
+	b, ix, err := openSearchIndex(e, c, searchDevice(c.String("device"), c.String("i"), isIndex), isIndex, opts.Threads, logf)
 	if err != nil {
 		return err
 	}
@@ -124,28 +126,23 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 	return nil
 }
 
-// searchIndexCPU is the largest index file (about a 60 Mbp reference) whose searches --device
-// auto leaves to the CPU whatever the patterns. On the lent H200 (16-core host), E. coli's index
-// (4.6 Mbp) and 1 M or 10 M patterns of 20-150 bases: count took 0.13-0.26 s and 0.78-1.96 s on
-// the CPU with 16 to 2 threads, 0.47-0.62 s and 1.22-2.75 s with the GPU (its end-to-end time
-// is the host's parsing and formatting and CUDA's fixed cost; the search kernel is not the
-// bound), locate likewise. Larger references were not measured: there the GPU stays the choice.
-const searchIndexCPU = 512 << 20
-
-// searchDevice is the device of count and locate: for auto, the CPU when the reference (-i, an
-// index file if isIndex) is a small enough index file (searchIndexCPU) or FASTA file
-// (smallSAInput, as for sa), or when it is a larger index file and the pattern files are small
-// (smallInput); otherwise spec. A larger FASTA reference is indexed on the GPU whatever the
-// patterns.
-func searchDevice(spec, ref string, isIndex bool, patterns []string) string {
-	limit := int64(smallSAInput)
+// searchDevice is the device of count and locate. For auto: the CPU whenever -i is an index
+// file, whatever its size and the patterns, and when it is a FASTA file under smallSAInput; a
+// larger FASTA reference is indexed on the GPU, the patterns with it. On the lent H200 (16-core
+// host) every index measured searched faster on the CPU end to end: E. coli's (4.6 Mbp) with 1 M
+// or 10 M patterns of 20-150 bases, count 0.13-0.26 s and 0.78-1.96 s on the CPU with 16 to 2
+// threads against 0.47-0.62 s and 1.22-2.75 s with the GPU (the host's parsing and formatting and
+// CUDA's fixed cost, not the search kernel, bound it); and a 3.1 Gbp reference's 24.9 GB index,
+// 2 M reads, 3.1 s on the CPU's 16 threads against 6.5 s on the GPU, most of it copying the index
+// to the device, which the CPU maps and reads only where the patterns lead.
+func searchDevice(spec, ref string, isIndex bool) string {
+	if isIndex && (spec == "auto" || spec == "") {
+		return "cpu"
+	}
 	if isIndex {
-		limit = searchIndexCPU
+		return spec
 	}
-	if d := autoDevice(spec, limit, ref); d != spec || !isIndex {
-		return d
-	}
-	return autoDevice(spec, smallInput, patterns...) // the CPU maps an index file, a GPU copies it
+	return autoDevice(spec, smallSAInput, ref)
 }
 
 // openSearchIndex opens the backend and the index of -i. An index file is mapped and checked
