@@ -77,28 +77,7 @@ func (ps *parScan[T]) gatherOwn(j int) {
 	rp := unsafe.Pointer(unsafe.SliceData(pt.recs))
 	a := scanArgs{t: unsafe.Pointer(unsafe.SliceData(ps.t)), n: int(pt.hi - pt.lo), split: 1<<31 - 1}
 	a.wp[0] = rp
-	switch ps.kind {
-	case scanL:
-		a.sa = unsafe.Pointer(&ps.sa[pt.lo])
-		if ps.pb == 0 {
-			gatherLW[T](&a)
-		} else {
-			gatherL[T](&a)
-		}
-	case scanR:
-		a.sa = unsafe.Pointer(&ps.sa[pt.hi-1])
-		if ps.pb == 0 {
-			gatherRW[T](&a)
-		} else {
-			gatherR[T](&a)
-		}
-	case scanFL:
-		a.sa = unsafe.Pointer(&ps.sa[pt.lo])
-		gatherFL[T](&a)
-	default:
-		a.sa = unsafe.Pointer(&ps.sa[pt.hi-1])
-		gatherFR[T](&a)
-	}
+	ps.runGather(&a, pt.lo, pt.hi)
 	pt.d = a.d
 	pt.end = a.wp[0]
 	cnt := pt.cnt

@@ -185,28 +185,7 @@ func (ps *parScan[T]) gather(j int) {
 	for s := range ps.sides {
 		a.wp[s] = unsafe.Pointer(unsafe.SliceData(pt.buf[s]))
 	}
-	switch ps.kind {
-	case scanL:
-		a.sa = unsafe.Pointer(&ps.sa[pt.lo])
-		if ps.pb == 0 {
-			gatherLW[T](&a)
-		} else {
-			gatherL[T](&a)
-		}
-	case scanR:
-		a.sa = unsafe.Pointer(&ps.sa[pt.hi-1])
-		if ps.pb == 0 {
-			gatherRW[T](&a)
-		} else {
-			gatherR[T](&a)
-		}
-	case scanFL:
-		a.sa = unsafe.Pointer(&ps.sa[pt.lo])
-		gatherFL[T](&a)
-	default:
-		a.sa = unsafe.Pointer(&ps.sa[pt.hi-1])
-		gatherFR[T](&a)
-	}
+	ps.runGather(&a, pt.lo, pt.hi)
 	pt.d = a.d
 	pt.end = a.wp
 }
@@ -233,5 +212,32 @@ func (ps *parScan[T]) place(s int) {
 			placeFR(&a)
 		}
 		a.d += pt.d
+	}
+}
+
+// runGather runs the gather kernel of the scan's kind over the entries [lo, hi), from its first
+// entry in scan order (lo upwards, hi-1 downwards), into a's write pointers.
+func (ps *parScan[T]) runGather(a *scanArgs, lo, hi int32) {
+	switch ps.kind {
+	case scanL:
+		a.sa = unsafe.Pointer(&ps.sa[lo])
+		if ps.pb == 0 {
+			gatherLW[T](a)
+		} else {
+			gatherL[T](a)
+		}
+	case scanR:
+		a.sa = unsafe.Pointer(&ps.sa[hi-1])
+		if ps.pb == 0 {
+			gatherRW[T](a)
+		} else {
+			gatherR[T](a)
+		}
+	case scanFL:
+		a.sa = unsafe.Pointer(&ps.sa[lo])
+		gatherFL[T](a)
+	default:
+		a.sa = unsafe.Pointer(&ps.sa[hi-1])
+		gatherFR[T](a)
 	}
 }
