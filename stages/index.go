@@ -109,12 +109,9 @@ func IndexReference(b kernels.Backend, ref *kernels.Reference, nucleotidesOnly b
 			return nil, fmt.Errorf("%s: page %d: suffix array on %s: %w", name, i, b.Name(), err)
 		}
 		t1 := time.Now()
-		p := cpu.NewPageFromSA(ref.Text, ref.Alpha.Size, bd[0], bd[1], bd[2], sa, opts.Threads)
+		// The k-mer table comes from the pass that builds the rank structure.
+		p, kt := cpu.NewPageFromSAKmers(ref.Text, ref.Alpha.Size, bd[0], bd[1], bd[2], sa, k, opts.Threads)
 		t2 := time.Now()
-		var kt *cpu.KmerTable
-		if k > 0 {
-			kt = cpu.BuildKmerTableThreads(p, k, opts.Threads)
-		}
 		if kt != nil && cpu.Keyed(len(w)) {
 			kt.Keys = cpu.RowKeys(p, kt, opts.Threads) // for the keyed search of count and locate
 		}
@@ -122,9 +119,9 @@ func IndexReference(b kernels.Backend, ref *kernels.Reference, nucleotidesOnly b
 		ix.Pages = append(ix.Pages, p)
 		ix.Kmers = append(ix.Kmers, kt)
 		ix.Tails = append(ix.Tails, p.TailRows(opts.Threads))
-		logf("page %d of %d (%d bases): suffix array on %s %v, rank structure and LCP %v, %d-mer table%s %v, tail rows %v",
-			i+1, len(bounds), len(w), b.Name(), t1.Sub(t0).Round(time.Millisecond), t2.Sub(t1).Round(time.Millisecond), k,
-			map[bool]string{true: " and keys", false: ""}[kt != nil && kt.Keys != nil], t3.Sub(t2).Round(time.Millisecond), time.Since(t3).Round(time.Millisecond))
+		logf("page %d of %d (%d bases): suffix array on %s %v, rank structure, LCP and %d-mer table %v, keys %v, tail rows %v",
+			i+1, len(bounds), len(w), b.Name(), t1.Sub(t0).Round(time.Millisecond), k, t2.Sub(t1).Round(time.Millisecond),
+			t3.Sub(t2).Round(time.Millisecond), time.Since(t3).Round(time.Millisecond))
 	}
 	return ix, nil
 }

@@ -56,40 +56,19 @@ func BuildKmerTable(p *Page, k int) *KmerTable { return BuildKmerTableThreads(p,
 // once, a random access, where a depth-first backward search from every k-mer would make a rank
 // query a symbol tried at every node: minutes for a window of a billion bases and a large k.
 func BuildKmerTableThreads(p *Page, k, threads int) *KmerTable {
-	base := p.occ.sigma - kernels.FirstCode
-	if k < 1 || base < 1 {
+	t := newKmerTable(p.occ.sigma, k)
+	if t == nil {
 		return nil
 	}
-	entries := 1
-	for range k {
-		entries *= base
-	}
-	t := &KmerTable{K: k, base: base, Rows: make([]int32, 2*entries)}
-	w, n := p.w, p.n
-	// kmerAt is the table index of the k-mer that row r's suffix starts with, or -1.
-	kmerAt := func(r int) int {
-		s := int(p.sa[r])
-		if s+k > n {
-			return -1
-		}
-		code := 0
-		for _, x := range w[s : s+k] {
-			if x < kernels.FirstCode {
-				return -1
-			}
-			code = code*base + int(x-kernels.FirstCode)
-		}
-		return code
-	}
 	rows := t.Rows
-	storeParallel(n, threads, func(_, lo, hi int) error {
+	storeParallel(p.n, threads, func(_, lo, hi int) error {
 		// Rows lo+1..hi (row 0 is the empty suffix).
 		prev := -1
 		if lo > 0 {
-			prev = kmerAt(lo)
+			prev = t.rowKmer(p, lo)
 		}
 		for r := lo + 1; r <= hi; r++ {
-			c := kmerAt(r)
+			c := t.rowKmer(p, r)
 			if c != prev {
 				if c >= 0 {
 					rows[2*c] = int32(r)
@@ -100,12 +79,100 @@ func BuildKmerTableThreads(p *Page, k, threads int) *KmerTable {
 			}
 			prev = c
 		}
-		if prev >= 0 && (hi == n || kmerAt(hi+1) != prev) {
+		if prev >= 0 && (hi == p.n || t.rowKmer(p, hi+1) != prev) {
 			rows[2*prev+1] = int32(hi + 1)
 		}
 		return nil
 	})
 	return t
+}
+
+// newKmerTable returns an empty table of k-mers over the matchable codes of sigma, or nil for
+// none.
+func newKmerTable(sigma, k int) *KmerTable {
+	base := sigma - kernels.FirstCode
+	if k < 1 || base < 1 {
+		return nil
+	}
+	entries := 1
+	for range k {
+		entries *= base
+	}
+	return &KmerTable{K: k, base: base, Rows: make([]int32, 2*entries)}
+}
+
+// rowKmer is the table index of the k-mer that row r of p starts with, or -1 (a suffix shorter
+// than K, or one with a code that is not matchable in its first K).
+func (t *KmerTable) rowKmer(p *Page, r int) int {
+	s := int(p.sa[r])
+	if s+t.K > p.n {
+		return -1
+	}
+	code := 0
+	for _, x := range p.w[s : s+t.K] {
+		if x < kernels.FirstCode {
+			return -1
+		}
+		code = code*t.base + int(x-kernels.FirstCode)
+	}
+	return code
+}
+
+// kmerRuns fills a table of k-mers row by row, in parts of consecutive rows visited in order
+// (newOccParts' parts), as BuildKmerTableThreads does: a part sets the start of the runs that
+// start in it and the end of those that end in it, so no two parts write one entry.
+type kmerRuns struct {
+	p     *Page
+	t     *KmerTable
+	parts []kmerPart
+}
+
+// kmerPart is where the visit of one part stands: its first and last rows so far, and the k-mer
+// of the last (-1 for none).
+type kmerPart struct {
+	started     bool
+	first, last int
+	prev        int
+}
+
+// newKmerRuns returns the visitor of p's rows for its table of k-mers over sigma, for up to
+// threads parts; nil for no table.
+func newKmerRuns(p *Page, sigma, k, threads int) *kmerRuns {
+	t := newKmerTable(sigma, k)
+	if t == nil {
+		return nil
+	}
+	return &kmerRuns{p: p, t: t, parts: make([]kmerPart, threads)}
+}
+
+// row visits row r of part t.
+func (kr *kmerRuns) row(t, r int) {
+	st := &kr.parts[t]
+	c := kr.t.rowKmer(kr.p, r)
+	if !st.started {
+		st.started, st.first, st.prev = true, r, -1
+		if r > 0 {
+			st.prev = kr.t.rowKmer(kr.p, r-1)
+		}
+	}
+	if c != st.prev {
+		if c >= 0 {
+			kr.t.Rows[2*c] = int32(r)
+		}
+		if st.prev >= 0 && r > st.first {
+			kr.t.Rows[2*st.prev+1] = int32(r)
+		}
+	}
+	st.last, st.prev = r, c
+}
+
+// finish ends the runs that end at the last row of each part, once every part is visited.
+func (kr *kmerRuns) finish() {
+	for _, st := range kr.parts {
+		if st.started && st.prev >= 0 && (st.last == kr.p.n || kr.t.rowKmer(kr.p, st.last+1) != st.prev) {
+			kr.t.Rows[2*st.prev+1] = int32(st.last + 1)
+		}
+	}
 }
 
 // LoadKmerTable wraps the table of k-mers of length k over a text of nrows-1 codes < sigma, and

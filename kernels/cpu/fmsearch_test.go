@@ -747,6 +747,15 @@ func TestKmerTableThreads(t *testing.T) {
 			if got := BuildKmerTableThreads(p, k, threads); !slices.Equal(got.Rows, want) {
 				t.Fatalf("round %d (n %d, sigma %d, k %d, %d threads): table differs from the naive one", r, n-start, sigma, k, threads)
 			}
+			// the same table from the pass that builds the rank structure
+			sa := slices.Clone(p.sa)
+			q, got := NewPageFromSAKmers(text, sigma, start, n, n, sa, k, threads)
+			if got == nil || !slices.Equal(got.Rows, want) {
+				t.Fatalf("round %d (n %d, sigma %d, k %d, %d threads): table of NewPageFromSAKmers differs from the naive one", r, n-start, sigma, k, threads)
+			}
+			if !slices.Equal(q.occ.data, p.occ.data) {
+				t.Fatalf("round %d: rank structure differs", r)
+			}
 		}
 	}
 }

@@ -31,6 +31,13 @@ func NewOcc(bwt func(i int) byte, n, sigma int) *Occ { return NewOccThreads(bwt,
 // blocks and counts them from zero (bwt is read once a row, which for a BWT read through a suffix
 // array is a random access each), then the counts of the runs before are added to each block.
 func NewOccThreads(bwt func(i int) byte, n, sigma, threads int) *Occ {
+	return newOccParts(func(_, i int) byte { return bwt(i) }, n, sigma, threads)
+}
+
+// newOccParts is NewOccThreads with bwt told the part it is called for: a part is a run of
+// consecutive rows, and bwt is called once a row, in increasing order within each part (parts run
+// at once, on their own goroutines, numbered from 0).
+func newOccParts(bwt func(t, i int) byte, n, sigma, threads int) *Occ {
 	planes := max(bits.Len(uint(sigma-1)), 1)
 	o := &Occ{sigma: sigma, planes: planes}
 	o.counts = (max(sigma-kernels.FirstCode, 0) + 1) / 2
@@ -53,7 +60,7 @@ func NewOccThreads(bwt func(i int) byte, n, sigma, threads int) *Occ {
 				if i >= n {
 					break
 				}
-				c := bwt(i)
+				c := bwt(t, i)
 				counts[c]++
 				for t := 0; t < planes; t++ {
 					pl[2*t+k>>6] |= uint64((c>>t)&1) << (k & 63)

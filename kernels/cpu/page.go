@@ -56,24 +56,32 @@ func newPage(text []byte, sigma, start, end, winEnd, threads int) *Page {
 	}
 	sigma = max(sigma, 2)
 	// The rank structure and the LCP array both need only the suffix array: build them at once.
-	p.buildOccLCP(sigma, threads)
+	p.buildOccLCP(sigma, threads, nil)
 	return p
 }
 
 // buildOccLCP builds the rank structure and the LCP array of a page whose suffix array is in place,
-// the LCP on up to threads goroutines while one more builds the rank structure.
-func (p *Page) buildOccLCP(sigma, threads int) {
+// the LCP on up to threads goroutines while one more builds the rank structure. With kr, the pass
+// that reads each row's BWT symbol (a random access to the text) also follows the runs of k-mers
+// there, since the k-mer starts next to that symbol.
+func (p *Page) buildOccLCP(sigma, threads int, kr *kmerRuns) {
 	w, n := p.w, p.n
 	occDone := make(chan struct{})
 	go func() {
 		defer close(occDone)
-		p.occ = NewOccThreads(func(i int) byte {
+		p.occ = newOccParts(func(t, i int) byte {
 			s := p.sa[i]
+			if kr != nil {
+				kr.row(t, i)
+			}
 			if s == 0 {
 				return kernels.CodeEnd
 			}
 			return w[s-1]
 		}, n+1, sigma, threads)
+		if kr != nil {
+			kr.finish()
+		}
 	}()
 	p.lcp = buildCompactLCP(w, p.sa, threads)
 	<-occDone

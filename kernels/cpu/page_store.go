@@ -45,13 +45,26 @@ func (p *Page) Whole() bool { return p.Start == 0 && p.End == len(p.text) && p.W
 // array of the window; NewPageFromSA sets sa[0], the row of the empty suffix. The page is the one
 // NewPage(text, sigma, start, end, winEnd) builds; the rest is built on up to threads goroutines.
 func NewPageFromSA(text []byte, sigma, start, end, winEnd int, sa []int32, threads int) *Page {
+	p, _ := NewPageFromSAKmers(text, sigma, start, end, winEnd, sa, 0, threads)
+	return p
+}
+
+// NewPageFromSAKmers is NewPageFromSA that also returns the page's table of k-mers
+// (BuildKmerTableThreads'), nil for k < 1, found by the pass that builds the rank structure:
+// both read the text where each row's suffix starts, a random access a row, made once.
+func NewPageFromSAKmers(text []byte, sigma, start, end, winEnd int, sa []int32, k, threads int) (*Page, *KmerTable) {
 	w := text[start:winEnd]
 	n := len(w)
 	p := &Page{Start: start, End: end, WinEnd: winEnd, text: text, w: w, n: n, sa: sa}
 	sa[0] = int32(n)
 	p.c = symbolStarts(w)
-	p.buildOccLCP(max(sigma, 2), max(threads, 1))
-	return p
+	sigma = max(sigma, 2)
+	kr := newKmerRuns(p, sigma, k, max(threads, 1))
+	p.buildOccLCP(sigma, max(threads, 1), kr)
+	if kr == nil {
+		return p, nil
+	}
+	return p, kr.t
 }
 
 // TailRows returns the rows of the suffixes that start past what the page owns (window positions
