@@ -3,6 +3,7 @@ package cpu
 import (
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // LCP fills lcp (len(lcp) == len(sa)) with the longest common prefix of each suffix-array row and
@@ -250,9 +251,17 @@ func buildCompactLCPRounds(w []byte, sa []int32, threads, round int) *compactLCP
 				row[s-a] = int32(k)
 			}
 		})
+		wp, sp := unsafe.Pointer(unsafe.SliceData(w)), unsafe.Pointer(unsafe.SliceData(l.small))
 		parallel(b-a, func(t, lo, hi int) {
 			h := 0
 			for i := lo; i < hi; i++ {
+				if (i-lo)&(occAhead-1) == 0 && i+2*occAhead <= hi {
+					// Each step reads the text at its predecessor's suffix, an address known
+					// only once the step before has compared: ask for those lines (and the
+					// rows' LCP bytes) two steps ahead, so that the misses overlap.
+					prefetchIdx(wp, prev[i+occAhead:i+2*occAhead], 0, 0)
+					prefetchIdx(sp, row[i+occAhead:i+2*occAhead], 0, 0)
+				}
 				p, q := a+i, int(prev[i])
 				k := row[i]
 				if q < 0 {

@@ -3,6 +3,7 @@ package cpu
 import (
 	"runtime"
 	"sort"
+	"unsafe"
 
 	"github.com/sapipe/sapipe/kernels"
 )
@@ -69,7 +70,13 @@ func (p *Page) buildOccLCP(sigma, threads int, kr *kmerRuns) {
 	occDone := make(chan struct{})
 	go func() {
 		defer close(occDone)
+		wp := unsafe.Pointer(unsafe.SliceData(w))
 		p.occ = newOccParts(func(t, i int) byte {
+			if i&(occAhead-1) == 0 && i+2*occAhead <= n+1 {
+				// Ask for the text of the rows two steps ahead: each is a random access, and
+				// without it few are in flight at once (the k-mer's loop is long).
+				prefetchIdx(wp, p.sa[i+occAhead:i+2*occAhead], 0, 0)
+			}
 			s := p.sa[i]
 			if kr != nil {
 				kr.row(t, i)
@@ -86,6 +93,9 @@ func (p *Page) buildOccLCP(sigma, threads int, kr *kmerRuns) {
 	p.lcp = buildCompactLCP(w, p.sa, threads)
 	<-occDone
 }
+
+// occAhead is how many rows ahead buildOccLCP asks for the text, and how many at once.
+const occAhead = 32
 
 // markDeep records which rows have an LCP of at least minLen.
 func (p *Page) markDeep(minLen int) { p.markDeepThreads(minLen, 1) }

@@ -216,3 +216,38 @@ func BenchmarkLoadPage(b *testing.B) {
 		}
 	}
 }
+
+// pageBenchText is a random text of DNA codes far larger than the caches, and its suffix array
+// with the row of the empty suffix first, for the benchmarks of the passes over a suffix array.
+func pageBenchText(b *testing.B) ([]byte, []int32) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	n := 32 << 20
+	text := make([]byte, n)
+	for i := range text {
+		text[i] = byte(kernels.FirstCode + rng.IntN(4))
+	}
+	sa := make([]int32, n+1)
+	SuffixArrayThreads(text, sa[1:], 2)
+	sa[0] = int32(n)
+	return text, sa
+}
+
+// BenchmarkPageFromSA: the rank structure, the LCP and the 12-mer table of 32 Mbp from its
+// suffix array, on two threads.
+func BenchmarkPageFromSA(b *testing.B) {
+	text, sa := pageBenchText(b)
+	n := len(text)
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		NewPageFromSAKmers(text, 6, 0, n, n, sa, KmerLength(n, 6), 2)
+	}
+}
+
+// BenchmarkCompactLCP: the LCP of 32 Mbp from its suffix array, on two threads.
+func BenchmarkCompactLCP(b *testing.B) {
+	text, sa := pageBenchText(b)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		buildCompactLCP(text, sa, 2)
+	}
+}
