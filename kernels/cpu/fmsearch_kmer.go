@@ -56,35 +56,18 @@ func BuildKmerTable(p *Page, k int) *KmerTable { return BuildKmerTableThreads(p,
 // once, a random access, where a depth-first backward search from every k-mer would make a rank
 // query a symbol tried at every node: minutes for a window of a billion bases and a large k.
 func BuildKmerTableThreads(p *Page, k, threads int) *KmerTable {
-	t := newKmerTable(p.occ.sigma, k)
-	if t == nil {
+	kr := newKmerRuns(p, p.occ.sigma, k, threads)
+	if kr == nil {
 		return nil
 	}
-	rows := t.Rows
-	storeParallel(p.n, threads, func(_, lo, hi int) error {
-		// Rows lo+1..hi (row 0 is the empty suffix).
-		prev := -1
-		if lo > 0 {
-			prev = t.rowKmer(p, lo)
-		}
-		for r := lo + 1; r <= hi; r++ {
-			c := t.rowKmer(p, r)
-			if c != prev {
-				if c >= 0 {
-					rows[2*c] = int32(r)
-				}
-				if prev >= 0 && r > lo+1 {
-					rows[2*prev+1] = int32(r)
-				}
-			}
-			prev = c
-		}
-		if prev >= 0 && (hi == p.n || t.rowKmer(p, hi+1) != prev) {
-			rows[2*prev+1] = int32(hi + 1)
+	storeParallel(p.n+1, threads, func(t, lo, hi int) error {
+		for r := lo; r < hi; r++ {
+			kr.row(t, r)
 		}
 		return nil
 	})
-	return t
+	kr.finish()
+	return kr.t
 }
 
 // newKmerTable returns an empty table of k-mers over the matchable codes of sigma, or nil for

@@ -255,12 +255,12 @@ func buildCompactLCPRounds(w []byte, sa []int32, threads, round int) *compactLCP
 		parallel(b-a, func(t, lo, hi int) {
 			h := 0
 			for i := lo; i < hi; i++ {
-				if (i-lo)&(occAhead-1) == 0 && i+2*occAhead <= hi {
+				if (i-lo)&(textAhead-1) == 0 && i+2*textAhead <= hi {
 					// Each step reads the text at its predecessor's suffix, an address known
 					// only once the step before has compared: ask for those lines (and the
 					// rows' LCP bytes) two steps ahead, so that the misses overlap.
-					prefetchIdx(wp, prev[i+occAhead:i+2*occAhead], 0, 0)
-					prefetchIdx(sp, row[i+occAhead:i+2*occAhead], 0, 0)
+					prefetchIdx(wp, prev[i+textAhead:i+2*textAhead], 0, 0)
+					prefetchIdx(sp, row[i+textAhead:i+2*textAhead], 0, 0)
 				}
 				p, q := a+i, int(prev[i])
 				k := row[i]

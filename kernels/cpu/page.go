@@ -72,10 +72,10 @@ func (p *Page) buildOccLCP(sigma, threads int, kr *kmerRuns) {
 		defer close(occDone)
 		wp := unsafe.Pointer(unsafe.SliceData(w))
 		p.occ = newOccParts(func(t, i int) byte {
-			if i&(occAhead-1) == 0 && i+2*occAhead <= n+1 {
+			if i&(textAhead-1) == 0 && i+2*textAhead <= n+1 {
 				// Ask for the text of the rows two steps ahead: each is a random access, and
 				// without it few are in flight at once (the k-mer's loop is long).
-				prefetchIdx(wp, p.sa[i+occAhead:i+2*occAhead], 0, 0)
+				prefetchIdx(wp, p.sa[i+textAhead:i+2*textAhead], 0, 0)
 			}
 			s := p.sa[i]
 			if kr != nil {
@@ -94,8 +94,9 @@ func (p *Page) buildOccLCP(sigma, threads int, kr *kmerRuns) {
 	<-occDone
 }
 
-// occAhead is how many rows ahead buildOccLCP asks for the text, and how many at once.
-const occAhead = 32
+// textAhead is how many rows ahead the passes over a suffix array that read the text at random
+// (the rank structure's, the LCP's) ask for it, and how many rows at once.
+const textAhead = 32
 
 // markDeep records which rows have an LCP of at least minLen.
 func (p *Page) markDeep(minLen int) { p.markDeepThreads(minLen, 1) }
