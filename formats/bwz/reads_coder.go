@@ -77,15 +77,6 @@ func (a *arith) finish() []byte {
 	return append(a.buf, byte(a.x1>>24), byte(a.x1>>16), byte(a.x1>>8), byte(a.x1))
 }
 
-// codeRaw codes the low n bits of v (n <= 32), most significant first, at even odds.
-func (a *arith) codeRaw(v uint32, n int) uint32 {
-	var out uint32
-	for i := n - 1; i >= 0; i-- {
-		out = out<<1 | uint32(a.code(1<<15, int(v>>uint(i))&1))
-	}
-	return out
-}
-
 // ctr is an adaptive probability of a 1 (in 1/65536ths, kept xor 1<<15 so that a zero ctr says
 // 1/2) that learns fast while young and settles to a step of 1/(limit+1.5).
 type ctr struct {
@@ -147,33 +138,6 @@ func squash16x(x int32) uint32 { return squash16[min(max(x, -2047), 2047)+2048] 
 
 // st is c's probability stretched.
 func (c *ctr) st() int32 { return stretch16[(c.q^1<<15)>>4] }
-
-// mixer2 mixes two stretched probabilities and a bias with one of its weight sets, and learns.
-type mixer2 struct {
-	w    [3]int32 // 16.16 fixed point
-	x    [3]int32
-	p    uint32
-	rate int32
-}
-
-func (m *mixer2) init(rate int32) {
-	m.w = [3]int32{1 << 15, 1 << 15, 0}
-	m.rate = rate
-}
-
-func (m *mixer2) mix(a, b int32) uint32 {
-	m.x = [3]int32{a, b, 256}
-	dot := int64(a)*int64(m.w[0]) + int64(b)*int64(m.w[1]) + 256*int64(m.w[2])
-	m.p = squash16x(int32(dot >> 16))
-	return m.p
-}
-
-func (m *mixer2) learn(bit int) {
-	err := (int32(bit)<<16 - int32(m.p)) >> 4 // in 1/4096ths
-	for i := range m.w {
-		m.w[i] = min(max(m.w[i]+(m.x[i]*err*m.rate)>>10, -1<<22), 1<<22)
-	}
-}
 
 // numModel codes unsigned integers: the bit length in unary, then the bits below the leading 1,
 // each with a probability of its own by the length and the place of the bit below the leading 1
