@@ -254,7 +254,7 @@ func (ix *Index) Close() error {
 // backend's NewMatcher over the same reference (opts.PageSize does not apply: the index's pages
 // are used). opts.MinLen may be at most the pages' overlap plus one when there are several.
 func (ix *Index) Matcher(opts kernels.MatchOptions) (kernels.Matcher, error) {
-	return cpu.NewMatcherFromPages(ix.Ref, opts, ix.Pages, ix.Threads)
+	return ix.MatcherOn(nil, opts)
 }
 
 // pagesMatcherBackend is a backend that matches against pages built elsewhere (a GPU, which copies

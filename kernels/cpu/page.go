@@ -47,14 +47,7 @@ func newPage(text []byte, sigma, start, end, winEnd, threads int) *Page {
 	p.sa = make([]int32, n+1)
 	p.sa[0] = int32(n)
 	SuffixArrayThreads(w, p.sa[1:], threads)
-	var counts [256]int
-	for _, x := range w {
-		counts[x]++
-	}
-	p.c[0] = 1
-	for x := 1; x < 256; x++ {
-		p.c[x] = p.c[x-1] + counts[x-1]
-	}
+	p.c = symbolStarts(w)
 	sigma = max(sigma, 2)
 	// The rank structure and the LCP array both need only the suffix array: build them at once.
 	p.buildOccLCP(sigma, threads, nil)
