@@ -82,11 +82,11 @@ func (g *gpuSearcher) upload() error {
 		{g.kmers, unsafe.Pointer(unsafe.SliceData(ix.Kmers)), 4 * len(ix.Kmers)},
 		{g.cs, unsafe.Pointer(&ix.C[0]), 4 * 256},
 	} {
-		if err := d.toDevice(cp.dst, cp.src, cp.n); err != nil {
+		if err := d.copyInFrom(cp.dst, cp.src, cp.n); err != nil {
 			return err
 		}
 	}
-	return nil
+	return d.sync()
 }
 
 // Search appends the hits of every pattern of p to h, searching on the GPU.

@@ -96,8 +96,9 @@ func layoutPage(c *carver, s pageShape, text devPtr, textLen int, desc *pageDev)
 	}
 }
 
-// upload copies page h into device memory at base (of at least h.bytes) and returns its
-// descriptor. It runs on a thread where the context is current.
+// upload copies page h into device memory at base (of at least h.bytes) through the pinned ring
+// and returns its descriptor; the copies may still be running (d.sync waits for them). Device
+// goroutine only.
 func (h *hostPage) upload(d *device, base devPtr, text devPtr, textLen int) (pageDev, error) {
 	var desc pageDev
 	c := carver{next: base}
@@ -119,7 +120,7 @@ func (h *hostPage) upload(d *device, base devPtr, text devPtr, textLen int) (pag
 		{desc.c, unsafe.Pointer(&h.c[0]), 4 * 256},
 	}
 	for _, cp := range copies {
-		if err := d.toDevice(cp.dst, cp.src, cp.n); err != nil {
+		if err := d.copyInFrom(cp.dst, cp.src, cp.n); err != nil {
 			return desc, err
 		}
 	}
@@ -210,7 +211,14 @@ func (fs *frameSet) acquire(m *gpuMatcher, i int) (*frame, error) {
 			free.page, free.refs, free.loading, free.used = i, 1, true, fs.tick
 			fs.loads++
 			fs.mu.Unlock()
-			desc, err := m.pages[i].upload(m.dev, free.mem.p, m.text.p, len(m.ref.Text))
+			var desc pageDev
+			err := m.dev.run(func() error {
+				var err error
+				if desc, err = m.pages[i].upload(m.dev, free.mem.p, m.text.p, len(m.ref.Text)); err != nil {
+					return err
+				}
+				return m.dev.sync() // the workers' streams do not wait for the ring's
+			})
 			fs.mu.Lock()
 			free.loading = false
 			free.desc = desc

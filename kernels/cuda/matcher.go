@@ -226,7 +226,10 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		if err := m.text.ensure(d, uint64(textBytes)); err != nil {
 			return err
 		}
-		return d.toDevice(m.text.p, ptrOf(ref.Text), n)
+		if err := d.copyInFrom(m.text.p, ptrOf(ref.Text), n); err != nil {
+			return err
+		}
+		return d.sync()
 	})
 	trace("matcher: kernels looked up, text copied", t0)
 	if err == nil && given != nil {

@@ -121,6 +121,15 @@ func (d *device) copyIn(dst devPtr, src []byte) error {
 	return nil
 }
 
+// copyInFrom is copyIn of the n bytes at src (Go memory, or a mapped file: the ring's copy
+// goroutines then take its page faults on several cores too). Device goroutine only.
+func (d *device) copyInFrom(dst devPtr, src unsafe.Pointer, n int) error {
+	if n == 0 {
+		return nil
+	}
+	return d.copyIn(dst, unsafe.Slice((*byte)(src), n))
+}
+
 // copyOut copies len(dst) bytes from device address src into dst, after the work launched before
 // it. Device goroutine only.
 func (d *device) copyOut(dst []byte, src devPtr) error {
