@@ -52,6 +52,14 @@ type SuffixArraySizer interface {
 	MaxSuffixArray() int
 }
 
+// PageIndexer is a backend that builds a page's whole index itself (a GPU: suffix array, LCP,
+// rank structure and k-mer table), identical to what the CPU builds from the suffix array.
+// MaxIndexPage is the longest window it can index now.
+type PageIndexer interface {
+	MaxIndexPage() int
+	IndexPage(text []byte, sigma, start, end, winEnd, k, threads int) (*cpu.Page, *cpu.KmerTable, error)
+}
+
 // BuildIndex reads the reference at path ("-": stdin) and indexes it, building the suffix arrays on
 // backend b and the rest on the CPU.
 func BuildIndex(b kernels.Backend, path string, nucleotidesOnly bool, stdin io.Reader, opts IndexOptions) (*Index, error) {
@@ -66,7 +74,9 @@ func BuildIndex(b kernels.Backend, path string, nucleotidesOnly bool, stdin io.R
 // equal size, as few as MaxPageSize allows, each no larger than b can sort.
 func IndexPageSize(b kernels.Backend, n int, opts IndexOptions) int {
 	most := kernels.MaxPageSize(opts.Overlap)
-	if sz, ok := b.(SuffixArraySizer); ok {
+	if pi, ok := b.(PageIndexer); ok {
+		most = min(most, max(pi.MaxIndexPage()-opts.Overlap, 1<<16))
+	} else if sz, ok := b.(SuffixArraySizer); ok {
 		most = min(most, max(sz.MaxSuffixArray()-opts.Overlap, 1<<16))
 	}
 	if opts.PageSize > 0 {
@@ -101,16 +111,30 @@ func IndexReference(b kernels.Backend, ref *kernels.Reference, nucleotidesOnly b
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
+	pi, whole := b.(PageIndexer)
 	for i, bd := range bounds {
 		w := ref.Text[bd[0]:bd[2]]
 		t0 := time.Now()
-		sa := make([]int32, len(w)+1)
-		if err := b.SuffixArray(w, sa[1:]); err != nil {
-			return nil, fmt.Errorf("%s: page %d: suffix array on %s: %w", name, i, b.Name(), err)
+		var p *cpu.Page
+		var kt *cpu.KmerTable
+		var built string
+		if whole {
+			var err error
+			if p, kt, err = pi.IndexPage(ref.Text, ref.Alpha.Size, bd[0], bd[1], bd[2], k, opts.Threads); err != nil {
+				return nil, fmt.Errorf("%s: page %d: index on %s: %w", name, i, b.Name(), err)
+			}
+			built = fmt.Sprintf("suffix array, rank structure, LCP and %d-mer table on %s %v", k, b.Name(), time.Since(t0).Round(time.Millisecond))
+		} else {
+			sa := make([]int32, len(w)+1)
+			if err := b.SuffixArray(w, sa[1:]); err != nil {
+				return nil, fmt.Errorf("%s: page %d: suffix array on %s: %w", name, i, b.Name(), err)
+			}
+			t1 := time.Now()
+			// The k-mer table comes from the pass that builds the rank structure.
+			p, kt = cpu.NewPageFromSAKmers(ref.Text, ref.Alpha.Size, bd[0], bd[1], bd[2], sa, k, opts.Threads)
+			built = fmt.Sprintf("suffix array on %s %v, rank structure, LCP and %d-mer table %v", b.Name(),
+				t1.Sub(t0).Round(time.Millisecond), k, time.Since(t1).Round(time.Millisecond))
 		}
-		t1 := time.Now()
-		// The k-mer table comes from the pass that builds the rank structure.
-		p, kt := cpu.NewPageFromSAKmers(ref.Text, ref.Alpha.Size, bd[0], bd[1], bd[2], sa, k, opts.Threads)
 		t2 := time.Now()
 		if kt != nil && cpu.Keyed(len(w)) {
 			kt.Keys = cpu.RowKeys(p, kt, opts.Threads) // for the keyed search of count and locate
@@ -119,8 +143,7 @@ func IndexReference(b kernels.Backend, ref *kernels.Reference, nucleotidesOnly b
 		ix.Pages = append(ix.Pages, p)
 		ix.Kmers = append(ix.Kmers, kt)
 		ix.Tails = append(ix.Tails, p.TailRows(opts.Threads))
-		logf("page %d of %d (%d bases): suffix array on %s %v, rank structure, LCP and %d-mer table %v, keys %v, tail rows %v",
-			i+1, len(bounds), len(w), b.Name(), t1.Sub(t0).Round(time.Millisecond), k, t2.Sub(t1).Round(time.Millisecond),
+		logf("page %d of %d (%d bases): %s, keys %v, tail rows %v", i+1, len(bounds), len(w), built,
 			t3.Sub(t2).Round(time.Millisecond), time.Since(t3).Round(time.Millisecond))
 	}
 	return ix, nil

@@ -321,3 +321,53 @@ func TestHostKindChild(t *testing.T) {
 		t.Errorf("--version: %q, want gpu: none and why", gpuLine)
 	}
 }
+
+// TestIndexOnGPU: an index file built on the GPU (every page's arrays and k-mer table made there)
+// is the CPU's, byte for byte, for references of one and several pages, with runs of n; -v says
+// where the pages were built. Skipped without a GPU (failed with SAPIPE_REQUIRE_GPU=1).
+func TestIndexOnGPU(t *testing.T) {
+	if err := noGPU(); err != nil {
+		if os.Getenv("SAPIPE_REQUIRE_GPU") >= "1" {
+			t.Fatalf("SAPIPE_REQUIRE_GPU=1 but no GPU: %v", err)
+		}
+		t.Skipf("no GPU: %v", err)
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 8))
+	var fa bytes.Buffer
+	var all []byte
+	for r := range 5 {
+		fmt.Fprintf(&fa, ">rec%d\n", r)
+		s := make([]byte, 20000+rng.IntN(30000))
+		for i := range s {
+			s[i] = "acgt"[rng.IntN(4)]
+		}
+		if len(all) > 5000 { // a repeat of an earlier stretch, and a run of n
+			k := rng.IntN(len(all) - 4000)
+			copy(s[100:], all[k:k+4000])
+			copy(s[9000:], bytes.Repeat([]byte("n"), 500))
+		}
+		all = append(all, s...)
+		fa.Write(s)
+		fa.WriteByte('\n')
+	}
+	ref := filepath.Join(dir, "ref.fa")
+	writeFile(t, ref, fa.Bytes())
+	for _, ps := range []string{"0", "30000"} {
+		var files [2][]byte
+		for i, dev := range []string{"cpu", "gpu"} {
+			out := filepath.Join(dir, dev+ps+".sai")
+			_, stderr, st := runSapipe(t, nil, "index", "-v", "--device", dev, "--page-size", ps, "-o", out, ref)
+			if st != 0 {
+				t.Fatalf("index --device %s --page-size %s: status %d: %s", dev, ps, st, stderr)
+			}
+			if dev == "gpu" && !strings.Contains(string(stderr), "suffix array, rank structure, LCP and") {
+				t.Errorf("--page-size %s: -v does not say the pages were built on the GPU: %s", ps, stderr)
+			}
+			files[i], _ = os.ReadFile(out)
+		}
+		if len(files[0]) == 0 || !bytes.Equal(files[0], files[1]) {
+			t.Errorf("--page-size %s: the GPU's index file (%d bytes) differs from the CPU's (%d bytes)", ps, len(files[1]), len(files[0]))
+		}
+	}
+}

@@ -32,12 +32,22 @@ var plcpLongCap = uint32(1 << 21)
 
 // buildKernels are the kernels of page_build.cuh.
 var buildKernels = []string{"pb_phi", "pb_plcp", "pb_lcp", "pb_compact_lcp", "pb_block_min", "pb_deep", "pb_occ_planes",
-	"pb_occ_counts", "pb_copy_u32"}
+	"pb_occ_counts", "pb_copy_u32", "pb_kmers"}
 
 // buildPage builds the index of the window text[start:winEnd], owning [start, end), into frame f
 // (growing its memory to fit) and sets f.desc. The device text must be in place.
 func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
-	w := m.ref.Text[start:winEnd]
+	_, err := buildPageOn(m.dev, f, m.ref.Text, m.text.p, m.ref.Alpha.Size, m.opts.MinLen, start, end, winEnd, false)
+	return err
+}
+
+// buildPageOn builds the index of the window text[start:winEnd] (codes < sigma), owning [start,
+// end), into frame f (growing its memory to fit), sets f.desc and returns the page's shape. The
+// text is at devText on the device (the window at devText+start, which is all that is read).
+// minLen sets the deep bits. With lean set, the suffix array's construction memory is given back
+// before the LCP's is taken, so that the build needs no more than the larger of the two.
+func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen, start, end, winEnd int, lean bool) (pageShape, error) {
+	w := text[start:winEnd]
 	n := len(w)
 	t0 := time.Now()
 	var counts [256]int
@@ -50,12 +60,11 @@ func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 		c[x] = c[x-1] + uint32(counts[x-1])
 	}
 	shape := pageShape{start: start, end: end, winEnd: winEnd, n: n}
-	sigma := max(m.ref.Alpha.Size, 2)
+	sigma = max(sigma, 2)
 	shape.occShape(sigma)
 	nb := shape.occWords / shape.stride
 	syms := sigma - 2
-	d := m.dev
-	return d.run(func() error {
+	return shape, d.run(func() error {
 		var dSA, dPhi, dLCP, dBig, dOff, dCnt, dCntOff, dSums, dTot, dFailed devBuf
 		defer func() {
 			for _, x := range []*devBuf{&dSA, &dPhi, &dLCP, &dBig, &dOff, &dCnt, &dCntOff, &dSums, &dTot, &dFailed} {
@@ -63,15 +72,29 @@ func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 			}
 		}()
 		rows := n + 2
-		for _, x := range []struct {
+		bufs := []struct {
 			b *devBuf
 			n int
 		}{{&dSA, 4 * (n + 1)}, {&dPhi, 4 * n}, {&dLCP, 4 * rows}, {&dBig, 4 * rows}, {&dOff, 4 * rows},
 			{&dCnt, 4 * syms * nb}, {&dCntOff, 4 * syms * nb}, {&dSums, 4 * (ceilDiv(max(rows, syms*nb), scanTile) + 1)}, {&dTot, 16},
-			{&dFailed, ceilDiv(n, plcpChunk) + 16}} {
-			if err := x.b.ensure(d, uint64(x.n)); err != nil {
+			{&dFailed, ceilDiv(n, plcpChunk) + 16}}
+		alloc := func(bufs []struct {
+			b *devBuf
+			n int
+		}) error {
+			for _, x := range bufs {
+				if err := x.b.ensure(d, uint64(x.n)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if lean {
+			if err := alloc(bufs[:1]); err != nil { // the suffix array's output only, for now
 				return err
 			}
+		} else if err := alloc(bufs); err != nil {
+			return err
 		}
 		scan := func(in, out devPtr, n int) (uint32, error) {
 			tiles := ceilDiv(n, scanTile)
@@ -88,7 +111,7 @@ func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 			err := d.toHost(unsafe.Pointer(&t), dTot.p, 4)
 			return t, err
 		}
-		text := m.text.p + devPtr(start)
+		wText := devText + devPtr(start)
 		// The window's suffix array, with row 0 for the empty suffix (the value n), built from
 		// the text already on the device and left there.
 		if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(dSA.p, uint32(n), 1)); err != nil {
@@ -98,10 +121,16 @@ func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 			if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(dSA.p+4, 0, 1)); err != nil {
 				return err
 			}
-		} else if _, err := d.suffixArray(nil, nil, nil, nil, 0, nil, &saDevIO{text: text, sa: dSA.p + 4, n: n}); err != nil {
+		} else if _, err := d.suffixArray(nil, nil, nil, nil, 0, nil, &saDevIO{text: wText, sa: dSA.p + 4, n: n}); err != nil {
 			return err
 		}
 		trace("page: suffix array", t0)
+		if lean {
+			d.pool.release(d)
+			if err := alloc(bufs[1:]); err != nil {
+				return err
+			}
+		}
 		if err := d.launch("pb_phi", ceilDiv(n, 256), 256, 0, dSA.p, uint32(n), dPhi.p); err != nil {
 			return err
 		}
@@ -111,7 +140,7 @@ func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 		// Chunks whose first value passes plcpCap (repeats of over 64 Ki bases) are redone alone,
 		// from that length on.
 		for pass, c := range [][2]uint32{{plcpCap, 0}, {plcpLongCap, plcpCap}} {
-			if err := d.launch("pb_plcp", ceilDiv(ceilDiv(n, plcpChunk), 128), 128, 0, text, uint32(n), dPhi.p, uint32(plcpChunk),
+			if err := d.launch("pb_plcp", ceilDiv(ceilDiv(n, plcpChunk), 128), 128, 0, wText, uint32(n), dPhi.p, uint32(plcpChunk),
 				c[0], c[1], dFailed.p, uint32(pass), dTot.p+4); err != nil {
 				return err
 			}
@@ -142,7 +171,7 @@ func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 		}
 		var desc pageDev
 		cv := carver{next: f.mem.p}
-		layoutPage(&cv, shape, m.text.p, len(m.ref.Text), &desc)
+		layoutPage(&cv, shape, devText, len(text), &desc)
 		min1, min2 := shape.lcpBlocks()
 		steps := []struct {
 			name        string
@@ -153,7 +182,7 @@ func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 			{"pb_compact_lcp", ceilDiv(rows, 256), 256, []any{dLCP.p, uint32(rows), dBig.p, dOff.p, desc.lcp, desc.bigRow, desc.bigVal}},
 			{"pb_block_min", ceilDiv(min1, 256), 256, []any{dLCP.p, uint32(rows), desc.min1}},
 			{"pb_block_min", ceilDiv(min2, 256), 256, []any{desc.min1, uint32(min1), desc.min2}},
-			{"pb_deep", ceilDiv(min1, 256), 256, []any{dLCP.p, uint32(rows), uint32(m.opts.MinLen), desc.deep}},
+			{"pb_deep", ceilDiv(min1, 256), 256, []any{dLCP.p, uint32(rows), uint32(minLen), desc.deep}},
 		}
 		for _, st := range steps {
 			if err := d.launch(st.name, st.grid, st.block, 0, st.args...); err != nil {
@@ -163,7 +192,7 @@ func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 		if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(desc.occ, 0, uint64(2*shape.occWords))); err != nil {
 			return err
 		}
-		if err := d.launch("pb_occ_planes", nb, 128, 0, dSA.p, text, uint32(n+1), uint32(nb), uint32(sigma), uint32(shape.planes),
+		if err := d.launch("pb_occ_planes", nb, 128, 0, dSA.p, wText, uint32(n+1), uint32(nb), uint32(sigma), uint32(shape.planes),
 			uint32(shape.counts), uint32(shape.stride), desc.occ, dCnt.p); err != nil {
 			return err
 		}

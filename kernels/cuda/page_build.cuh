@@ -148,3 +148,32 @@ extern "C" __global__ void __launch_bounds__(256) pb_copy_u32(const u32 *__restr
 	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n) dst[i] = src[i];
 }
+
+// pb_kmer: the table index of the k-mer that the suffix at s of the window starts with, -1 for a
+// suffix shorter than k or one with a code below MT_FIRST in its first k (kernels/cpu's rowKmer).
+__device__ __forceinline__ long long pb_kmer(const u8 *__restrict__ w, u32 n, u32 s, u32 k, u32 base) {
+	if ((u64)s + k > n) return -1;
+	long long code = 0;
+	for (u32 i = 0; i < k; i++) {
+		u32 x = w[s + i];
+		if (x < MT_FIRST) return -1;
+		code = code * base + (x - MT_FIRST);
+	}
+	return code;
+}
+
+// pb_kmers: the table of k-mers (kernels/cpu's KmerTable) from the suffix array's rows 0..n: the
+// rows of one k-mer are a run, rows[2j] is its first row and rows[2j+1] one past its last. A k-mer
+// that does not occur keeps 0, 0 (rows must be zero).
+extern "C" __global__ void __launch_bounds__(256) pb_kmers(const int *__restrict__ sa, const u8 *__restrict__ w, u32 n, u32 k,
+                                                           u32 base, int *__restrict__ rows) {
+	u64 r = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (r > n) return;
+	long long c = pb_kmer(w, n, (u32)sa[r], k, base);
+	long long prev = r > 0 ? pb_kmer(w, n, (u32)sa[r - 1], k, base) : -1;
+	if (c != prev) {
+		if (c >= 0) rows[2 * c] = (int)r;
+		if (prev >= 0) rows[2 * prev + 1] = (int)r;
+	}
+	if (r == n && c >= 0) rows[2 * c + 1] = (int)(n + 1);
+}
