@@ -51,11 +51,13 @@ type worker struct {
 	dCand, dValid, dValidOff    devBuf
 	dOut                        devBuf
 
-	spans     map[*byte]*codeSpan
-	spanOrder []*codeSpan
-	segSlot   []uint32 // first slot of each segment of the launch
-	recs      []outRec
-	itemRows  []uint32
+	spans      map[*byte]*codeSpan
+	spanOrder  []*codeSpan
+	segSlot    []uint32 // first slot of each segment of the launch
+	recs       []outRec
+	spare      []outRec // mergeRecords' other buffer
+	itemRows   []uint32
+	pageStarts []int // where each page's records start in recs
 
 	// Profiling: events recorded after each stage, and the stage names.
 	events  []event
@@ -194,7 +196,9 @@ func (w *worker) run(batch []*request) error {
 	}
 	var recs []outRec
 	if m.opts.Mode == kernels.MaxMatch {
+		starts := w.pageStarts[:0]
 		for _, i := range m.fs.order(m.npages) {
+			starts = append(starts, len(w.recs))
 			f, err := m.fs.acquire(m, i)
 			if err != nil {
 				return err
@@ -208,7 +212,12 @@ func (w *worker) run(batch []*request) error {
 				return err
 			}
 		}
-		sortRecords(w.recs, m.npages == 1)
+		w.pageStarts = append(starts, len(w.recs))
+		if m.npages == 1 {
+			sortRecords(w.recs, true)
+		} else {
+			w.recs, w.spare = mergeRecords(w.recs, w.spare, w.pageStarts)
+		}
 		recs = w.recs
 	} else {
 		recs, err = w.unique(nPieces, nSlots)

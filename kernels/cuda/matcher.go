@@ -441,6 +441,52 @@ func (m *gpuMatcher) worker(ready chan<- error) {
 	}
 }
 
+// mergeRecords puts the -maxmatch records of several pages in (slot, text position) order. Each
+// page's records, recs[starts[i]:starts[i+1]] (starts ends with len(recs)), are in slot order
+// already (that of the items they come from), so the pages are merged by slot, pairwise, between
+// recs and buf, and then only the runs of one slot are sorted: linear, where sorting them whole
+// took most of a launch's host time against a repetitive genome of two pages (hundreds of
+// millions of records a launch). It returns the ordered records and the other buffer, for reuse.
+func mergeRecords(recs, buf []outRec, starts []int) (sorted, spare []outRec) {
+	buf = slices.Grow(buf[:0], len(recs))[:len(recs)]
+	bounds := slices.Clone(starts)
+	src, dst := recs, buf
+	for len(bounds) > 2 {
+		parts := len(bounds) - 1
+		next := bounds[:0:0]
+		for i := 0; i < parts; i += 2 {
+			next = append(next, bounds[i])
+			if i+1 == parts {
+				copy(dst[bounds[i]:bounds[i+1]], src[bounds[i]:bounds[i+1]])
+				continue
+			}
+			mergeBySlot(dst[bounds[i]:bounds[i+2]], src[bounds[i]:bounds[i+1]], src[bounds[i+1]:bounds[i+2]])
+		}
+		bounds = append(next, len(recs))
+		src, dst = dst, src
+	}
+	sortRecords(src, true)
+	return src, dst
+}
+
+// mergeBySlot merges a and b, each in slot order, into dst (of their length), a's records first
+// among those of one slot.
+func mergeBySlot(dst, a, b []outRec) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j].slot < a[i].slot {
+			dst[k] = b[j]
+			j++
+		} else {
+			dst[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
+}
+
 // sortRecords puts records in (slot, text position) order. With runs set they are in slot order
 // already (one page's records) and only the runs of one slot are sorted.
 func sortRecords(recs []outRec, runs bool) {

@@ -1,0 +1,71 @@
+package cuda
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestMergeRecords: the records of 1 to 7 pages, each page's in slot order with its runs of one
+// slot in any order, come out of mergeRecords as sortRecords orders the whole, from fresh and
+// from reused buffers.
+func TestMergeRecords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var buf []outRec
+	for trial := range 300 {
+		pages := 1 + trial%7
+		slots := 1 + rng.IntN(50)
+		var recs []outRec
+		starts := []int{}
+		used := map[[2]uint64]bool{}
+		for range pages {
+			starts = append(starts, len(recs))
+			var page []outRec
+			for range rng.IntN(40) {
+				r := outRec{slot: uint32(rng.IntN(slots)), ref: uint32(rng.IntN(1 << 20)), refHi: uint32(rng.IntN(3)), len: uint32(rng.IntN(100))}
+				key := [2]uint64{uint64(r.slot), uint64(r.textPos())}
+				if used[key] { // one record a slot and text position, as the pages' ownership gives
+					continue
+				}
+				used[key] = true
+				page = append(page, r)
+			}
+			slices.SortStableFunc(page, func(a, b outRec) int { return int(a.slot) - int(b.slot) })
+			recs = append(recs, page...)
+		}
+		starts = append(starts, len(recs))
+		want := slices.Clone(recs)
+		sortRecords(want, false)
+		var got []outRec
+		got, buf = mergeRecords(recs, buf, starts)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d, %d pages: merged %v, want %v", trial, pages, got, want)
+		}
+	}
+}
+
+// BenchmarkRecordOrder orders a launch's -maxmatch records from two pages (8 M records, about 8
+// a slot, as against a repetitive genome): sorted whole, or merged by slot (mergeRecords).
+func BenchmarkRecordOrder(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n = 8 << 20
+	recs := make([]outRec, n)
+	for i := range recs {
+		recs[i] = outRec{slot: uint32(i % (n / 2) / 4), ref: rng.Uint32(), refHi: uint32(i / (n / 2)), len: 30}
+	}
+	starts := []int{0, n / 2, n}
+	work := make([]outRec, n)
+	b.Run("sort", func(b *testing.B) {
+		for range b.N {
+			copy(work, recs)
+			sortRecords(work, false)
+		}
+	})
+	b.Run("merge", func(b *testing.B) {
+		var buf []outRec
+		for range b.N {
+			copy(work, recs)
+			_, buf = mergeRecords(work, buf, starts)
+		}
+	})
+}
