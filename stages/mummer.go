@@ -47,11 +47,16 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 	enc := kernels.NewQueryEncoder(&ref.Alpha, opts.NucleotidesOnly)
 	start := time.Now()
 	var records, bases int64
+	// A batch is formatted on the worker that matched it, except the pieces of a long record
+	// under -mum, whose uniqueness is over the whole record: the sink formats those in order.
+	// (Under the other modes a piece's lines depend on it alone, so a genome-long query's output,
+	// hundreds of MB, is not formatted on one goroutine.)
+	onWorker := func(b *QueryBatch) bool { return b.whole || opts.Mode != kernels.Mum }
 	match := func(b *QueryBatch) error {
 		if err := m.Match(&b.Batch, &b.Res); err != nil {
 			return err
 		}
-		if b.whole {
+		if onWorker(b) {
 			wp := printer{opts: &opts, ref: ref, out: mw, mums: b.mums[:0], sub: b.sub}
 			b.Out = wp.batch(b.Out[:0], b)
 			b.mums, b.sub = wp.mums, wp.sub
@@ -59,7 +64,7 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 		return nil
 	}
 	write := func(b *QueryBatch) error {
-		if !b.whole {
+		if !onWorker(b) {
 			b.Out = p.batch(b.Out[:0], b)
 		}
 		if _, err := bw.Write(b.Out); err != nil {

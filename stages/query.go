@@ -29,8 +29,8 @@ type QueryBatch struct {
 	codeLen int
 	names   []byte // the records' names, which SegInfo.Name points into (from a reader's buffers)
 
-	// Batches of whole records are formatted on the worker that matched them, into Out; the
-	// pieces of a long record, which need what came before them, by the sink.
+	// Batches are formatted on the worker that matched them, into Out, except the pieces of a
+	// long record under -mum, which need what came before them: the sink formats those.
 	whole          bool
 	Out            []byte
 	records, bases int64 // records read whole in this batch, and their bases
