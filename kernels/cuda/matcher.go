@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -500,14 +501,44 @@ func sortRecords(recs []outRec, runs bool) {
 		slices.SortFunc(recs, cmp)
 		return
 	}
-	for i := 0; i < len(recs); {
-		j := i + 1
-		for j < len(recs) && recs[j].slot == recs[i].slot {
-			j++
+	sortRuns := func(recs []outRec) {
+		for i := 0; i < len(recs); {
+			j := i + 1
+			for j < len(recs) && recs[j].slot == recs[i].slot {
+				j++
+			}
+			if j-i > 1 {
+				slices.SortFunc(recs[i:j], cmp)
+			}
+			i = j
 		}
-		if j-i > 1 {
-			slices.SortFunc(recs[i:j], cmp)
-		}
-		i = j
 	}
+	// Millions of records (-maxmatch against a repetitive genome) are cut at slot boundaries into
+	// parts sorted on every core.
+	n := len(recs)
+	parts := min(runtime.GOMAXPROCS(0), n>>18)
+	if parts < 2 {
+		sortRuns(recs)
+		return
+	}
+	cuts := []int{0}
+	for t := 1; t < parts; t++ {
+		c := max(n*t/parts, cuts[len(cuts)-1]+1)
+		for c < n && recs[c].slot == recs[c-1].slot {
+			c++
+		}
+		if c < n {
+			cuts = append(cuts, c)
+		}
+	}
+	cuts = append(cuts, n)
+	var wg sync.WaitGroup
+	for i := range len(cuts) - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sortRuns(recs[cuts[i]:cuts[i+1]])
+		}()
+	}
+	wg.Wait()
 }

@@ -69,3 +69,27 @@ func BenchmarkRecordOrder(b *testing.B) {
 		}
 	})
 }
+
+// TestMergeRecordsLarge: millions of records, whose runs of one slot are sorted in parts on
+// several goroutines, come out as sortRecords orders the whole.
+func TestMergeRecordsLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 3 << 20
+	recs := make([]outRec, n)
+	for i := range recs { // two pages; runs of one slot of 1 to 8 records each, some long runs
+		slot := uint32(i % (n / 2) / (1 + i%8))
+		if i%(n/2) > n/2-5000 {
+			slot = uint32(n) // one long run at the end of each page
+		}
+		recs[i] = outRec{slot: slot, ref: uint32(i), refHi: uint32(rng.IntN(4)), len: 20}
+	}
+	for _, page := range [][]outRec{recs[:n/2], recs[n/2:]} {
+		slices.SortStableFunc(page, func(a, b outRec) int { return int(a.slot) - int(b.slot) })
+	}
+	want := slices.Clone(recs)
+	sortRecords(want, false)
+	got, _ := mergeRecords(recs, nil, []int{0, n / 2, n})
+	if !slices.Equal(got, want) {
+		t.Fatal("the records of two pages, merged and sorted in parts, are out of order")
+	}
+}
