@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -26,8 +27,9 @@ records.
 
 -i takes an index made by "sapipe index", mapped into memory at once; a FASTA file there is
 indexed in memory first (-n then encodes it as "sapipe mummer -n" does). With --device auto an
-index file is searched on the CPU, which was faster end to end in every case measured (a GPU
-must first copy the whole index); --device gpu searches on the GPU.
+index file is searched on the CPU (a GPU must first copy the whole index), unless it is of 8 GiB
+or more and the pattern files named come to 512 MiB or more: then on a GPU where there is one;
+--device gpu searches on the GPU.
 
 Examples:
    sapipe count -i ecoli.sai primers.txt
@@ -92,7 +94,7 @@ func runSearchCommand(c *cli.Context, e *env, cmd string, locate bool) error {
 func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts stages.SearchOptions, paths []string) error {
 	logf := logger(c, e, cmd)
 	isIndex := stages.IsIndexFile(c.String("i"))
-	b, ix, err := openSearchIndex(e, c, searchDevice(c.String("device"), c.String("i"), isIndex), isIndex, opts.Threads, logf)
+	b, ix, err := openSearchIndex(e, c, searchDevice(c.String("device"), c.String("i"), isIndex, paths), isIndex, opts.Threads, logf)
 	if err != nil {
 		return err
 	}
@@ -126,23 +128,46 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 	return nil
 }
 
-// searchDevice is the device of count and locate. For auto: the CPU whenever -i is an index
-// file, whatever its size and the patterns, and when it is a FASTA file under smallSAInput; a
+// searchDevice is the device of count and locate. For auto: the CPU when -i is an index file,
+// unless both it (gpuSearchIndex) and the named pattern files (gpuSearchPatterns; stdin, of
+// unknown size, counts as small) are large; the CPU when -i is a FASTA file under smallSAInput; a
 // larger FASTA reference is indexed on the GPU, the patterns with it. On the lent H200 (16-core
-// host) every index measured searched faster on the CPU end to end: E. coli's (4.6 Mbp) with 1 M
-// or 10 M patterns of 20-150 bases, count 0.13-0.26 s and 0.78-1.96 s on the CPU with 16 to 2
-// threads against 0.47-0.62 s and 1.22-2.75 s with the GPU (the host's parsing and formatting and
-// CUDA's fixed cost, not the search kernel, bound it); and a 3.1 Gbp reference's 24.9 GB index,
-// 2 M reads, 3.1 s on the CPU's 16 threads against 6.5 s on the GPU, most of it copying the index
-// to the device, which the CPU maps and reads only where the patterns lead.
-func searchDevice(spec, ref string, isIndex bool) string {
+// host) the CPU searched E. coli's index (4.6 Mbp) faster end to end with 1 M or 10 M patterns of
+// 20-150 bases, count 0.13-0.26 s and 0.78-1.96 s with 16 to 2 threads against 0.47-0.62 s and
+// 1.22-2.75 s with the GPU (the host's parsing and formatting and CUDA's fixed cost bound it).
+// Against a 3.1 Gbp reference's 21.8 GB index the GPU must first copy the index up (about 2.7 s)
+// where the CPU reads only what the patterns lead to: 2 M reads (170 MB) took 3.1 s on the CPU
+// against 6.5 s on the GPU when that copy took 6 s; 10 M patterns (860 MB) 4.39 s on the CPU
+// against 3.24-3.68 s on the GPU (locate 5.67 s against 5.31-5.47 s).
+func searchDevice(spec, ref string, isIndex bool, patterns []string) string {
 	if !isIndex {
 		return autoDevice(spec, smallSAInput, ref)
 	}
-	if spec == "auto" || spec == "" {
-		return "cpu"
+	if spec != "auto" && spec != "" {
+		return spec
 	}
-	return spec
+	if fi, err := os.Stat(ref); err == nil && fi.Size() >= gpuSearchIndex && filesAtLeast(gpuSearchPatterns, patterns) {
+		return "auto"
+	}
+	return "cpu"
+}
+
+// The sizes over which count and locate under auto search an index file on the GPU.
+const (
+	gpuSearchIndex    = 8 << 30
+	gpuSearchPatterns = 512 << 20
+)
+
+// filesAtLeast reports whether paths are regular files of limit bytes or more in all (stdin, "-",
+// and a path that cannot be read count as none).
+func filesAtLeast(limit int64, paths []string) bool {
+	var total int64
+	for _, p := range paths {
+		if fi, err := os.Stat(p); p != "-" && err == nil && fi.Mode().IsRegular() {
+			total += fi.Size()
+		}
+	}
+	return total >= limit
 }
 
 // openSearchIndex opens the backend and the index of -i. An index file is mapped and checked

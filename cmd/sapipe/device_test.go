@@ -193,8 +193,9 @@ func TestAutoDevice(t *testing.T) {
 	}
 }
 
-// TestSearchDevice: count and locate under auto use the CPU for an index file of any size and a
-// small FASTA reference (the patterns are not looked at); a large FASTA reference keeps auto.
+// TestSearchDevice: count and locate under auto use the CPU for a small FASTA reference and for an
+// index file unless both it and the pattern files are large (stdin counting as small); a large
+// FASTA reference keeps auto.
 func TestSearchDevice(t *testing.T) {
 	dir := t.TempDir()
 	fasta := filepath.Join(dir, "ref.fa")
@@ -209,19 +210,34 @@ func TestSearchDevice(t *testing.T) {
 	os.Truncate(bigFasta, smallSAInput)
 	head, _ := os.ReadFile(index)
 	os.WriteFile(bigIndex, head[:64], 0o644)
-	os.Truncate(bigIndex, 1<<30)
-	for _, c := range []struct{ spec, ref, want string }{
-		{"auto", index, "cpu"},
-		{"auto", fasta, "cpu"},
-		{"auto", bigIndex, "cpu"},
-		{"", bigIndex, "cpu"},
-		{"auto", bigFasta, "auto"},
-		{"auto", "-", "auto"}, // a FASTA reference on stdin, of unknown size
-		{"gpu", index, "gpu"},
-		{"cpu", bigIndex, "cpu"},
+	os.Truncate(bigIndex, gpuSearchIndex)
+	midIndex := filepath.Join(dir, "mid.sai")
+	os.WriteFile(midIndex, head[:64], 0o644)
+	os.Truncate(midIndex, gpuSearchIndex-1)
+	small, big := filepath.Join(dir, "small.txt"), filepath.Join(dir, "big.txt")
+	os.WriteFile(small, []byte("acgt\n"), 0o644)
+	os.WriteFile(big, []byte("acgt\n"), 0o644)
+	os.Truncate(big, gpuSearchPatterns)
+	for _, c := range []struct {
+		spec, ref string
+		patterns  []string
+		want      string
+	}{
+		{"auto", index, []string{big}, "cpu"},
+		{"auto", fasta, []string{small}, "cpu"},
+		{"auto", bigIndex, []string{small}, "cpu"},
+		{"auto", bigIndex, []string{"-"}, "cpu"},
+		{"", bigIndex, []string{small, "-"}, "cpu"},
+		{"auto", bigIndex, []string{big}, "auto"},
+		{"", bigIndex, []string{small, big}, "auto"},
+		{"auto", midIndex, []string{big}, "cpu"},
+		{"auto", bigFasta, []string{small}, "auto"},
+		{"auto", "-", []string{small}, "auto"}, // a FASTA reference on stdin, of unknown size
+		{"gpu", index, []string{small}, "gpu"},
+		{"cpu", bigIndex, []string{big}, "cpu"},
 	} {
-		if got := searchDevice(c.spec, c.ref, stages.IsIndexFile(c.ref)); got != c.want {
-			t.Errorf("searchDevice(%q, %s) = %q, want %q", c.spec, filepath.Base(c.ref), got, c.want)
+		if got := searchDevice(c.spec, c.ref, stages.IsIndexFile(c.ref), c.patterns); got != c.want {
+			t.Errorf("searchDevice(%q, %s, %d pattern files) = %q, want %q", c.spec, filepath.Base(c.ref), len(c.patterns), got, c.want)
 		}
 	}
 }
