@@ -95,6 +95,7 @@ package formats
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -266,23 +267,126 @@ func (ix *Index) sections() []indexSection {
 // WriteIndex writes ix as an index file (version 3), computing the checksums on up to threads
 // goroutines.
 func WriteIndex(w io.Writer, ix *Index, threads int) error {
-	if err := ix.checkShape(); err != nil {
+	secs, fileLen, err := ix.layout()
+	if err != nil {
 		return err
 	}
-	if len(ix.Note) > indexMaxNote {
-		return fmt.Errorf("index note of %d bytes (at most %d)", len(ix.Note), indexMaxNote)
-	}
-	secs := ix.sections()
 	sums := sectionSums(secs, threads)
-	off := alignUp(int64(indexHeaderLen + len(secs)*indexEntryLen + 4))
 	for i := range secs {
 		secs[i].sum = sums[i]
+	}
+	if _, err := w.Write(ix.head(secs, fileLen)); err != nil {
+		return err
+	}
+	pos := secs[0].off
+	var pad [indexAlign]byte
+	for _, s := range secs {
+		if _, err := w.Write(pad[:s.off-pos]); err != nil {
+			return err
+		}
+		if _, err := w.Write(s.data); err != nil {
+			return err
+		}
+		pos = s.off + int64(len(s.data))
+	}
+	return nil
+}
+
+// WriteIndexAt writes ix as an index file into w from offset 0 (a regular file, empty or to be
+// overwritten), on up to threads goroutines, each checksumming a chunk of a section and writing
+// it at its offset, the header and table last; the padding between sections is left unwritten
+// (a hole reads as zeros), and the file is then cut (or extended) to its length, which it
+// returns. One pass over the arrays, where
+// WriteIndex makes two (the checksums, then the writing) and writes from one goroutine.
+func WriteIndexAt(w WriterAtTruncater, ix *Index, threads int) (int64, error) {
+	secs, fileLen, err := ix.layout()
+	if err != nil {
+		return 0, err
+	}
+	crcs := make([][]uint32, len(secs))
+	type chunk struct{ sec, i int }
+	var chunks []chunk
+	for s := range secs {
+		crcs[s] = make([]uint32, (len(secs[s].data)+indexChunk-1)/indexChunk)
+		for i := range crcs[s] {
+			chunks = append(chunks, chunk{s, i})
+		}
+	}
+	var mu sync.Mutex
+	k := 0
+	var werr error
+	var wg sync.WaitGroup
+	for range max(1, min(threads, len(chunks))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if k == len(chunks) || werr != nil {
+					mu.Unlock()
+					return
+				}
+				c := chunks[k]
+				k++
+				mu.Unlock()
+				sec := &secs[c.sec]
+				d := sec.data[c.i*indexChunk : min((c.i+1)*indexChunk, len(sec.data))]
+				crcs[c.sec][c.i] = crc32.Checksum(d, Castagnoli)
+				if _, err := w.WriteAt(d, sec.off+int64(c.i*indexChunk)); err != nil {
+					mu.Lock()
+					werr = cmp.Or(werr, err)
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if werr != nil {
+		return 0, werr
+	}
+	for s := range secs {
+		secs[s].sum = sumOfChunks(crcs[s])
+	}
+	if _, err := w.WriteAt(ix.head(secs, fileLen), 0); err != nil {
+		return 0, err
+	}
+	return fileLen, w.Truncate(fileLen) // the last sections may be empty, after padding
+}
+
+// WriterAtTruncater is a file that WriteIndexAt writes: *os.File.
+type WriterAtTruncater interface {
+	io.WriterAt
+	Truncate(size int64) error
+}
+
+// IndexFileSize returns the length of the file that WriteIndex writes for ix.
+func IndexFileSize(ix *Index) (int64, error) {
+	_, n, err := ix.layout()
+	return n, err
+}
+
+// layout checks ix and returns its sections with their offsets, and the file's length.
+func (ix *Index) layout() ([]indexSection, int64, error) {
+	if err := ix.checkShape(); err != nil {
+		return nil, 0, err
+	}
+	if len(ix.Note) > indexMaxNote {
+		return nil, 0, fmt.Errorf("index note of %d bytes (at most %d)", len(ix.Note), indexMaxNote)
+	}
+	secs := ix.sections()
+	off := alignUp(int64(indexHeaderLen + len(secs)*indexEntryLen + 4))
+	for i := range secs {
 		secs[i].off = off
 		off = alignUp(off + int64(len(secs[i].data)))
 	}
 	last := secs[len(secs)-1]
-	fileLen := last.off + int64(len(last.data))
+	return secs, last.off + int64(len(last.data)), nil
+}
 
+// head returns the header and the section table (secs with their checksums), zero-padded up to the
+// first section.
+func (ix *Index) head(secs []indexSection, fileLen int64) []byte {
 	head := make([]byte, indexHeaderLen, int(secs[0].off))
 	copy(head, IndexMagic)
 	binary.LittleEndian.PutUint16(head[6:], IndexVersion)
@@ -309,22 +413,7 @@ func WriteIndex(w io.Writer, ix *Index, threads int) error {
 		head = append(head, e[:]...)
 	}
 	head = binary.LittleEndian.AppendUint32(head, crc32.Checksum(head[indexHeaderLen:], Castagnoli))
-	head = head[:secs[0].off] // zero padding up to the first section
-	if _, err := w.Write(head); err != nil {
-		return err
-	}
-	pos := secs[0].off
-	var pad [indexAlign]byte
-	for _, s := range secs {
-		if _, err := w.Write(pad[:s.off-pos]); err != nil {
-			return err
-		}
-		if _, err := w.Write(s.data); err != nil {
-			return err
-		}
-		pos = s.off + int64(len(s.data))
-	}
-	return nil
+	return head[:secs[0].off] // zero padding up to the first section
 }
 
 // checkShape checks the lengths that the header and the reader rely on, so that the writer never
@@ -422,13 +511,18 @@ func sectionSums(secs []indexSection, threads int) []uint32 {
 	wg.Wait()
 	sums := make([]uint32, len(secs))
 	for s, cs := range crcs {
-		b := make([]byte, 0, 4*len(cs))
-		for _, c := range cs {
-			b = binary.LittleEndian.AppendUint32(b, c)
-		}
-		sums[s] = crc32.Checksum(b, Castagnoli)
+		sums[s] = sumOfChunks(cs)
 	}
 	return sums
+}
+
+// sumOfChunks is a section's checksum: the CRC32C of its chunks' CRC32Cs, each as 4 bytes.
+func sumOfChunks(crcs []uint32) uint32 {
+	b := make([]byte, 0, 4*len(crcs))
+	for _, c := range crcs {
+		b = binary.LittleEndian.AppendUint32(b, c)
+	}
+	return crc32.Checksum(b, Castagnoli)
 }
 
 func alignUp(x int64) int64 { return (x + indexAlign - 1) &^ (indexAlign - 1) }

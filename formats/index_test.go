@@ -135,6 +135,39 @@ func TestIndexRoundTrip(t *testing.T) {
 	}
 }
 
+// TestWriteIndexAt: WriteIndexAt writes into a file, at offsets on several goroutines, the bytes
+// that WriteIndex writes in order; a writer's error is returned.
+func TestWriteIndexAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	for _, n := range []int{1, 100, 3 << 20} {
+		ix := sampleIndex(rng, n)
+		want := writeIndex(t, ix)
+		for _, threads := range []int{1, 4} {
+			path := filepath.Join(t.TempDir(), "x.sai")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			size, err := WriteIndexAt(f, ix, threads)
+			f.Close()
+			got, _ := os.ReadFile(path)
+			if err != nil || size != int64(len(want)) || !bytes.Equal(got, want) {
+				t.Fatalf("n %d, %d threads: error %v, length %d of %d, same bytes %v", n, threads, err, size, len(want), bytes.Equal(got, want))
+			}
+		}
+	}
+	broken := errors.New("disk full")
+	if _, err := WriteIndexAt(failAt{broken}, sampleIndex(rng, 3<<20), 4); !errors.Is(err, broken) {
+		t.Errorf("a failing writer: %v, want %v", err, broken)
+	}
+}
+
+// failAt is a WriterAt that fails.
+type failAt struct{ err error }
+
+func (f failAt) WriteAt([]byte, int64) (int, error) { return 0, f.err }
+func (f failAt) Truncate(int64) error               { return nil }
+
 // TestIndexVersion2: a file of version 2 (testdata/index/v2.sai, written by sapipe index before
 // version 3, from v2.fa) reads as one page, and writes back as version 3 with the same contents.
 func TestIndexVersion2(t *testing.T) {

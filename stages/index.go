@@ -183,11 +183,48 @@ func (ix *Index) Write(w io.Writer, note string, threads int) error {
 			return fmt.Errorf("page %d has no %d-mer table", i, f.KmerLen)
 		}
 	}
+	if fw, ok := emptyFileAt(w); ok {
+		if n, done, err := writeMapped(fw, f, threads); done {
+			if err != nil {
+				return err
+			}
+			_, err = fw.Seek(n, io.SeekStart) // where a writer after this one goes on
+			return err
+		}
+		n, err := formats.WriteIndexAt(fw, f, threads)
+		if err != nil {
+			return err
+		}
+		_, err = fw.Seek(n, io.SeekStart) // where a writer after this one goes on
+		return err
+	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	if err := formats.WriteIndex(bw, f, threads); err != nil {
 		return err
 	}
 	return bw.Flush()
+}
+
+// mappedWriteMin is the smallest index written through a mapping of the file (writeMapped, on
+// Linux); a variable, so that tests can lower it.
+var mappedWriteMin = int64(64 << 20)
+
+// emptyFileAt returns w as a file that an index can be written into at offsets, on several
+// goroutines: an empty regular file, at offset 0, not opened for appending (a new -o file, or
+// stdout sent to a new file).
+func emptyFileAt(w io.Writer) (*os.File, bool) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil, false
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != 0 || !writableAt(f) {
+		return nil, false
+	}
+	if pos, err := f.Seek(0, io.SeekCurrent); err != nil || pos != 0 {
+		return nil, false
+	}
+	return f, true
 }
 
 // OpenIndex maps the index file at path and checks it on up to threads goroutines: its checksums,

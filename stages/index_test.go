@@ -88,6 +88,28 @@ func TestIndexRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		saiPath := writeTemp(t, dir, "ref.sai", buf.String())
+		// Written into an empty file (through a mapping, or at offsets, on several goroutines),
+		// then after what a file holds already (in order): the same bytes.
+		defer func(m int64) { mappedWriteMin = m }(mappedWriteMin)
+		for _, before := range []string{"", "", "head"} {
+			mappedWriteMin = 0
+			if before == "" && r%2 == 1 {
+				mappedWriteMin = 1 << 62
+			}
+			f, err := os.Create(filepath.Join(dir, "direct.sai"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(before)
+			if err := built.Write(f, "note\n", 3); err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("tail")
+			f.Close()
+			if got, _ := os.ReadFile(f.Name()); string(got) != before+buf.String()+"tail" {
+				t.Fatalf("round %d: the index written into a file after %q differs from the one written to a buffer", r, before)
+			}
+		}
 		ix, err := OpenIndex(saiPath, 1+rng.IntN(3))
 		if err != nil {
 			t.Fatalf("round %d: %v", r, err)
