@@ -296,54 +296,19 @@ func WriteIndex(w io.Writer, ix *Index, threads int) error {
 // overwritten), on up to threads goroutines, each checksumming a chunk of a section and writing
 // it at its offset, the header and table last; the padding between sections is left unwritten
 // (a hole reads as zeros), and the file is then cut (or extended) to its length, which it
-// returns. One pass over the arrays, where
-// WriteIndex makes two (the checksums, then the writing) and writes from one goroutine.
+// returns. One pass over the arrays, where WriteIndex makes two (the checksums, then the
+// writing) and writes from one goroutine.
 func WriteIndexAt(w WriterAtTruncater, ix *Index, threads int) (int64, error) {
 	secs, fileLen, err := ix.layout()
 	if err != nil {
 		return 0, err
 	}
-	crcs := make([][]uint32, len(secs))
-	type chunk struct{ sec, i int }
-	var chunks []chunk
-	for s := range secs {
-		crcs[s] = make([]uint32, (len(secs[s].data)+indexChunk-1)/indexChunk)
-		for i := range crcs[s] {
-			chunks = append(chunks, chunk{s, i})
-		}
-	}
-	var mu sync.Mutex
-	k := 0
-	var werr error
-	var wg sync.WaitGroup
-	for range max(1, min(threads, len(chunks))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				if k == len(chunks) || werr != nil {
-					mu.Unlock()
-					return
-				}
-				c := chunks[k]
-				k++
-				mu.Unlock()
-				sec := &secs[c.sec]
-				d := sec.data[c.i*indexChunk : min((c.i+1)*indexChunk, len(sec.data))]
-				crcs[c.sec][c.i] = crc32.Checksum(d, Castagnoli)
-				if _, err := w.WriteAt(d, sec.off+int64(c.i*indexChunk)); err != nil {
-					mu.Lock()
-					werr = cmp.Or(werr, err)
-					mu.Unlock()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if werr != nil {
-		return 0, werr
+	crcs, err := sectionChunks(secs, threads, func(s *indexSection, off int64, d []byte) error {
+		_, err := w.WriteAt(d, s.off+off)
+		return err
+	})
+	if err != nil {
+		return 0, err
 	}
 	for s := range secs {
 		secs[s].sum = sumOfChunks(crcs[s])
@@ -477,43 +442,60 @@ func checkPageBounds(pages []IndexPage, n, overlap int64) error {
 // sectionSums returns the checksum of each section, computing the chunks on up to threads
 // goroutines.
 func sectionSums(secs []indexSection, threads int) []uint32 {
+	crcs, _ := sectionChunks(secs, threads, nil)
+	sums := make([]uint32, len(secs))
+	for s, cs := range crcs {
+		sums[s] = sumOfChunks(cs)
+	}
+	return sums
+}
+
+// sectionChunks returns the CRC32C of every chunk of every section, computed on up to threads
+// goroutines, each of which also calls f (unless nil) with the chunk's section, its offset in
+// the section and its bytes; the first error of f stops the work and is returned.
+func sectionChunks(secs []indexSection, threads int, f func(s *indexSection, off int64, d []byte) error) ([][]uint32, error) {
 	type chunk struct{ sec, i int }
 	var chunks []chunk
 	crcs := make([][]uint32, len(secs))
 	for s := range secs {
-		nc := (len(secs[s].data) + indexChunk - 1) / indexChunk
-		crcs[s] = make([]uint32, nc)
-		for i := range nc {
+		crcs[s] = make([]uint32, (len(secs[s].data)+indexChunk-1)/indexChunk)
+		for i := range crcs[s] {
 			chunks = append(chunks, chunk{s, i})
 		}
 	}
-	var next sync.Mutex
+	var mu sync.Mutex
 	k := 0
+	var ferr error
 	var wg sync.WaitGroup
 	for range max(1, min(threads, len(chunks))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				next.Lock()
-				if k == len(chunks) {
-					next.Unlock()
+				mu.Lock()
+				if k == len(chunks) || ferr != nil {
+					mu.Unlock()
 					return
 				}
 				c := chunks[k]
 				k++
-				next.Unlock()
-				d := secs[c.sec].data
-				crcs[c.sec][c.i] = crc32.Checksum(d[c.i*indexChunk:min((c.i+1)*indexChunk, len(d))], Castagnoli)
+				mu.Unlock()
+				sec := &secs[c.sec]
+				d := sec.data[c.i*indexChunk : min((c.i+1)*indexChunk, len(sec.data))]
+				crcs[c.sec][c.i] = crc32.Checksum(d, Castagnoli)
+				if f != nil {
+					if err := f(sec, int64(c.i*indexChunk), d); err != nil {
+						mu.Lock()
+						ferr = cmp.Or(ferr, err)
+						mu.Unlock()
+						return
+					}
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	sums := make([]uint32, len(secs))
-	for s, cs := range crcs {
-		sums[s] = sumOfChunks(cs)
-	}
-	return sums
+	return crcs, ferr
 }
 
 // sumOfChunks is a section's checksum: the CRC32C of its chunks' CRC32Cs, each as 4 bytes.

@@ -22,22 +22,7 @@ func TestGPUIndexPage(t *testing.T) {
 	b.opts.Note = func(s string) { notes = append(notes, s) }
 	defer func() { b.opts.Note = nil }()
 	rng := rand.New(rand.NewPCG(31, 32))
-	type tc struct {
-		name string
-		ref  *kernels.Reference
-	}
-	var cases []tc
-	for i := range 8 {
-		ref, _ := randomReference(rng, 1+rng.IntN(4), 4000*(1+i), i%4 == 1, i%3 == 0)
-		if ref != nil && len(ref.Text) > 1 {
-			cases = append(cases, tc{fmt.Sprint("random", i), ref})
-		}
-	}
-	wide := kernels.NewReferenceBuilder(false)
-	wide.Add("bytes", randomSeq(rng, 20000, "abcdefghijklmnopqrstuvwxyz0123456789ACGT"))
-	if ref, err := wide.Build(); err == nil {
-		cases = append(cases, tc{"wide alphabet", ref})
-	}
+	cases := pageCases(rng, 8, 4000)
 	host := cpu.New(2)
 	compare := func(what string, ref *kernels.Reference, bounds [][3]int, wantHost bool) {
 		t.Helper()

@@ -491,25 +491,34 @@ func downloadPage(t *testing.T, d *device, desc pageDev, s pageShape) cpu.Device
 // TestGPUPageBuild: page indexes built on the device equal kernels/cpu's, array for array, for
 // texts with long repeats (LCP values in the side table), wide alphabets and several pages; a text
 // too repetitive for the chunked LCP is built on the CPU instead, with the same matches.
+// refCase is a named reference of the page-building tests.
+type refCase struct {
+	name string
+	ref  *kernels.Reference
+}
+
+// pageCases returns n random references of up to 1-4 records of step*(i+1) bases (with runs of
+// n, some nucleotides only, some with IUPAC codes), then one of a wide alphabet.
+func pageCases(rng *rand.Rand, n, step int) []refCase {
+	var cases []refCase
+	for i := range n {
+		ref, _ := randomReference(rng, 1+rng.IntN(4), step*(1+i), i%4 == 1, i%3 == 0)
+		if ref != nil {
+			cases = append(cases, refCase{fmt.Sprint("random", i), ref})
+		}
+	}
+	wide := kernels.NewReferenceBuilder(false)
+	wide.Add("bytes", randomSeq(rng, 20000, "abcdefghijklmnopqrstuvwxyz0123456789ACGT"))
+	if ref, err := wide.Build(); err == nil {
+		cases = append(cases, refCase{"wide alphabet", ref})
+	}
+	return cases
+}
+
 func TestGPUPageBuild(t *testing.T) {
 	b := gpuBackend(t)
 	rng := rand.New(rand.NewPCG(25, 26))
-	type tc struct {
-		name string
-		ref  *kernels.Reference
-	}
-	var cases []tc
-	for i := range 12 {
-		ref, _ := randomReference(rng, 1+rng.IntN(4), 3000*(1+i), i%4 == 1, i%3 == 0)
-		if ref != nil {
-			cases = append(cases, tc{fmt.Sprint("random", i), ref})
-		}
-	}
-	bytesRef := kernels.NewReferenceBuilder(false)
-	bytesRef.Add("bytes", randomSeq(rng, 20000, "abcdefghijklmnopqrstuvwxyz0123456789ACGT"))
-	if ref, err := bytesRef.Build(); err == nil {
-		cases = append(cases, tc{"wide alphabet", ref})
-	}
+	cases := pageCases(rng, 12, 3000)
 	for _, c := range cases {
 		for _, ps := range []int{0, 1500} {
 			for _, minLen := range []int{1, 20} {
