@@ -22,10 +22,10 @@
 # A row that needs hs.sai builds it first when it is missing (on the first device of DEVICES).
 #
 # Settings (environment): DEST (/tmp/scale) inputs and outputs; LOG ($DEST/log) one log per
-# command (command line, stderr, time -v); SIZE (3.1G) genome size for `genscale genome`; READS
-# (10M); MMREADS (READS); PATTERNS (10M); GLEN (150M); DIV (0.01); GENOME_OPTS (more options for
-# genscale genome, e.g. "--tandem 0.01"; they name the files); DEVICES ("gpu cpu"); TIMEOUT (600) seconds per
-# command, killed past it; SEED (1); KEEP (0: outputs are removed once compared, 1 keeps them);
+# command (command line, stderr with -v's phase times, time -v); SIZE (3.1G) genome size for
+# `genscale genome`; READS (10M); MMREADS (READS); PATTERNS (10M); GLEN (150M); DIV (0.01);
+# GENOME_OPTS (more options for genscale genome, e.g. "--tandem 0.01"; they name the files);
+# DEVICES ("gpu cpu"); TIMEOUT (600) seconds per command, killed past it; SEED (1); KEEP (0: outputs are removed once compared, 1 keeps them);
 # SINK (file: outputs go to files and are compared with cmp; hash: to a pipe into md5sum, for
 # outputs that would not fit the disk, the hashing then overlapping the timed run); SAPIPE
 # (bin/sapipe), GENSCALE (bin/genscale): built with go when go is there, else used as found
@@ -243,19 +243,19 @@ if has_row index; then
 	ref_dev=
 	for dev in $DEVICES; do
 		if [ -z "$ref_dev" ]; then
-			measure "index-$dev" "$SAPIPE" index -q --device "$dev" -o "$sai" "$fa"
+			measure "index-$dev" "$SAPIPE" index -v --device "$dev" -o "$sai" "$fa"
 			row "sapipe index $SIZE" "$dev" "$(rate "$bases" bp)" "$(note "$(size_of "$sai") index")"
 			[ "$status" = ok ] && ref_dev=$dev
 			continue
 		fi
 		avail=$(df -B1 --output=avail "$DEST" | tail -n 1)
 		if [ "$avail" -gt $((bases * 14 + 2000000000)) ]; then
-			measure "index-$dev" "$SAPIPE" index -q --device "$dev" -o "$DEST/out/index-$dev.sai" "$fa"
+			measure "index-$dev" "$SAPIPE" index -v --device "$dev" -o "$DEST/out/index-$dev.sai" "$fa"
 			row "sapipe index $SIZE" "$dev" "$(rate "$bases" bp)" "$(note "$(same "$DEST/out/index-$dev.sai" "$sai" "$ref_dev")")"
 			drop "$DEST/out/index-$dev.sai"
 		else
 			# No room for a second index: it goes through a pipe into cmp (which reads hs.sai too).
-			measure "index-$dev" bash -c '"$1" index -q --device "$2" -o - "$3" | cmp -s - "$4"
+			measure "index-$dev" bash -c '"$1" index -v --device "$2" -o - "$3" | cmp -s - "$4"
 				s=("${PIPESTATUS[@]}"); [ "${s[1]}" = 1 ] && { echo DIFFERS; exit 0; }
 				[ "${s[0]}" = 0 ] || exit "${s[0]}"; [ "${s[1]}" = 0 ] && echo same' _ "$SAPIPE" "$dev" "$fa" "$sai"
 			row "sapipe index $SIZE" "$dev" "$(rate "$bases" bp)" "$(note "$([ "$(cat "$LOG/index-$dev.out")" = same ] && echo "same as $ref_dev" || echo "DIFFERS from $ref_dev") (piped into cmp: no room for a second index)")"
@@ -263,7 +263,7 @@ if has_row index; then
 	done
 fi
 if [ $need_sai = 1 ] && [ ! -s "$sai" ]; then
-	measure "index-prereq" "$SAPIPE" index -q --device "$first_dev" -o "$sai" "$fa"
+	measure "index-prereq" "$SAPIPE" index -v --device "$first_dev" -o "$sai" "$fa"
 	row "sapipe index $SIZE (for the rows below)" "$first_dev" "$(rate "$bases" bp)" "$(note "$(size_of "$sai") index")"
 	[ -s "$sai" ] || die "no index: see $LOG/index-prereq.err"
 fi
@@ -292,15 +292,15 @@ device_rows() {
 }
 
 if has_row mummer; then
-	device_rows mummer-l20 "sapipe mummer -l 20 -b, $READS reads vs $SIZE" "$nreads" reads mummer -q -l 20 -b "$sai" "$reads"
-	device_rows mummer-mm30 "sapipe mummer -maxmatch -l 30 -b -c, $MMREADS reads vs $SIZE" "$nmm" reads mummer -q -maxmatch -l 30 -b -c "$sai" "$mmreads"
+	device_rows mummer-l20 "sapipe mummer -l 20 -b, $READS reads vs $SIZE" "$nreads" reads mummer -v -l 20 -b "$sai" "$reads"
+	device_rows mummer-mm30 "sapipe mummer -maxmatch -l 30 -b -c, $MMREADS reads vs $SIZE" "$nmm" reads mummer -v -maxmatch -l 30 -b -c "$sai" "$mmreads"
 fi
 if has_row genome; then
-	device_rows genome "sapipe mummer -maxmatch -l 50 -b, $(hum "$glen") vs its $DIV copy" "$glen" bp mummer -q -maxmatch -l 50 -b "$gref" "$gdiv"
+	device_rows genome "sapipe mummer -maxmatch -l 50 -b, $(hum "$glen") vs its $DIV copy" "$glen" bp mummer -v -maxmatch -l 50 -b "$gref" "$gdiv"
 fi
 if has_row count; then
-	device_rows count "sapipe count, $PATTERNS patterns vs $SIZE" "$npat" patterns count -q -i "$sai" "$pats"
-	device_rows locate "sapipe locate, $PATTERNS patterns vs $SIZE" "$npat" patterns locate -q -i "$sai" "$pats"
+	device_rows count "sapipe count, $PATTERNS patterns vs $SIZE" "$npat" patterns count -v -i "$sai" "$pats"
+	device_rows locate "sapipe locate, $PATTERNS patterns vs $SIZE" "$npat" patterns locate -v -i "$sai" "$pats"
 fi
 echo
 echo "logs: $LOG (NAME.cmd, NAME.err, NAME.time); table: $table"
