@@ -125,15 +125,14 @@ func IndexReference(b kernels.Backend, ref *kernels.Reference, nucleotidesOnly b
 			}
 			built = fmt.Sprintf("suffix array, rank structure, LCP and %d-mer table on %s %v", k, b.Name(), time.Since(t0).Round(time.Millisecond))
 		} else {
-			sa := make([]int32, len(w)+1)
-			if err := b.SuffixArray(w, sa[1:]); err != nil {
+			// The k-mer table comes from the pass that builds the rank structure.
+			var sorted time.Duration
+			var err error
+			if p, kt, sorted, err = cpu.NewPageSorted(b.SuffixArray, ref.Text, ref.Alpha.Size, bd[0], bd[1], bd[2], k, opts.Threads); err != nil {
 				return nil, fmt.Errorf("%s: page %d: suffix array on %s: %w", name, i, b.Name(), err)
 			}
-			t1 := time.Now()
-			// The k-mer table comes from the pass that builds the rank structure.
-			p, kt = cpu.NewPageFromSAKmers(ref.Text, ref.Alpha.Size, bd[0], bd[1], bd[2], sa, k, opts.Threads)
 			built = fmt.Sprintf("suffix array on %s %v, rank structure, LCP and %d-mer table %v", b.Name(),
-				t1.Sub(t0).Round(time.Millisecond), k, time.Since(t1).Round(time.Millisecond))
+				sorted.Round(time.Millisecond), k, (time.Since(t0) - sorted).Round(time.Millisecond))
 		}
 		t2 := time.Now()
 		if kt != nil && cpu.Keyed(len(w)) {
@@ -213,18 +212,8 @@ var mappedWriteMin = int64(64 << 20)
 // goroutines: an empty regular file, at offset 0, not opened for appending (a new -o file, or
 // stdout sent to a new file).
 func emptyFileAt(w io.Writer) (*os.File, bool) {
-	f, ok := w.(*os.File)
-	if !ok {
-		return nil, false
-	}
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != 0 || !writableAt(f) {
-		return nil, false
-	}
-	if pos, err := f.Seek(0, io.SeekCurrent); err != nil || pos != 0 {
-		return nil, false
-	}
-	return f, true
+	f, off, size, ok := fileAt(w)
+	return f, ok && off == 0 && size == 0
 }
 
 // OpenIndex maps the index file at path and checks it on up to threads goroutines: its checksums,

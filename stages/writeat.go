@@ -29,15 +29,8 @@ type fileJob struct {
 // newFileWriter returns a writer into w at its current offset when w is a regular file that can be
 // written at offsets, else nil.
 func newFileWriter(w io.Writer, writers int) *fileWriter {
-	f, ok := w.(*os.File)
+	f, start, _, ok := fileAt(w)
 	if !ok {
-		return nil
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || !writableAt(f) {
-		return nil
-	}
-	start, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
 		return nil
 	}
 	fw := &fileWriter{f: f, next: start, jobs: make(chan fileJob, writers)}
@@ -60,6 +53,23 @@ func newFileWriter(w io.Writer, writers int) *fileWriter {
 		}()
 	}
 	return fw
+}
+
+// fileAt returns w as a regular file that can be written at offsets (not opened for appending),
+// with its current offset and its size.
+func fileAt(w io.Writer) (f *os.File, off, size int64, ok bool) {
+	f, ok = w.(*os.File)
+	if !ok {
+		return nil, 0, 0, false
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || !writableAt(f) {
+		return nil, 0, 0, false
+	}
+	if off, err = f.Seek(0, io.SeekCurrent); err != nil {
+		return nil, 0, 0, false
+	}
+	return f, off, fi.Size(), true
 }
 
 func (fw *fileWriter) failed() error {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -146,7 +145,8 @@ func searchDevice(spec, ref string, isIndex bool, patterns []string) string {
 	if spec != "auto" && spec != "" {
 		return spec
 	}
-	if fi, err := os.Stat(ref); err == nil && fi.Size() >= gpuSearchIndex && filesAtLeast(gpuSearchPatterns, patterns) {
+	index, _ := regularSize([]string{ref})
+	if patterns, _ := regularSize(patterns); index >= gpuSearchIndex && patterns >= gpuSearchPatterns {
 		return "auto"
 	}
 	return "cpu"
@@ -157,18 +157,6 @@ const (
 	gpuSearchIndex    = 8 << 30
 	gpuSearchPatterns = 512 << 20
 )
-
-// filesAtLeast reports whether paths are regular files of limit bytes or more in all (stdin, "-",
-// and a path that cannot be read count as none).
-func filesAtLeast(limit int64, paths []string) bool {
-	var total int64
-	for _, p := range paths {
-		if fi, err := os.Stat(p); p != "-" && err == nil && fi.Mode().IsRegular() {
-			total += fi.Size()
-		}
-	}
-	return total >= limit
-}
 
 // openSearchIndex opens the backend and the index of -i. An index file is mapped and checked
 // while the backend opens (probing for a GPU takes tens of milliseconds); a FASTA file is indexed

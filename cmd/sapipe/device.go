@@ -49,17 +49,24 @@ func autoDevice(spec string, limit int64, paths ...string) string {
 	if spec != "auto" && spec != "" || len(paths) == 0 {
 		return spec
 	}
-	var total int64
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if p == "-" || err != nil || !fi.Mode().IsRegular() {
-			return spec
-		}
-		if total += fi.Size(); total >= limit {
-			return spec
-		}
+	if total, all := regularSize(paths); !all || total >= limit {
+		return spec
 	}
 	return "cpu"
+}
+
+// regularSize returns the bytes of the regular files among paths, and whether every path is one
+// (stdin, "-", and a path that cannot be read are not).
+func regularSize(paths []string) (total int64, all bool) {
+	all = true
+	for _, p := range paths {
+		if fi, err := os.Stat(p); p != "-" && err == nil && fi.Mode().IsRegular() {
+			total += fi.Size()
+		} else {
+			all = false
+		}
+	}
+	return total, all
 }
 
 // talk is what a command prints on stderr besides its errors: nothing (-q), the notes of the

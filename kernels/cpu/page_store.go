@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/sapipe/sapipe/kernels"
 )
@@ -65,6 +66,20 @@ func NewPageFromSAKmers(text []byte, sigma, start, end, winEnd int, sa []int32, 
 		return p, nil
 	}
 	return p, kr.t
+}
+
+// NewPageSorted builds the page of the window text[start:winEnd] and its table of k-mers, as
+// NewPageFromSAKmers does, from the suffix array that sortSA (a backend's SuffixArray) fills for
+// the window's suffixes. It also returns how long sortSA took.
+func NewPageSorted(sortSA func(w []byte, sa []int32) error, text []byte, sigma, start, end, winEnd, k, threads int) (*Page, *KmerTable, time.Duration, error) {
+	t0 := time.Now()
+	sa := make([]int32, winEnd-start+1)
+	if err := sortSA(text[start:winEnd], sa[1:]); err != nil {
+		return nil, nil, 0, err
+	}
+	took := time.Since(t0)
+	p, kt := NewPageFromSAKmers(text, sigma, start, end, winEnd, sa, k, threads)
+	return p, kt, took, nil
 }
 
 // TailRows returns the rows of the suffixes that start past what the page owns (window positions
