@@ -273,8 +273,8 @@ func (st *CompressStats) count(backend string) {
 }
 
 // readBlock reads a block of up to size bytes that starts with carry, growing its buffer as the
-// bytes come (a read set's blocks may be of a GiB; its input may be far shorter). Its errors are
-// io.ReadFull's.
+// bytes come (a read set's blocks may be of a GiB; its input may be far shorter). At the input's
+// end it returns what it has with io.EOF or io.ErrUnexpectedEOF, as io.ReadFull does.
 func readBlock(r io.Reader, carry []byte, size int) ([]byte, error) {
 	buf := make([]byte, len(carry), min(size, max(len(carry), 16<<20)))
 	copy(buf, carry)
@@ -287,9 +287,6 @@ func readBlock(r io.Reader, carry []byte, size int) ([]byte, error) {
 		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if err != nil {
-			if errors.Is(err, io.EOF) && len(buf) > 0 {
-				err = io.ErrUnexpectedEOF
-			}
 			return buf, err
 		}
 	}
@@ -303,7 +300,7 @@ func compressReads(data []byte, threads int) (compressed, bool) {
 	if !ok {
 		return compressed{}, false
 	}
-	_, parts := bwz.ReadsSections(payload, len(data))
+	parts := bwz.ReadsSections(payload, len(data))
 	h := bwz.BlockHeader{Length: len(data), Primary: 1, CRC: bwz.CRC(data), Payload: len(payload), PayloadCRC: bwz.CRC(payload)}
 	return compressed{data: data, h: h, payload: payload, code: time.Since(t0), on: "cpu", reads: parts}, true
 }
@@ -546,19 +543,24 @@ func decodeFrames(ctx context.Context, opts DecompressOptions, r io.Reader, test
 
 // decodeBlock decodes and checks one block frame.
 func decodeBlock(f bwz.Frame, threads int) ([]byte, error) {
+	data, err := decodeData(f, threads)
+	if err != nil {
+		return nil, err
+	}
+	if bwz.CRC(data) != f.Block.CRC {
+		return nil, fmt.Errorf("%w: data checksum mismatch", bwz.ErrCorrupt)
+	}
+	return data, nil
+}
+
+// decodeData decodes one block frame: a read set, or a transform.
+func decodeData(f bwz.Frame, threads int) ([]byte, error) {
 	h := f.Block
 	if f.Version >= bwz.ReadsVersion && bwz.IsReadSet(f.Payload) {
 		if h.Primary != 1 {
 			return nil, fmt.Errorf("%w: a read set's block with primary index %d, not 1", bwz.ErrCorrupt, h.Primary)
 		}
-		data, err := bwz.DecodeReads(f.Payload, h.Length, threads)
-		if err != nil {
-			return nil, err
-		}
-		if bwz.CRC(data) != h.CRC {
-			return nil, fmt.Errorf("%w: data checksum mismatch", bwz.ErrCorrupt)
-		}
-		return data, nil
+		return bwz.DecodeReads(f.Payload, h.Length, threads)
 	}
 	blk, err := bwz.DecodeBlock(f.Payload, h.Length, bwz.BlockOptions{Threads: threads})
 	if err != nil {
@@ -569,12 +571,7 @@ func decodeBlock(f bwz.Frame, threads int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %v", bwz.ErrCorrupt, err)
 	}
 	if blk.LZP != nil {
-		if data, err = blk.LZP.Decode(data, h.Length, threads); err != nil {
-			return nil, err
-		}
-	}
-	if bwz.CRC(data) != h.CRC {
-		return nil, fmt.Errorf("%w: data checksum mismatch", bwz.ErrCorrupt)
+		return blk.LZP.Decode(data, h.Length, threads)
 	}
 	return data, nil
 }

@@ -429,11 +429,10 @@ func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) 
 
 // readParts says what the parts of the read sets' payloads came to.
 func readParts(sizes []int) string {
-	names := []string{"structure", "names", "consensus", "qualities", "reads"}
 	var parts []string
 	for i, s := range sizes {
-		if i < len(names) && s > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", names[i], s))
+		if i < len(bwz.ReadsPartNames) && s > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", bwz.ReadsPartNames[i], s))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -49,8 +49,9 @@ type counter struct {
 
 const counterLimit = 127 // a power of two less one, so that n&counterLimit needs no bounds check
 
-// rateTab[n] is 32768/(n+1.5): the step, in 1/32768ths, of a counter that has seen n bits.
-var rateTab [counterLimit + 1]int32
+// rateTab[n] is 32768/(n+1.5): the step, in 1/32768ths, of a counter that has seen n bits (the
+// read-set coder's counters go up to 1023).
+var rateTab [1024]int32
 
 // stretchQ is stretchTab indexed by a counter's q>>4 rather than its probability's p>>4.
 var stretchQ [probOne]int16

@@ -117,7 +117,7 @@ func encodeReadSet(dst []byte, rs *readSet, threads int) []byte {
 	}
 	parallel(x.cons+len(chunks), threads, func(k int) {
 		if k < x.cons {
-			from, to := consensusRange(k, len(lay.cons))
+			from, to := segment(k, consensusPart, len(lay.cons))
 			sections[x.consensus(k)] = encodeConsensus(lay.cons[from:to])
 			return
 		}
@@ -184,9 +184,6 @@ func (x sectionIndex) reads(k int) int {
 }
 func (x sectionIndex) count() int { return x.reads(x.chunks) }
 
-// consensusRange returns the bases of part i of a consensus of n.
-func consensusRange(i, n int) (int, int) { return i * consensusPart, min((i+1)*consensusPart, n) }
-
 func chunkRange(chunks []int, k int) (int, int) {
 	if k == 0 {
 		return 0, chunks[0]
@@ -194,15 +191,32 @@ func chunkRange(chunks []int, k int) (int, int) {
 	return chunks[k-1], chunks[k]
 }
 
-func encodeQualChunk(rs *readSet, ranks, alpha []byte, chunks []int, k int) []byte {
+// chunkBases returns where chunk k's bases start and end in the read set, and each of its reads'
+// ends from that start.
+func (rs *readSet) chunkBases(chunks []int, k int) (b0, b1 uint32, ends []uint32) {
 	r0, r1 := chunkRange(chunks, k)
-	b0 := rs.start(rs.seqEnd, r0)
-	ends := make([]uint32, r1-r0)
+	b0 = rs.start(rs.seqEnd, r0)
+	ends = make([]uint32, r1-r0)
 	for i := range ends {
 		ends[i] = rs.seqEnd[r0+i] - b0
 	}
+	return b0, rs.seqEnd[r1-1], ends
+}
+
+// readAt returns read i's codes (from codes, laid out as the bases) and its qualities (nil in a
+// FASTA set).
+func (rs *readSet) readAt(codes []byte, i int) (s, q []byte) {
+	b, e := rs.start(rs.seqEnd, i), rs.seqEnd[i]
+	if rs.fastq {
+		q = rs.qual[b:e]
+	}
+	return codes[b:e], q
+}
+
+func encodeQualChunk(rs *readSet, ranks, alpha []byte, chunks []int, k int) []byte {
+	b0, b1, ends := rs.chunkBases(chunks, k)
 	a := newEncoder(nil)
-	newQualModel(len(alpha)).codeQualities(a, ranks[b0:rs.seqEnd[r1-1]], ends)
+	newQualModel(len(alpha)).codeQualities(a, ranks[b0:b1], ends)
 	return a.finish()
 }
 
@@ -211,11 +225,7 @@ func encodeReadsChunk(rs *readSet, codes []byte, lay *layout, chunks []int, k in
 	a := newEncoder(nil)
 	m := &readsModel{}
 	for i := r0; i < r1; i++ {
-		s := codes[rs.start(rs.seqEnd, i):rs.seqEnd[i]]
-		var q []byte
-		if rs.fastq {
-			q = rs.qual[rs.start(rs.seqEnd, i):rs.seqEnd[i]]
-		}
+		s, q := rs.readAt(codes, i)
 		pos := 0
 		if c := lay.contig[i]; c >= 0 {
 			pos = lay.start[c] + int(lay.off[i])
@@ -305,11 +315,7 @@ func encodeStructure(rs *readSet) []byte {
 		}
 	}
 	// exceptions: runs of one byte that is not A, C, G or T
-	type run struct {
-		start, n int
-		b        byte
-	}
-	var runs []run
+	var runs []excRun
 	for i := 0; i < len(rs.seq); i++ {
 		c := rs.seq[i]
 		if baseCode[c] >= 0 {
@@ -318,7 +324,7 @@ func encodeStructure(rs *readSet) []byte {
 		if k := len(runs) - 1; k >= 0 && runs[k].b == c && runs[k].start+runs[k].n == i {
 			runs[k].n++
 		} else {
-			runs = append(runs, run{i, 1, c})
+			runs = append(runs, excRun{i, 1, c})
 		}
 	}
 	a.codeNum(&m.excRuns, uint64(len(runs)))
@@ -388,7 +394,7 @@ func DecodeReads(payload []byte, n, threads int) ([]byte, error) {
 	}
 	for i := 0; i < x.cons; i++ {
 		jobs = append(jobs, func() {
-			from, to := consensusRange(i, ncons)
+			from, to := segment(i, consensusPart, ncons)
 			errs[1+i] = decodeConsensus(sections[x.consensus(i)], cons[from:to])
 		})
 	}
@@ -500,14 +506,17 @@ func parseReadsHeader(payload []byte, n int) (*readsHeader, error) {
 	return &readsHeader{rs: rs, nbases: nbases, nnames: nnames, ncons: ncons, chunks: chunks, alpha: alpha, sections: sections, index: x}, nil
 }
 
-// ReadsSections returns the names and coded sizes of a read-set payload's parts (for reports):
-// structure, names, consensus, qualities (all chunks) and reads (places and differences).
-func ReadsSections(payload []byte, n int) ([]string, []int) {
+// ReadsPartNames names the parts of a read-set payload whose sizes ReadsSections returns.
+var ReadsPartNames = [...]string{"structure", "names", "consensus", "qualities", "reads"}
+
+// ReadsSections returns the coded sizes of a read-set payload's parts (for reports), in the order
+// of ReadsPartNames: structure, names, consensus, qualities (all chunks) and reads (places and
+// differences).
+func ReadsSections(payload []byte, n int) []int {
 	h, err := parseReadsHeader(payload, n)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
-	names := []string{"structure", "names", "consensus", "qualities", "reads"}
 	x := h.index
 	sizes := []int{len(h.sections[0]), len(h.sections[1]), 0, 0, 0}
 	for i := 0; i < x.cons; i++ {
@@ -519,7 +528,7 @@ func ReadsSections(payload []byte, n int) ([]string, []int) {
 		}
 		sizes[4] += len(h.sections[x.reads(k)])
 	}
-	return names, sizes
+	return sizes
 }
 
 // seqExtras are the bases' exceptions and case.
@@ -737,13 +746,8 @@ func decodeConsensus(sec, cons []byte) error {
 }
 
 func decodeQualChunk(sec []byte, rs *readSet, alpha []byte, chunks []int, k int) error {
-	r0, r1 := chunkRange(chunks, k)
-	b0 := rs.start(rs.seqEnd, r0)
-	ends := make([]uint32, r1-r0)
-	for i := range ends {
-		ends[i] = rs.seqEnd[r0+i] - b0
-	}
-	q := rs.qual[b0:rs.seqEnd[r1-1]]
+	b0, b1, ends := rs.chunkBases(chunks, k)
+	q := rs.qual[b0:b1]
 	a := newDecoder(sec)
 	newQualModel(len(alpha)).codeQualities(a, q, ends)
 	if a.overrun() {
@@ -763,11 +767,7 @@ func decodeReadsChunk(sec []byte, rs *readSet, codes, cons []byte, chunks []int,
 	a := newDecoder(sec)
 	m := &readsModel{}
 	for i := r0; i < r1; i++ {
-		s := codes[rs.start(rs.seqEnd, i):rs.seqEnd[i]]
-		var q []byte
-		if rs.fastq {
-			q = rs.qual[rs.start(rs.seqEnd, i):rs.seqEnd[i]]
-		}
+		s, q := rs.readAt(codes, i)
 		if !m.codeRead(a, s, q, cons, 0, false) || i&1023 == 0 && a.overrun() {
 			return corruptf("read %d: bad place", i)
 		}

@@ -84,15 +84,6 @@ type ctr struct {
 	n uint16
 }
 
-// ctrRate[n] is 32768/(n+1.5).
-var ctrRate [1024]int32
-
-func init() {
-	for n := range ctrRate {
-		ctrRate[n] = int32(32768 / (float64(n) + 1.5))
-	}
-}
-
 // p returns the probability of a 1, 1..65535.
 func (c *ctr) p() uint32 {
 	p := uint32(c.q ^ 1<<15)
@@ -103,7 +94,7 @@ func (c *ctr) p() uint32 {
 func (c *ctr) update(bit int, limit uint16) {
 	p := int32(c.q ^ 1<<15)
 	target := -int32(bit) & 65535
-	p += (target - p) * ctrRate[c.n&1023] >> 15
+	p += (target - p) * rateTab[c.n&1023] >> 15
 	c.q = uint16(p) ^ 1<<15
 	c.n = min(c.n+1, limit)
 }

@@ -6,6 +6,8 @@ package bwz
 // a flow cell lane and tile, then x and y) and of archives (a run and a counter) then cost a few
 // bits a read.
 
+import "strconv"
+
 const (
 	nameMaxTokens = 48 // tokens past these are one token with the rest of the name
 	nameMaxDigits = 18 // longer runs of digits are bytes (they fit no uint64 step)
@@ -151,7 +153,7 @@ func (m *nameModel) codeName(a *arith, name, dst []byte, max int) ([]byte, bool)
 		}
 		if a.dec {
 			if tok.isNum && op != tokSame {
-				tok.text = appendDecimal(nil, tok.num)
+				tok.text = strconv.AppendUint(nil, tok.num, 10)
 			}
 			if len(tok.text) > max-(len(dst)-start) {
 				return dst, false
@@ -163,25 +165,7 @@ func (m *nameModel) codeName(a *arith, name, dst []byte, max int) ([]byte, bool)
 	if a.dec && len(m.cur) == nameMaxTokens {
 		return dst, false // no end after the last token: the encoder always codes one
 	}
+	// Encoding, the tokens point into the caller's name, which stays put while it codes the next.
 	m.prev, m.cur = m.cur, m.prev
-	if !a.dec {
-		// the tokens point into the caller's name, which stays put while it codes the next
-		return dst, true
-	}
 	return dst, true
-}
-
-// appendDecimal appends v in decimal.
-func appendDecimal(dst []byte, v uint64) []byte {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			break
-		}
-	}
-	return append(dst, b[i:]...)
 }

@@ -9,13 +9,13 @@ import (
 // (commonest first), binarised as up to qualUnary "is it this rank?" decisions and then the rank's
 // remaining bits. Each decision mixes two models: by the position in the read alone (what a
 // simulator that draws each position's quality on its own leaves to predict), and by the two
-// previous qualities and the position's 32-wide band (instruments' qualities drift and repeat). Reads are coded in chunks of about qualChunk symbols, each from
-// fresh models, so that chunks code and decode in parallel.
+// previous qualities and the position's 32-wide band (instruments' qualities drift and repeat).
+// Reads are coded in chunks of about readsChunkBases symbols, each from fresh models, so that
+// chunks code and decode in parallel.
 
 const (
-	qualUnary    = 3       // ranks asked about one by one before the rest's bits
-	qualChunk    = 4 << 20 // symbols per chunk, at least (a chunk ends with a read)
-	qualMaxPos   = 1023    // positions past this share its model
+	qualUnary    = 3    // ranks asked about one by one before the rest's bits
+	qualMaxPos   = 1023 // positions past this share its model
 	qualCtx2Bits = 13
 	qualLimit    = 1023
 )

@@ -251,7 +251,7 @@ func TestReadsChunks(t *testing.T) {
 	}
 	// a 20 kbp genome at 300x: the bases cost its consensus, about 5 kB, and each read's place
 	// (15 bits and a strand) and its errors (1% of 150 bases, about 8 bits each)
-	_, sizes := ReadsSections(p, len(in))
+	sizes := ReadsSections(p, len(in))
 	if bases := sizes[2] + sizes[4]; bases > 40000*(16+12)/8+6000 {
 		t.Errorf("bases coded in %d bytes (consensus %d, reads %d)", bases, sizes[2], sizes[4])
 	}
@@ -430,7 +430,7 @@ func TestReadsAmplicon(t *testing.T) {
 		t.Fatalf("round trip: %v", err)
 	}
 	// places of about 8 bits and a strand, 0.5 differences a read
-	_, sizes := ReadsSections(p, len(b))
+	sizes := ReadsSections(p, len(b))
 	if sizes[2] > 1000 || sizes[4] > 20000*16/8 {
 		t.Errorf("consensus %d bytes, reads %d", sizes[2], sizes[4])
 	}
