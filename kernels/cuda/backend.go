@@ -92,27 +92,28 @@ func (b *Backend) NewMatcherFromPages(ref *kernels.Reference, opts kernels.Match
 // what the pool holds already), so that a caller cuts its texts to fit instead of leaving them to
 // the CPU.
 func (b *Backend) MaxSuffixArray() int {
-	var avail uint64
-	err := b.dev.run(func() error {
-		free, _, err := b.dev.memInfo()
-		avail = free + b.dev.pool.size
-		return err
-	})
-	if err != nil {
-		return 0
-	}
-	if memLimit != 0 {
-		avail = min(avail, memLimit)
-	}
-	fits := func(n int) bool {
+	return b.longestFitting(func(n int) uint64 {
 		var c carver
 		layout(&c, n)
-		return c.used+c.used/32+(64<<20) <= avail
+		return c.used + c.used/32 + (64 << 20)
+	})
+}
+
+// longestFitting returns the longest text whose need (bytes, increasing with the length) fits
+// the device memory available now (roomNow), 0 when that cannot be asked.
+func (b *Backend) longestFitting(need func(n int) uint64) int {
+	var avail uint64
+	if err := b.dev.run(func() error {
+		var err error
+		avail, err = b.dev.roomNow()
+		return err
+	}); err != nil {
+		return 0
 	}
 	lo, hi := 0, kernels.MaxWindow
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
-		if fits(mid) {
+		if need(mid) <= avail {
 			lo = mid
 		} else {
 			hi = mid - 1

@@ -29,29 +29,7 @@ func indexPageBytes(n int) uint64 {
 
 // MaxIndexPage returns the longest window whose whole index IndexPage can build on the GPU with
 // the memory free now.
-func (b *Backend) MaxIndexPage() int {
-	var avail uint64
-	if err := b.dev.run(func() error {
-		free, _, err := b.dev.memInfo()
-		avail = free + b.dev.pool.size
-		return err
-	}); err != nil {
-		return 0
-	}
-	if memLimit != 0 {
-		avail = min(avail, memLimit)
-	}
-	lo, hi := 0, kernels.MaxWindow
-	for lo < hi {
-		mid := lo + (hi-lo+1)/2
-		if indexPageBytes(mid) <= avail {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return lo
-}
+func (b *Backend) MaxIndexPage() int { return b.longestFitting(indexPageBytes) }
 
 // IndexPage builds the index of the window text[start:winEnd] (codes < sigma), owning [start,
 // end), with its table of k-mers of length k (none for k 0), on the GPU. A window too large for
@@ -69,13 +47,8 @@ func (b *Backend) IndexPage(text []byte, sigma, start, end, winEnd, k, threads i
 		if err != errTiny {
 			b.note(fmt.Sprintf("page [%d, %d): rank structure and LCP built on the host: %v", start, winEnd, err))
 		}
-		w := text[start:winEnd]
-		sa := make([]int32, len(w)+1)
-		if err := b.SuffixArray(w, sa[1:]); err != nil {
-			return nil, nil, err
-		}
-		p, kt := cpu.NewPageFromSAKmers(text, sigma, start, end, winEnd, sa, k, threads)
-		return p, kt, nil
+		p, kt, _, err := cpu.NewPageSorted(b.SuffixArray, text, sigma, start, end, winEnd, k, threads)
+		return p, kt, err
 	}
 	if err != nil {
 		return nil, nil, err
@@ -100,18 +73,12 @@ func (b *Backend) indexPageArrays(text []byte, sigma, start, end, winEnd, k int)
 	n := winEnd - start
 	var a cpu.PageArrays
 	var rows []int32
-	if err := d.run(func() error {
-		if indexPageBytes(n) > d.pool.size {
-			free, _, err := d.memInfo()
-			if err != nil {
-				return err
-			}
-			if indexPageBytes(n) > free+d.pool.size || memLimit != 0 && indexPageBytes(n) > memLimit {
-				return fmt.Errorf("%w: a window of %d codes needs %d MiB, %d MiB free", errNoRoom, n,
-					indexPageBytes(n)>>20, (free+d.pool.size)>>20)
-			}
+	if err := d.run(func() error { // before the window is copied up for nothing
+		avail, err := d.roomNow()
+		if err == nil && indexPageBytes(n) > avail {
+			err = fmt.Errorf("%w: a window of %d codes needs %d MiB, %d MiB free", errNoRoom, n, indexPageBytes(n)>>20, avail>>20)
 		}
-		return nil
+		return err
 	}); err != nil {
 		return a, nil, err
 	}
@@ -154,7 +121,6 @@ func (b *Backend) indexPageArrays(text []byte, sigma, start, end, winEnd, k int)
 		rows = make([]int32, 2*entries)
 	}
 	err = d.run(func() error {
-		defer d.pool.release(d)
 		desc := &f.desc
 		if entries > 0 {
 			var kb devBuf

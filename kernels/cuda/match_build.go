@@ -72,16 +72,14 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 			}
 		}()
 		rows := n + 2
-		bufs := []struct {
+		type sized struct {
 			b *devBuf
 			n int
-		}{{&dSA, 4 * (n + 1)}, {&dPhi, 4 * n}, {&dLCP, 4 * rows}, {&dBig, 4 * rows}, {&dOff, 4 * rows},
+		}
+		bufs := []sized{{&dSA, 4 * (n + 1)}, {&dPhi, 4 * n}, {&dLCP, 4 * rows}, {&dBig, 4 * rows}, {&dOff, 4 * rows},
 			{&dCnt, 4 * syms * nb}, {&dCntOff, 4 * syms * nb}, {&dSums, 4 * (ceilDiv(max(rows, syms*nb), scanTile) + 1)}, {&dTot, 16},
 			{&dFailed, ceilDiv(n, plcpChunk) + 16}}
-		alloc := func(bufs []struct {
-			b *devBuf
-			n int
-		}) error {
+		alloc := func(bufs []sized) error {
 			for _, x := range bufs {
 				if err := x.b.ensure(d, uint64(x.n)); err != nil {
 					return err
@@ -89,11 +87,11 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 			}
 			return nil
 		}
+		first := bufs
 		if lean {
-			if err := alloc(bufs[:1]); err != nil { // the suffix array's output only, for now
-				return err
-			}
-		} else if err := alloc(bufs); err != nil {
+			first = bufs[:1] // the suffix array's output only, for now
+		}
+		if err := alloc(first); err != nil {
 			return err
 		}
 		scan := func(in, out devPtr, n int) (uint32, error) {

@@ -57,6 +57,20 @@ var errNoRoom = errors.New("not enough GPU memory")
 // memLimit, when not zero, caps the device memory a construction may use (tests of the fallback).
 var memLimit uint64
 
+// roomNow returns the device memory a computation may take now: what the card has free plus what
+// the pool holds, within memLimit when a test sets one. Device goroutine only.
+func (d *device) roomNow() (uint64, error) {
+	free, _, err := d.memInfo()
+	if err != nil {
+		return 0, err
+	}
+	avail := free + d.pool.size
+	if memLimit != 0 {
+		avail = min(avail, memLimit)
+	}
+	return avail, nil
+}
+
 // budget makes the pool at least need bytes, or returns an error wrapping errNoRoom when the card
 // (cuMemGetInfo, plus what the pool already holds) has not that much to spare, or when the
 // allocation fails for want of memory all the same (another process took it meanwhile).
