@@ -127,6 +127,9 @@ type MatchOptions struct {
 	Mode     Mode
 	MinLen   int // minimum match length, >= 1
 	PageSize int // reference page length in text positions; 0 means one page for the whole reference
+	// DeviceMemory bounds the device memory the reference's index takes on each GPU (0: what the
+	// card has free, less room for batches). The CPU ignores it.
+	DeviceMemory int64
 }
 
 // Matcher matches query batches against one reference. It is safe for concurrent use.

@@ -123,18 +123,38 @@ func (g *Group) NewMatcherFromPages(ref *kernels.Reference, opts kernels.MatchOp
 	return g.newMatcher(ref, opts, host)
 }
 
-// groupMatcher is a matcher over a copy of the index on each card. Match puts its batch in the
-// queue that every card's device workers take batches from.
+// groupMatcher is a matcher over a copy of the index on each card, whose device workers take
+// batches from one queue that Match puts its batch in; or over a chain of cards that hold the
+// pages between them (match_chain.go), whose first card takes the batches.
 type groupMatcher struct {
 	members   []*gpuMatcher
 	reqs      chan *request
 	quit      chan struct{}
+	links     *chainLinks // a chain's
 	closeOnce sync.Once
 }
 
-// newMatcher starts a matcher on every card, sharing one queue of requests. A card that cannot
-// hold the index fails the whole: a run on fewer cards than asked would be a silent slow path.
+// newMatcher starts a matcher on every card: each with the whole index where every card holds
+// it, otherwise a chain of cards that hold the pages between them where they do. A card that
+// cannot do its part fails the whole: a run on fewer cards than asked would be a silent slow path.
 func (g *Group) newMatcher(ref *kernels.Reference, opts kernels.MatchOptions, host *cpu.Matcher) (kernels.Matcher, error) {
+	if err := opts.Validate(ref); err != nil {
+		return nil, err
+	}
+	parts, err := g.splitPages(ref, opts, host)
+	if err != nil {
+		return nil, err
+	}
+	if parts != nil {
+		gm, err := g.newChain(ref, opts, host, parts)
+		if err == nil {
+			return gm, nil
+		}
+		if !errors.Is(err, errNoRoom) && !errors.Is(err, errRepetitive) && !isOutOfMemory(err) {
+			return nil, err
+		}
+		g.cards[0].note(fmt.Sprintf("the index is copied to every card, which pages through it: its pages over %d cards failed: %v", len(parts), err))
+	}
 	gm := &groupMatcher{reqs: make(chan *request), quit: make(chan struct{}), members: make([]*gpuMatcher, len(g.cards))}
 	errs := make([]error, len(g.cards))
 	var wg sync.WaitGroup
@@ -175,6 +195,9 @@ func (gm *groupMatcher) Close() error {
 			if m != nil {
 				m.Close()
 			}
+		}
+		if gm.links != nil {
+			gm.links.free()
 		}
 	})
 	return nil

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -221,5 +222,199 @@ func TestGroupCardFailure(t *testing.T) {
 	}
 	if strings.Contains(failed.Error(), "\n") {
 		t.Errorf("error %q is not one line", failed)
+	}
+}
+
+var (
+	chainOnce  sync.Once
+	chainGroup *Group
+	chainErr   error
+)
+
+// testChainGroup returns two cards for the tests of a chain: two usable GPUs where there are, else
+// the one GPU opened twice (two backends, each with its own device goroutine, streams and memory),
+// so that a chain's hand-over runs on a machine of one card too.
+func testChainGroup(t testing.TB) *Group {
+	t.Helper()
+	chainOnce.Do(func() {
+		infos, err := Devices()
+		if err != nil {
+			chainErr = err
+			return
+		}
+		var ords []int
+		for _, d := range infos {
+			if d.Major >= 8 {
+				ords = append(ords, d.Ordinal)
+			}
+		}
+		switch len(ords) {
+		case 0:
+			chainErr = errors.New("no usable GPU")
+			return
+		case 1:
+			ords = append(ords, ords[0])
+		}
+		chainGroup, chainErr = OpenGroup(ords[:2], Options{Threads: 4})
+	})
+	if chainErr != nil {
+		if os.Getenv("SAPIPE_REQUIRE_GPU") != "" {
+			t.Fatalf("SAPIPE_REQUIRE_GPU is set but no GPU: %v", chainErr)
+		}
+		t.Skipf("no GPU: %v", chainErr)
+	}
+	return chainGroup
+}
+
+// halfMemory returns the device memory that holds ref's text, half of the pages (rounded up) and
+// the building of one: a budget that makes a card of g hold half of the index. With host set,
+// the pages are host's (an index file's).
+func halfMemory(t *testing.T, g *Group, ref *kernels.Reference, opts kernels.MatchOptions, host *cpu.Matcher) int64 {
+	t.Helper()
+	pl, err := planMatch(g.cards[0], ref, opts, matchConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != nil {
+		var sizes []uint64
+		for _, p := range host.Pages() {
+			sizes = append(sizes, newHostPage(p).bytes)
+		}
+		var most uint64
+		for _, r := range splitEven(sizes, 2) {
+			var sum uint64
+			for _, s := range sizes[r[0]:r[1]] {
+				sum += s
+			}
+			most = max(most, sum)
+		}
+		return pl.textBytes + int64(most)
+	}
+	pages := len(cpu.PageBounds(len(ref.Text), opts.PageSize, opts.MinLen))
+	return pl.textBytes + int64((pages+1)/2)*pl.est(opts.PageSize) + pl.build(opts.PageSize)
+}
+
+// TestGroupChain: a reference whose pages fit two cards but not one is held half on each card,
+// and every mode gives the CPU's results, pages built from the text and pages of an index file,
+// with many batches at once.
+func TestGroupChain(t *testing.T) {
+	g := testChainGroup(t)
+	rng := rand.New(rand.NewPCG(45, 2))
+	for iter := range 9 {
+		ref, all := randomReference(rng, 2+rng.IntN(3), 30000, iter%3 == 0, iter%4 == 1)
+		if ref == nil || len(all) < 2000 {
+			continue
+		}
+		mode := allModes[iter%3]
+		ps := len(ref.Text)/(2+rng.IntN(5)) + 1
+		opts := kernels.MatchOptions{Mode: mode, MinLen: 12 + rng.IntN(10), PageSize: ps}
+		want, err := cpu.NewMatcher(ref, opts, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Pages()) < 2 {
+			continue
+		}
+		fromFile := iter%2 == 1
+		var host *cpu.Matcher
+		if fromFile {
+			host = want
+		}
+		opts.DeviceMemory = halfMemory(t, g, ref, opts, host)
+		what := fmt.Sprintf("iter %d (%v, %d pages, index file %v)", iter, mode, len(want.Pages()), fromFile)
+		var m kernels.Matcher
+		if fromFile {
+			m, err = g.NewMatcherFromPages(ref, opts, host)
+		} else {
+			m, err = g.NewMatcher(ref, opts)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		gm := m.(*groupMatcher)
+		if gm.links == nil || len(gm.members) != 2 {
+			t.Fatalf("%s: not a chain of two cards", what)
+		}
+		held := 0
+		for _, mm := range gm.members {
+			if !mm.fs.resident || mm.npages >= len(want.Pages()) {
+				t.Fatalf("%s: a card holds %d of %d pages (resident %v)", what, mm.npages, len(want.Pages()), mm.fs.resident)
+			}
+			held += mm.npages
+		}
+		if held != len(want.Pages()) {
+			t.Fatalf("%s: the cards hold %d pages of %d", what, held, len(want.Pages()))
+		}
+		var wg sync.WaitGroup
+		for w := range 12 {
+			seqs := make([][]byte, 30)
+			for i := range seqs {
+				a := rng.IntN(len(all) - 400)
+				seqs[i] = mutateSeq(rng, all[a:a+100+rng.IntN(300)], 0.02)
+			}
+			if w == 0 {
+				seqs = append(seqs, all) // one long query, cut into chunks
+			}
+			b := queryBatch(seqs, &ref.Alpha, true, false, 1<<20)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				compareMatch(t, fmt.Sprintf("%s batch %d", what, w), want, gm, b)
+			}()
+		}
+		wg.Wait()
+		for i, mm := range gm.members {
+			if mm.stats.launches.Load() == 0 {
+				t.Errorf("%s: card %d matched nothing", what, i)
+			}
+		}
+		m.Close()
+	}
+}
+
+// TestGroupChainFailure: a card of a chain that fails mid-run fails the batches, with an error
+// that names it, and the matcher still closes.
+func TestGroupChainFailure(t *testing.T) {
+	g := testChainGroup(t)
+	rng := rand.New(rand.NewPCG(46, 2))
+	ref, all := randomReference(rng, 3, 20000, false, false)
+	for _, mode := range []kernels.Mode{kernels.MaxMatch, kernels.MumReference} {
+		opts := kernels.MatchOptions{Mode: mode, MinLen: 15, PageSize: len(ref.Text)/4 + 1}
+		opts.DeviceMemory = halfMemory(t, g, ref, opts, nil)
+		m, err := g.NewMatcher(ref, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gm := m.(*groupMatcher)
+		if gm.links == nil {
+			t.Fatal("not a chain")
+		}
+		gm.members[1].cfg.failAfter = 1
+		var failed error
+		for range 100 {
+			b := queryBatch([][]byte{all[:500], all[1000:1700]}, &ref.Alpha, true, false, 1<<20)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			for range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var r kernels.Result
+					if err := gm.Match(b, &r); err != nil {
+						mu.Lock()
+						failed = err
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			if failed != nil {
+				break
+			}
+		}
+		if failed == nil || !strings.Contains(failed.Error(), "injected failure") || strings.Contains(failed.Error(), "\n") {
+			t.Fatalf("%v: a failing card of a chain went unnoticed, or its error is not one line: %v", mode, failed)
+		}
+		m.Close()
 	}
 }

@@ -155,26 +155,30 @@ func b2u(b bool) uint32 {
 	return 0
 }
 
-// run matches the batches of one launch and fills their results.
-func (w *worker) run(batch []*request) error {
+// run matches the batches of launch l against this card's pages and fills their results; or, on a
+// card of a chain that is not the last, leaves what the next card needs in l and returns forward.
+func (w *worker) run(l *launch) (forward bool, err error) {
 	m := w.m
+	batch := l.batch
+	part := m.cfg.part
+	firstCard, lastCard := part.first(), part.last()
 	nPieces, nSlots, err := w.pack(batch)
 	if err != nil {
-		return err
+		return false, err
 	}
 	w.recs = w.recs[:0]
 	if nSlots == 0 {
 		w.unpack(batch, nil)
-		return nil
+		return false, nil
 	}
 	m.stats.launches.Add(1)
 	m.stats.positions.Add(int64(nSlots))
 	m.stats.pieces.Add(int64(nPieces))
 	if err := w.mark(""); err != nil {
-		return err
+		return false, err
 	}
 	if err := w.grow(&w.dCodes, w.codeBytes()); err != nil {
-		return err
+		return false, err
 	}
 	for _, g := range []struct {
 		b *devBuf
@@ -182,26 +186,31 @@ func (w *worker) run(batch []*request) error {
 	}{{&w.dPieces, 24 * nPieces}, {&w.dCounts, 4 * nPieces}, {&w.dOffs, 4 * nPieces},
 		{&w.dRegion, 16 * nSlots}, {&w.dRegionPiece, 4 * nSlots}} {
 		if err := w.grow(g.b, g.n); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if err := w.s.toDevice(w.dCodes.p, w.hCodes.p, w.codeBytes()); err != nil {
-		return err
+		return false, err
 	}
 	if err := w.s.toDevice(w.dPieces.p, w.hPieces.p, 24*nPieces); err != nil {
-		return err
+		return false, err
 	}
 	if err := w.mark("copy up"); err != nil {
-		return err
+		return false, err
 	}
 	var recs []outRec
 	if m.opts.Mode == kernels.MaxMatch {
-		starts := w.pageStarts[:0]
+		if l.recs != nil { // the records of the cards before, page after page
+			old := w.recs
+			w.recs, l.recs = l.recs, nil
+			part.links.putRecs(old)
+		}
+		starts := append(w.pageStarts[:0], l.starts...)
 		for _, i := range m.fs.order(m.npages) {
 			starts = append(starts, len(w.recs))
 			f, err := m.fs.acquire(m, i)
 			if err != nil {
-				return err
+				return false, err
 			}
 			err = w.maxMatchPage(&f.desc, nPieces)
 			if err == nil && !m.fs.resident {
@@ -209,27 +218,32 @@ func (w *worker) run(batch []*request) error {
 			}
 			m.fs.release(f)
 			if err != nil {
-				return err
+				return false, err
 			}
 		}
+		if !lastCard {
+			l.recs, l.starts = w.recs, append(l.starts[:0], starts...)
+			w.recs, w.pageStarts = part.links.getRecs(), starts
+			return true, w.collect()
+		}
 		w.pageStarts = append(starts, len(w.recs))
-		if m.npages == 1 {
+		if len(w.pageStarts) == 2 {
 			sortRecords(w.recs, true)
 		} else {
 			w.recs, w.spare = mergeRecords(w.recs, w.spare, w.pageStarts)
 		}
 		recs = w.recs
 	} else {
-		recs, err = w.unique(nPieces, nSlots)
-		if err != nil {
-			return err
+		recs, err = w.unique(l, nPieces, nSlots, firstCard, lastCard)
+		if err != nil || !lastCard {
+			return err == nil, err
 		}
 	}
 	if err := w.s.sync(); err != nil {
-		return err
+		return false, err
 	}
 	if err := w.collect(); err != nil {
-		return err
+		return false, err
 	}
 	m.stats.matches.Add(int64(len(recs)))
 	t := time.Now()
@@ -237,7 +251,7 @@ func (w *worker) run(batch []*request) error {
 	if m.cfg.Profile {
 		m.stats.addPhase("host unpack", time.Since(t))
 	}
-	return nil
+	return false, nil
 }
 
 // codeBytes is the size of the packed codes.
@@ -390,12 +404,19 @@ func (w *worker) scan(in, out devPtr, n int) (uint32, error) {
 	return *(*uint32)(w.hTot.p), nil
 }
 
-// unique finds the -mumreference candidates (also -mum's) over every page.
-func (w *worker) unique(nPieces, nSlots int) ([]outRec, error) {
+// unique finds the -mumreference candidates (also -mum's) over every page. On a card of a chain,
+// the best match of each slot over the pages of the cards before comes in l.best, and on every card
+// but the last the best over this card's pages too goes on in it, instead of the records.
+func (w *worker) unique(l *launch, nPieces, nSlots int, firstCard, lastCard bool) ([]outRec, error) {
 	m := w.m
 	order := m.fs.order(m.npages)
-	if len(order) > 1 {
+	if len(order) > 1 || !firstCard || !lastCard {
 		if err := w.grow(&w.dBest, 16*nSlots); err != nil {
+			return nil, err
+		}
+	}
+	if !firstCard {
+		if err := w.s.toDevice(w.dBest.p, l.best.p, 16*nSlots); err != nil {
 			return nil, err
 		}
 	}
@@ -405,7 +426,7 @@ func (w *worker) unique(nPieces, nSlots int) ([]outRec, error) {
 			return nil, err
 		}
 		err = w.s.launch("mu_walk", m.fn["mu_walk"], ceilDiv(nPieces, 128), 128, &f.desc, w.dCodes.p, w.dPieces.p, uint32(nPieces),
-			uint32(m.opts.MinLen), w.dBest.p, b2u(i == 0), b2u(i == len(order)-1), w.dRegion.p, w.dCounts.p)
+			uint32(m.opts.MinLen), w.dBest.p, b2u(firstCard && i == 0), b2u(lastCard && i == len(order)-1), w.dRegion.p, w.dCounts.p)
 		if err == nil && !m.fs.resident {
 			err = w.s.sync()
 		}
@@ -413,6 +434,24 @@ func (w *worker) unique(nPieces, nSlots int) ([]outRec, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if !lastCard {
+		if l.best == nil {
+			var err error
+			if l.best, err = m.cfg.part.links.getBest(m, 16*nSlots); err != nil {
+				return nil, err
+			}
+		}
+		if err := w.s.toHost(l.best.p, w.dBest.p, 16*nSlots); err != nil {
+			return nil, err
+		}
+		if err := w.mark("walk and best copied down"); err != nil {
+			return nil, err
+		}
+		if err := w.s.sync(); err != nil {
+			return nil, err
+		}
+		return nil, w.collect()
 	}
 	if err := w.mark("walk"); err != nil {
 		return nil, err

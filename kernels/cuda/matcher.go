@@ -46,6 +46,9 @@ type matchConfig struct {
 	// failAfter, when positive, makes the workers fail every launch after that many (tests of a
 	// card that fails mid-run).
 	failAfter int64
+	// part, when set, makes this card one of a chain that holds the reference's pages between
+	// them (match_chain.go).
+	part *chainPart
 }
 
 func (c *matchConfig) defaults() {
@@ -143,6 +146,90 @@ func pageBytesPerBase(sigma int) float64 {
 	return 4 + 1 + float64(8*(counts+2*planes))/cpu.OccBlockRows + 1.0/8 + 4.0/64 + 0.01
 }
 
+// matchPlan is how a reference's index fits one card: the device memory it may take (budget),
+// what is left of that after the text (room), and the page size asked for.
+type matchPlan struct {
+	budget, room, textBytes int64
+	ps                      int // MatchOptions.PageSize or the matchConfig's, else the whole text
+	perBase                 float64
+	minLen                  int
+}
+
+// planMatch measures what card b can hold of ref's index: cfg.Budget, or the free memory less
+// room for the workers' buffers and other users of the card, bounded by opts.DeviceMemory.
+func planMatch(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, cfg matchConfig) (matchPlan, error) {
+	cfg.defaults()
+	d := b.dev
+	n := len(ref.Text)
+	budget := cfg.Budget
+	if budget <= 0 {
+		var free uint64
+		if err := d.run(func() error {
+			var err error
+			free, _, err = d.memInfo()
+			return err
+		}); err != nil {
+			return matchPlan{}, err
+		}
+		// Leave room for the workers' buffers (about 1 GiB each at the default launch size) and
+		// for other users of the card.
+		budget = int64(free) - int64(free/8) - int64(cfg.Workers)<<30
+		if opts.DeviceMemory > 0 {
+			budget = min(budget, opts.DeviceMemory)
+		}
+	}
+	p := matchPlan{budget: budget, textBytes: int64(n + 256), perBase: pageBytesPerBase(ref.Alpha.Size), minLen: opts.MinLen}
+	p.room = budget - p.textBytes
+	p.ps = cfg.PageSize
+	if p.ps <= 0 {
+		p.ps = opts.PageSize
+	}
+	if p.ps <= 0 || p.ps > n {
+		p.ps = n
+	}
+	return p, nil
+}
+
+// est is the device memory of a page of ps bases.
+func (p *matchPlan) est(ps int) int64 {
+	return int64(p.perBase*float64(ps+kernels.FirstCode+cpu.Overlap(p.minLen))) + 4096
+}
+
+// build is the device memory that building a page of ps bases takes: its suffix array's
+// construction (sa.go's layout) and the LCP's arrays (match_build.go, 20 bytes a position),
+// besides the pages built before it.
+func (p *matchPlan) build(ps int) int64 {
+	var c carver
+	w := ps + cpu.Overlap(p.minLen)
+	layout(&c, w)
+	return int64(c.used+c.used/32+(64<<20)) + 20*int64(w)
+}
+
+// fits reports whether count pages of ps bases, and the building of one more, fit the room.
+func (p *matchPlan) fits(count, ps int) bool { return int64(count)*p.est(ps)+p.build(ps) <= p.room }
+
+// bigPage is the page size under which pages are no longer made smaller to fit all of them on
+// the device: below it, pages are built on the host and loaded into frames in turn.
+const bigPage = 1 << 24
+
+// pageSize returns the size of the pages of an n-base text on this card: the size asked for, made
+// smaller until all pages and the building of one fit (a page is made smaller rather than built
+// on the host, minutes for a large reference), down to bigPage; where even those leave no room,
+// pages that two frames hold.
+func (p *matchPlan) pageSize(n int) (int, error) {
+	ps := p.ps
+	for {
+		pages := (n + ps - 1) / ps
+		if p.fits(pages, ps) || ps <= bigPage && 2*p.est(ps) <= p.room {
+			return ps, nil
+		}
+		if ps < 1<<10 && ps < n {
+			return 0, fmt.Errorf("%w: a device memory budget of %d MiB holds the %d-base text but no useful page", errNoRoom, p.budget>>20, n)
+		}
+		ps = (ps + 1) / 2
+	}
+}
+
 // newMatcher indexes ref and starts the device workers: with given nil it builds the pages (on
 // the device when they fit, else on the host); otherwise it copies given's pages (an index
 // file's). It returns an error wrapping errNoRoom when the budget cannot hold the text and one
@@ -160,54 +247,16 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 	if n == 0 {
 		return nil, fmt.Errorf("%w: empty reference", errNoRoom)
 	}
-	budget := cfg.Budget
-	if budget <= 0 {
-		var free uint64
-		if err := d.run(func() error {
-			var err error
-			free, _, err = d.memInfo()
-			return err
-		}); err != nil {
+	pl, err := planMatch(b, ref, opts, cfg)
+	if err != nil {
+		return nil, err
+	}
+	room, budget := pl.room, pl.budget
+	ps := pl.ps
+	if cfg.part == nil {
+		if ps, err = pl.pageSize(n); err != nil {
 			return nil, err
 		}
-		// Leave room for the workers' buffers (about 1 GiB each at the default launch size) and
-		// for other users of the card.
-		budget = int64(free) - int64(free/8) - int64(cfg.Workers)<<30
-	}
-	textBytes := int64(n + 256)
-	room := budget - textBytes
-	perBase := pageBytesPerBase(ref.Alpha.Size)
-	est := func(ps int) int64 {
-		return int64(perBase*float64(ps+kernels.FirstCode+cpu.Overlap(opts.MinLen))) + 4096
-	}
-	ps := cfg.PageSize
-	if ps <= 0 {
-		ps = opts.PageSize
-	}
-	if ps <= 0 || ps > n {
-		ps = n
-	}
-	// Building a page on the device takes its suffix array's construction (sa.go's layout) and
-	// the LCP's arrays (match_build.go, 20 bytes a position) besides the pages built before it.
-	build := func(ps int) int64 {
-		var c carver
-		w := ps + cpu.Overlap(opts.MinLen)
-		layout(&c, w)
-		return int64(c.used+c.used/32+(64<<20)) + 20*int64(w)
-	}
-	// Pages small enough that all of them, and the building of one, fit: a page is made smaller
-	// rather than built on the host (minutes for a large reference). Only where even pages of
-	// bigPage bases leave no room are pages built on the host and loaded into frames in turn.
-	const bigPage = 1 << 24
-	for {
-		pages := int64((n + ps - 1) / ps)
-		if pages*est(ps)+build(ps) <= room || ps <= bigPage && 2*est(ps) <= room {
-			break
-		}
-		if ps < 1<<10 && ps < n {
-			return nil, fmt.Errorf("%w: a device memory budget of %d MiB holds the %d-base text but no useful page", errNoRoom, budget>>20, n)
-		}
-		ps = (ps + 1) / 2
 	}
 	m := &gpuMatcher{dev: d, ref: ref, opts: opts, cfg: cfg, fn: make(map[string]uintptr), note: b.note,
 		reqs: cfg.Requests, quit: make(chan struct{})}
@@ -216,7 +265,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 	}
 	m.fs.cond = sync.NewCond(&m.fs.mu)
 	t0 := time.Now()
-	err := d.run(func() error {
+	err = d.run(func() error {
 		for _, name := range slices.Concat(matchKernels, buildKernels) {
 			f, err := d.fn(name)
 			if err != nil {
@@ -224,7 +273,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 			}
 			m.fn[name] = f
 		}
-		if err := m.text.ensure(d, uint64(textBytes)); err != nil {
+		if err := m.text.ensure(d, uint64(pl.textBytes)); err != nil {
 			return err
 		}
 		if err := d.copyInFrom(m.text.p, ptrOf(ref.Text), n); err != nil {
@@ -233,13 +282,27 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		return d.sync()
 	})
 	trace("matcher: kernels looked up, text copied", t0)
-	if err == nil && given != nil {
+	switch {
+	case err != nil:
+	case cfg.part != nil && given != nil:
+		// One card of several, each holding some of the pages: all of them resident, or none.
+		m.npages = len(cfg.part.pages)
+		err = m.uploadHost(given, cfg.part.pages, room, budget)
+		if err == nil && !m.fs.resident {
+			err = fmt.Errorf("%w: pages of %d MiB leave no room on %s", errNoRoom, cfg.part.bytes>>20, b.Name())
+		}
+	case cfg.part != nil:
+		m.npages = len(cfg.part.bounds)
+		if err = m.buildResident(cfg.part.bounds); err == nil {
+			m.fs.resident = true
+		}
+	case given != nil:
 		m.npages = len(given.Pages())
-		err = m.uploadHost(given, room, budget)
-	} else if err == nil {
+		err = m.uploadHost(given, given.Pages(), room, budget)
+	default:
 		bounds := cpu.PageBounds(n, ps, opts.MinLen)
 		m.npages = len(bounds)
-		if int64(len(bounds))*est(ps)+build(ps) <= room && !cfg.HostIndex {
+		if pl.fits(len(bounds), ps) && !cfg.HostIndex {
 			// Every page fits: build them on the device, where they stay.
 			err = m.buildResident(bounds)
 			if err == nil {
@@ -256,7 +319,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 	if err != nil {
 		m.freeFrames()
 		m.freeDevice()
-		if isOutOfMemory(err) {
+		if isOutOfMemory(err) && !errors.Is(err, errNoRoom) {
 			return nil, fmt.Errorf("%w: %v", errNoRoom, err)
 		}
 		return nil, err
@@ -288,31 +351,40 @@ func (m *gpuMatcher) hostIndex(b *Backend, ps int, room, budget int64) error {
 	if err != nil {
 		return err
 	}
-	return m.uploadHost(host, room, budget)
+	return m.uploadHost(host, host.Pages(), room, budget)
 }
 
-// uploadHost copies the pages of host to frames: all of them when they fit room, otherwise as
-// many frames as fit, loaded in turn.
-func (m *gpuMatcher) uploadHost(host *cpu.Matcher, room, budget int64) error {
+// uploadHost copies pages (host's, or some of them) to frames: all of them when they fit room,
+// otherwise as many frames as fit, loaded in turn.
+func (m *gpuMatcher) uploadHost(host *cpu.Matcher, pages []*cpu.Page, room, budget int64) error {
 	d := m.dev
 	n := len(m.ref.Text)
 	m.host = host
-	var frameBytes uint64
-	for _, p := range host.Pages() {
+	var frameBytes, total uint64
+	for _, p := range pages {
 		hp := newHostPage(p)
 		frameBytes = max(frameBytes, hp.bytes)
+		total += hp.bytes
 		m.pages = append(m.pages, hp)
 	}
-	frames := min(len(m.pages), int(room/int64(frameBytes)))
+	// Resident, each page in a frame of its size, or frames of the largest page's size.
+	m.fs.resident = room >= 0 && total <= uint64(room)
+	frames := len(m.pages)
+	if !m.fs.resident {
+		frames = int(max(room, 0) / int64(frameBytes))
+	}
 	if frames < 1 {
 		return fmt.Errorf("%w: a device memory budget of %d MiB holds no page of the index (%d MiB)", errNoRoom, budget>>20, frameBytes>>20)
 	}
-	m.fs.resident = frames == len(m.pages)
 	return d.run(func() error {
 		for i := range frames {
 			f := &frame{page: -1}
 			m.fs.frames = append(m.fs.frames, f)
-			if err := f.mem.ensure(d, frameBytes); err != nil {
+			size := frameBytes
+			if m.fs.resident {
+				size = m.pages[i].bytes
+			}
+			if err := f.mem.ensure(d, size); err != nil {
 				return err
 			}
 			if m.fs.resident {
@@ -405,38 +477,58 @@ func (m *gpuMatcher) worker(ready chan<- error) {
 	}
 	defer w.free()
 	var carry *request
+	part := m.cfg.part
 	for {
-		var batch []*request
-		if carry != nil {
-			batch, carry = append(batch, carry), nil
-		} else {
+		l := &launch{}
+		if part != nil && part.in != nil {
 			select {
-			case r := <-m.reqs:
-				batch = append(batch, r)
+			case l = <-part.in:
 			case <-m.quit:
 				return
 			}
-		}
-		npos := batch[0].npos
-	gather:
-		for npos < m.cfg.MaxPositions {
-			select {
-			case r := <-m.reqs:
-				if npos+r.npos > m.cfg.MaxPositions {
-					carry = r
+		} else {
+			if carry != nil {
+				l.batch, carry = append(l.batch, carry), nil
+			} else {
+				select {
+				case r := <-m.reqs:
+					l.batch = append(l.batch, r)
+				case <-m.quit:
+					return
+				}
+			}
+			npos := l.batch[0].npos
+		gather:
+			for npos < m.cfg.MaxPositions {
+				select {
+				case r := <-m.reqs:
+					if npos+r.npos > m.cfg.MaxPositions {
+						carry = r
+						break gather
+					}
+					l.batch = append(l.batch, r)
+					npos += r.npos
+				default:
 					break gather
 				}
-				batch = append(batch, r)
-				npos += r.npos
-			default:
-				break gather
 			}
 		}
-		err := w.run(batch)
+		forward, err := w.run(l)
 		if n := m.cfg.failAfter; n > 0 && m.stats.launches.Load() > n {
 			err = fmt.Errorf("gpu:%d: launch failed (a test's injected failure)", m.dev.info.Ordinal)
 		}
-		for _, r := range batch {
+		if err == nil && forward {
+			select {
+			case part.next <- l:
+				continue
+			case <-m.quit:
+				err = errors.New("GPU matcher is closed")
+			}
+		}
+		if part != nil {
+			part.links.done(l)
+		}
+		for _, r := range l.batch {
 			r.done <- err
 		}
 	}

@@ -1,0 +1,56 @@
+package cuda
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSplitEven: the runs cover the sizes in order, number at most k, and no other cut into at
+// most k runs has a smaller largest sum (checked against every cut of small cases).
+func TestSplitEven(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 1))
+	for iter := range 300 {
+		sizes := make([]uint64, 1+rng.IntN(8))
+		for i := range sizes {
+			sizes[i] = 1 + rng.Uint64N(100)
+			if iter%3 == 0 {
+				sizes[i] = 50 // equal pages, as from one page size
+			}
+		}
+		k := 1 + rng.IntN(4)
+		runs := splitEven(sizes, k)
+		if len(runs) > k || runs[0][0] != 0 || runs[len(runs)-1][1] != len(sizes) {
+			t.Fatalf("%v into %d: runs %v", sizes, k, runs)
+		}
+		var most uint64
+		for i, r := range runs {
+			if r[0] >= r[1] || i > 0 && r[0] != runs[i-1][1] {
+				t.Fatalf("%v into %d: runs %v", sizes, k, runs)
+			}
+			most = max(most, sum(sizes[r[0]:r[1]]))
+		}
+		if best := bestCut(sizes, k); most != best {
+			t.Fatalf("%v into %d: runs %v have a largest sum of %d, %d is possible", sizes, k, runs, most, best)
+		}
+	}
+}
+
+func sum(s []uint64) uint64 {
+	var t uint64
+	for _, v := range s {
+		t += v
+	}
+	return t
+}
+
+// bestCut is the least largest sum of a cut of sizes into at most k runs, by trying every cut.
+func bestCut(sizes []uint64, k int) uint64 {
+	if k == 1 || len(sizes) == 1 {
+		return sum(sizes)
+	}
+	best := sum(sizes)
+	for i := 1; i < len(sizes); i++ {
+		best = min(best, max(sum(sizes[:i]), bestCut(sizes[i:], k-1)))
+	}
+	return best
+}
