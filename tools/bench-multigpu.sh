@@ -10,6 +10,10 @@
 #             instead), sapipe mummer -maxmatch -l 20 -b -c; -v's stage times go to $DEST/*.log; the
 #             output to a file in DEST (about 15 GB for 100 M reads), hashed after the timing
 #   compress  sapipe compress of a CSIZE (1G) genome made by genscale (DNA with repeats)
+#   pages     PREADS (2M) reads of 150 bases against the index of a PSIZE (3.1G) genome made by
+#             genscale, sapipe mummer -l 20 -b: each card of CARDS with the whole index, then with
+#             --gpu-memory PMEM (default 62% of the index file: room for half of the pages), where
+#             one card pages through the halves in turn and several cards hold a half each
 # Settings (environment): DEST (/tmp/multigpu) inputs; ECOLI (E. coli FASTA, plain or gzip);
 # CARDS ("gpu:0 gpu:all"); SAPIPE (bin/sapipe); GENSCALE (bin/genscale); TIMEOUT (300) seconds a
 # command; EXTRA_CPU (1: the compress row also runs on the CPU, for its bytes).
@@ -26,6 +30,8 @@ SAPIPE=${SAPIPE:-bin/sapipe}
 GENSCALE=${GENSCALE:-bin/genscale}
 TIMEOUT=${TIMEOUT:-300}
 EXTRA_CPU=${EXTRA_CPU:-1}
+PSIZE=${PSIZE:-3.1G}
+PREADS=${PREADS:-2M}
 mkdir -p "$DEST"
 
 secs() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.2f", (e - s) / 1e9 }'; }
@@ -75,5 +81,33 @@ if [[ " $ROWS " == *" compress "* ]]; then
 		rm -f "$DEST/compress.out"
 		t=$(secs "$s" "$e")
 		echo "| compress, $bytes bytes of genome | $dev | $t | $(awk -v b="$bytes" -v t="$t" 'BEGIN { printf "%.0f MB/s", b / t / 1e6 }') | $sum |"
+	done
+fi
+
+if [[ " $ROWS " == *" pages "* ]]; then
+	g=$DEST/genome_$PSIZE.fa
+	[ -s "$g" ] || "$GENSCALE" genome --size "$PSIZE" --seed 7 -o "$g"
+	ix=$DEST/genome_$PSIZE.sai
+	[ -s "$ix" ] || timeout -s KILL "$TIMEOUT" "$SAPIPE" index -q --device "${CARDS%% *}" -o "$ix" "$g"
+	preads=$DEST/preads_$PREADS.fq
+	[ -s "$preads" ] || "$GENSCALE" reads -i "$g" --n "$PREADS" --len 150 --seed 6 -o "$preads"
+	n=$(($(wc -l <"$preads") / 4))
+	pmem=${PMEM:-$(($(stat -c %s "$ix") * 62 / 100))}
+	cat "$preads" >/dev/null
+	for mem in "" "$pmem"; do
+		for dev in $CARDS; do
+			args=(-v -l 20 -b --device "$dev")
+			[ -n "$mem" ] && args+=(--gpu-memory "$mem")
+			log=$DEST/pages-${dev//:/_}-${mem:-all}.log
+			s=$(date +%s%N)
+			timeout -s KILL "$TIMEOUT" "$SAPIPE" mummer "${args[@]}" "$ix" "$preads" 2>"$log" >"$DEST/pages.out"
+			e=$(date +%s%N)
+			sum=$(md5sum <"$DEST/pages.out" | cut -c1-12)
+			rm -f "$DEST/pages.out"
+			t=$(secs "$s" "$e")
+			what="whole index on a card"
+			[ -n "$mem" ] && what="--gpu-memory $mem"
+			echo "| mummer -l 20 -b, $n reads against the $PSIZE index, $what | $dev | $t | $(awk -v n="$n" -v t="$t" 'BEGIN { printf "%.2f M reads/s", n / t / 1e6 }') | $sum |"
+		done
 	done
 fi

@@ -41,6 +41,10 @@ type mummerConfig struct {
 	verbose bool
 	index   bool // ref is an index file (--index, or a .sai in the reference's place)
 	batch   bool // --batch-size was given
+	// gpuMemory bounds the device memory of the reference's index on each GPU (--gpu-memory; 0:
+	// what the card has free): where the cards of --device gpu:all hold the index together but one
+	// card does not, each holds some of its pages.
+	gpuMemory int64
 }
 
 func mummerCommand(e *env) *cli.Command {
@@ -74,6 +78,7 @@ func mummerCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "t", Aliases: []string{"threads"}, Value: runtime.GOMAXPROCS(0), Usage: "worker threads"},
 			&cli.IntFlag{Name: "page-size", Usage: "most bases of the reference a page holds (0: as few pages as fit, one up to 2^31-3 bases)"},
 			&cli.IntFlag{Name: "batch-size", Value: 1 << 19, Usage: "query bases per batch"},
+			&cli.StringFlag{Name: "gpu-memory", Usage: "most device memory the reference's index takes on each GPU (`SIZE`, k, M, G suffixes; default: what the card has free)"},
 			&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "write to `FILE` (complete or not at all) instead of stdout"},
 			&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "no progress on stderr"},
 			deviceFlag(),
@@ -103,6 +108,13 @@ func mummerCommand(e *env) *cli.Command {
 			o.Strands = stages.Strands{Forward: !rev.set, Reverse: both.set || rev.set}
 			if o.Threads < 1 || o.BatchSize < 1 || o.PageSize < 0 {
 				return usageError{"-t and --batch-size must be positive, --page-size not negative"}
+			}
+			if s := c.String("gpu-memory"); s != "" {
+				v, ok := parseSuffixedSize(s, 1<<50)
+				if !ok {
+					return usageError{fmt.Sprintf("--gpu-memory %s: want a size such as 16G", s)}
+				}
+				cfg.gpuMemory = v
 			}
 			if cfg.ref = c.String("index"); cfg.ref != "" {
 				cfg.index, cfg.queries = true, c.Args().Slice()
@@ -288,7 +300,7 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 		defer ix.Close()
 		ref = ix.Ref
 		build = func() (kernels.Matcher, error) {
-			m, err := ix.MatcherOn(fb.b, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen})
+			m, err := ix.MatcherOn(fb.b, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, DeviceMemory: cfg.gpuMemory})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", cfg.ref, err)
 			}
@@ -307,7 +319,7 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 		logf("read reference %s: %d records, %d bases in %v", cfg.ref, len(ref.Names), len(ref.Text), time.Since(t0).Round(time.Millisecond))
 		build = func() (kernels.Matcher, error) {
 			t1 := time.Now()
-			m, err := fb.b.NewMatcher(ref, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, PageSize: cfg.opts.PageSize})
+			m, err := fb.b.NewMatcher(ref, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, PageSize: cfg.opts.PageSize, DeviceMemory: cfg.gpuMemory})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", cfg.ref, err)
 			}
