@@ -153,6 +153,7 @@ func TestInvariance(t *testing.T) {
 			for _, v := range [][]string{
 				{"--page-size", "200"}, {"--page-size", "333", "-t", "3"}, {"--page-size", "5000"},
 				{"--batch-size", "1"}, {"--batch-size", "97", "-t", "4"}, {"-t", "1"}, {"-t", "8", "--batch-size", "1000", "--page-size", "1999"},
+				{"--gpu-memory", "1M", "--page-size", "4000"},
 			} {
 				args := append(append([]string{"mummer"}, v...), base[1:]...)
 				got, stderr, st := runSapipe(t, nil, args...)
@@ -164,9 +165,29 @@ func TestInvariance(t *testing.T) {
 	}
 }
 
+// TestGPUMemoryOption: --gpu-memory takes a size, and anything else is one line's usage error.
+func TestGPUMemoryOption(t *testing.T) {
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref.fa")
+	os.WriteFile(ref, []byte(">r\nacgtacgtacgtaaacccgggtttacgatcgatcga\n"), 0o644)
+	for _, v := range []string{"0", "-1", "12x", "1T", "G", "99999999999G"} {
+		out, stderr, st := runSapipe(t, nil, "mummer", "--gpu-memory", v, ref, ref)
+		if st != 1 || len(out) != 0 || !strings.HasPrefix(string(stderr), "sapipe: --gpu-memory "+v+": ") || bytes.Count(stderr, []byte("\n")) != 1 {
+			t.Errorf("--gpu-memory %s: status %d, stderr %q", v, st, stderr)
+		}
+	}
+	want, _, _ := runSapipe(t, nil, "mummer", "-maxmatch", "-l", "5", ref, ref)
+	for _, v := range []string{"64M", "16G", "1048576"} {
+		got, stderr, st := runSapipe(t, nil, "mummer", "-maxmatch", "-l", "5", "--gpu-memory", v, ref, ref)
+		if st != 0 || len(stderr) != 0 || len(want) == 0 || !bytes.Equal(got, want) {
+			t.Errorf("--gpu-memory %s: status %d, stderr %q, output differs: %v", v, st, stderr, !bytes.Equal(got, want))
+		}
+	}
+}
+
 // FuzzArgs: no command line makes the parser panic, and every failure is one line on stderr.
 func FuzzArgs(f *testing.F) {
-	for _, s := range []string{"-mum -b -l 20", "-maxmatch -l 0", "-l", "-x -y", "-c", "--page-size -1", "-l 3 -l 4", "-h", "-t 0 -b -r"} {
+	for _, s := range []string{"-mum -b -l 20", "-maxmatch -l 0", "-l", "-x -y", "-c", "--page-size -1", "-l 3 -l 4", "-h", "-t 0 -b -r", "--gpu-memory 12x"} {
 		f.Add(s)
 	}
 	dir := f.TempDir()
