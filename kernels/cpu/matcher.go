@@ -295,7 +295,9 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen int) candidate {
 	if hi-lo > p.n-owned+1 {
 		c = candidate{len: int32(m), count: 2} // more occurrences than the overlap can hold
 	} else {
-		for k := lo; k < hi; k++ {
+		// Only whether one owned position or several reach the length matters (a count of 2
+		// stands for several, as above): a repeat's hundreds of rows are not all looked up.
+		for k := lo; k < hi && c.count < 2; k++ {
 			if s := int(p.sa[k]); s < owned {
 				c.count++
 				c.ref = int64(p.Start + s)

@@ -431,7 +431,7 @@ __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, u32 qlen,
 		c.len = m;
 		c.count = 2;
 	} else {
-		for (u32 k = lo; k < hi; k++) {
+		for (u32 k = lo; k < hi && c.count < 2; k++) { // 2 stands for several, as above
 			u32 s = (u32)p.sa[k];
 			if (s < owned) {
 				c.count++;
