@@ -27,7 +27,11 @@ type chunkSource struct {
 	file    int
 	cr      *formats.ChunkReader
 	stopped bool // an Odd chunk has been handed out: nothing more to read here
-	pool    sync.Pool
+	// free holds written batches for reuse, with their buffers (chunk, codes, segments, results,
+	// output), as many as can be in flight: a sync.Pool would drop them at every collection,
+	// and each batch would fault in and grow fresh buffers again (with the GPU's 25% heap
+	// growth, many times a second).
+	free chan *QueryBatch
 
 	chunkLedger
 
@@ -55,6 +59,24 @@ func newChunkSource(paths []string, stdin io.Reader, opts MummerOptions, enc *ke
 	return &chunkSource{paths: paths, stdin: stdin, size: size, long: qs.batchSize, qs: qs, chunkLedger: chunkLedger{sinkFile: -1}}
 }
 
+// get returns a written batch to reuse, or a new one.
+func (c *chunkSource) get() *QueryBatch {
+	select {
+	case b := <-c.free:
+		return b
+	default:
+		return &QueryBatch{whole: true}
+	}
+}
+
+// put keeps b for reuse, unless as many as can be in flight are kept already.
+func (c *chunkSource) put(b *QueryBatch) {
+	select {
+	case c.free <- b:
+	default:
+	}
+}
+
 // close closes the file being read, unless a Reader has taken it over.
 func (c *chunkSource) close() {
 	if c.cr != nil {
@@ -68,6 +90,7 @@ func (c *chunkSource) close() {
 func (c *chunkSource) run(ctx context.Context, opts stream.Options, match, write func(*QueryBatch) error) (*resumePoint, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	c.free = make(chan *QueryBatch, max(opts.Window, opts.Workers)+2)
 	fail := func(err error) error {
 		c.causeOnce.Do(func() { c.cause = err })
 		cancel() // the source may be waiting on ctx
@@ -127,13 +150,10 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 			}
 			c.cr = cr
 		}
-		b, _ := c.pool.Get().(*QueryBatch)
-		if b == nil {
-			b = &QueryBatch{whole: true}
-		}
+		b := c.get()
 		ch, err := c.cr.Next(b.chunk.Data)
 		if errors.Is(err, io.EOF) {
-			c.pool.Put(b)
+			c.put(b)
 			// A file's chunks are all written before the next file is opened: a chunk refused
 			// sends the rest of its file, read already or not, to a Reader, and the next file may
 			// be a stream that cannot be read twice.
@@ -159,7 +179,7 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 func (c *chunkSource) written(b *QueryBatch) {
 	c.chunkLedger.written(b.file, int(b.records), b.lines)
 	b.cr = nil
-	c.pool.Put(b)
+	c.put(b)
 }
 
 // parse parses b's chunk into segments with their codes, and reports whether ParseChunk accepted
