@@ -59,12 +59,18 @@ func OpenChunks(path string, stdin io.Reader, size int) (*ChunkReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewChunkReader(path, f, size)
+	var src io.ReadCloser = f
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() >= parallelReadMin {
+		if depth := parallelReadDepth(); depth > 0 {
+			src = newParallelReader(f, st.Size(), depth)
+		}
+	}
+	r, err := NewChunkReader(path, src, size)
 	if err != nil {
-		f.Close()
+		src.Close()
 		return nil, err
 	}
-	r.file = f
+	r.file = src
 	return r, nil
 }
 
