@@ -224,8 +224,10 @@ func splitEven(sizes []uint64, k int) [][2]int {
 func (g *Group) newChain(ref *kernels.Reference, opts kernels.MatchOptions, given *cpu.Matcher, parts []*chainPart) (*groupMatcher, error) {
 	cards := g.cards[:len(parts)]
 	var cfg matchConfig
-	cfg.defaults()
-	links := newChainLinks(cards[0].dev, cfg.Workers*len(parts)+1)
+	cfg.defaults(cards[0].dev.info)
+	// Enough best arrays for every later card's workers and one on its way: the first card
+	// waits for one only when those are all busy.
+	links := newChainLinks(cards[0].dev, cfg.Workers*(len(parts)-1)+1)
 	for i, p := range parts {
 		p.links = links
 		if i > 0 {

@@ -54,3 +54,15 @@ func bestCut(sizes []uint64, k int) uint64 {
 	}
 	return best
 }
+
+// TestLaunchPositions: the default launch size for the cards sapipe runs on.
+func TestLaunchPositions(t *testing.T) {
+	for _, c := range []struct {
+		mem  uint64
+		want int
+	}{{143771 << 20, 1 << 25}, {81559 << 20, 1 << 25}, {40960 << 20, 1 << 24}, {24576 << 20, 1 << 23}, {12288 << 20, 1 << 22}, {4 << 30, 1 << 22}, {0, 1 << 22}} {
+		if got := launchPositions(c.mem); got != c.want {
+			t.Errorf("%d MiB: %d positions a launch, want %d", c.mem>>20, got, c.want)
+		}
+	}
+}

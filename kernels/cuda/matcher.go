@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,18 +52,48 @@ type matchConfig struct {
 	part *chainPart
 }
 
-func (c *matchConfig) defaults() {
+// defaults fills the zero fields for a card of info (SAPIPE_GPU_LAUNCH and SAPIPE_GPU_WORKERS
+// first, where set).
+func (c *matchConfig) defaults(info Info) {
+	tuneFromEnv(c)
 	if c.Workers <= 0 {
 		c.Workers = 3
 	}
 	if c.MaxPositions <= 0 {
-		c.MaxPositions = 1 << 23
+		c.MaxPositions = launchPositions(info.TotalMem)
 	}
 	if c.PieceLen <= 0 {
 		c.PieceLen = 1024
 	}
 	if c.ChunkRows <= 0 {
 		c.ChunkRows = 1 << 22
+	}
+}
+
+// launchPositions is the default launch size on a card of mem bytes: 32 Mi query positions on
+// cards of 64 GiB and more, a power of two for every 2 KiB of memory on smaller ones (8 Mi on 24
+// GB), and at least 4 Mi. The walk runs a thread per piece, a whole read of 150 bases for short
+// reads, and waits on memory at every step: 8 Mi positions are some 56,000 threads, a fifth of
+// what an H100 or H200 holds at once. On the lent machine of two H200, 10 M reads against the
+// 3.1 Gbp index (one card): 13.18 s with 8 Mi, 9.75 s with 32 Mi, 12.13 s with 64 Mi (too few
+// launches in flight for the device workers to overlap).
+func launchPositions(mem uint64) int {
+	p := 1 << 22
+	for p < 1<<25 && uint64(2*p)*2048 <= mem {
+		p *= 2
+	}
+	return p
+}
+
+// tuneFromEnv takes the launch size and the number of device workers from SAPIPE_GPU_LAUNCH
+// (query positions a launch gathers) and SAPIPE_GPU_WORKERS where the configuration leaves them
+// to the defaults: knobs for measuring (NOTES.md), not for users.
+func tuneFromEnv(c *matchConfig) {
+	if v, err := strconv.Atoi(os.Getenv("SAPIPE_GPU_LAUNCH")); err == nil && v > 0 && c.MaxPositions == 0 {
+		c.MaxPositions = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("SAPIPE_GPU_WORKERS")); err == nil && v > 0 && c.Workers == 0 {
+		c.Workers = v
 	}
 }
 
@@ -158,7 +189,7 @@ type matchPlan struct {
 // planMatch measures what card b can hold of ref's index: cfg.Budget, or the free memory less
 // room for the workers' buffers and other users of the card, bounded by opts.DeviceMemory.
 func planMatch(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, cfg matchConfig) (matchPlan, error) {
-	cfg.defaults()
+	cfg.defaults(b.dev.info)
 	d := b.dev
 	n := len(ref.Text)
 	budget := cfg.Budget
@@ -171,9 +202,9 @@ func planMatch(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, cf
 		}); err != nil {
 			return matchPlan{}, err
 		}
-		// Leave room for the workers' buffers (about 1 GiB each at the default launch size) and
+		// Leave room for the workers' buffers (up to about 64 bytes a position of a launch) and
 		// for other users of the card.
-		budget = int64(free) - int64(free/8) - int64(cfg.Workers)<<30
+		budget = int64(free) - int64(free/8) - int64(cfg.Workers)*max(int64(cfg.MaxPositions)*64, 1<<30)
 		if opts.DeviceMemory > 0 {
 			budget = min(budget, opts.DeviceMemory)
 		}
@@ -238,7 +269,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 	if err := opts.Validate(ref); err != nil {
 		return nil, err
 	}
-	cfg.defaults()
+	cfg.defaults(b.dev.info)
 	if os.Getenv("SAPIPE_GPU_PROFILE") == "1" {
 		cfg.Profile = true
 	}
