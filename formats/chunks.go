@@ -188,7 +188,7 @@ func (r *ChunkReader) cut(buf []byte) int {
 	if r.first {
 		lead = bytes.Count(buf[:max(firstNonSpace(buf), 0)], []byte{'\n'})
 	}
-	n := bytes.Count(buf, []byte{'\n'})
+	n := countNewlines(buf)
 	end := lead + (n-lead)/4*4 // the line after which to cut
 	if end == lead {
 		return 0

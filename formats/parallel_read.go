@@ -1,10 +1,12 @@
 package formats
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
 	"runtime"
+	"sync"
 )
 
 // Reading a large plain file on several threads. A single read loop copies the page cache into
@@ -16,7 +18,8 @@ import (
 
 // Variables for tests, which read small files this way.
 var (
-	parallelReadBlock       = 4 << 20   // bytes a pread reads
+	parallelReadBlock       = 1 << 20   // bytes a pread reads
+	parallelCopyMin         = 64 << 10  // a read's copy from a block this long runs on a goroutine
 	parallelReadMin   int64 = 256 << 20 // smaller files are read by one read loop
 	// parallelReadDepth is the number of blocks read ahead: 0 (read by one loop) on hosts of
 	// fewer than 4 threads, where the reading does not bound the run and the extra copy would
@@ -40,16 +43,18 @@ type block struct {
 // several goroutines, then on, in one loop, whatever the file has past size. Close stops it and
 // closes f.
 type parallelReader struct {
-	f      *os.File
-	queue  chan chan block // the blocks in flight, in file order
-	free   chan []byte
-	quit   chan struct{}
-	cur    []byte // what is left of the block being read
-	held   []byte // that block's buffer, to give back
-	err    error  // the error after cur
-	tail   int64  // where the sequential reading goes on once the blocks are read
-	block  int
-	closed bool
+	f     *os.File
+	queue chan chan block // the blocks in flight, in file order
+	free  chan []byte
+	quit  chan struct{}
+	cur   []byte // what is left of the block being read
+	held  []byte // that block's buffer, to give back
+	err   error  // the error after cur
+	tail  int64  // where the sequential reading goes on once the blocks are read
+	block int
+	// blocksDone: every block has been read; what the file has past them is read in order.
+	blocksDone bool
+	closed     bool
 }
 
 func newParallelReader(f *os.File, size int64, depth int) *parallelReader {
@@ -81,6 +86,8 @@ func (r *parallelReader) schedule(size int64) {
 			n, err := r.f.ReadAt(buf[:want], at)
 			if n == want {
 				err = nil
+			} else if err == nil || errors.Is(err, io.EOF) {
+				err = io.EOF // the file is shorter than it was: it ends after these bytes
 			}
 			ch <- block{buf[:n], err}
 		}()
@@ -88,42 +95,66 @@ func (r *parallelReader) schedule(size int64) {
 	}
 }
 
+// Read fills p from the blocks read ahead, as many as it takes (waiting for them), copying each
+// on a goroutine of its own when p is large; past the blocks, from the file in order.
 func (r *parallelReader) Read(p []byte) (int, error) {
-	for len(r.cur) == 0 {
-		if r.err != nil {
-			return 0, r.err
-		}
-		if r.held != nil {
-			select {
-			case r.free <- r.held[:cap(r.held)]:
-			default:
+	n := 0
+	var wg sync.WaitGroup
+	var spent [][]byte // blocks copied out, given back once the copies are done
+	for n < len(p) {
+		if len(r.cur) == 0 {
+			if r.held != nil {
+				spent = append(spent, r.held)
+				r.held = nil
 			}
-			r.held = nil
-		}
-		ch, ok := <-r.queue
-		if !ok {
-			// Past the size the file had when opened (a file still being written): on in order.
-			n, err := r.f.ReadAt(p, r.tail)
-			r.tail += int64(n)
-			if n > 0 && errors.Is(err, io.EOF) {
-				err = nil
+			if r.err != nil || r.blocksDone {
+				break
 			}
-			return n, err
+			ch, ok := <-r.queue
+			if !ok {
+				r.blocksDone = true
+				break
+			}
+			b := <-ch
+			r.cur, r.held, r.err = b.data, b.data, b.err // io.EOF after a block cut short
+			continue
 		}
-		b := <-ch
-		r.cur, r.held, r.err = b.data, b.data, b.err
-		if errors.Is(r.err, io.EOF) {
-			// The file is shorter than it was: what is left of it is read, and then it ends.
-			r.err = nil
-			r.tail = -1
+		k := min(len(r.cur), len(p)-n)
+		dst, src := p[n:n+k], r.cur[:k]
+		if k >= parallelCopyMin {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				copy(dst, src)
+			}()
+		} else {
+			copy(dst, src)
 		}
-		if r.tail < 0 {
-			r.err = io.EOF
+		r.cur = r.cur[k:]
+		n += k
+	}
+	wg.Wait()
+	for _, b := range spent {
+		select {
+		case r.free <- b[:cap(b)]:
+		default:
 		}
 	}
-	n := copy(p, r.cur)
-	r.cur = r.cur[n:]
-	return n, nil
+	switch {
+	case n > 0:
+		return n, nil
+	case r.err != nil:
+		return 0, r.err
+	case len(p) == 0:
+		return 0, nil
+	}
+	// Past the size the file had when opened (a file still being written): on in order.
+	n, err := r.f.ReadAt(p, r.tail)
+	r.tail += int64(n)
+	if n > 0 && errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return n, err
 }
 
 // Close stops the reading ahead and closes the file (a pread in flight fails, unread).
@@ -134,4 +165,30 @@ func (r *parallelReader) Close() error {
 	r.closed = true
 	close(r.quit)
 	return r.f.Close()
+}
+
+// countNewlines is bytes.Count(b, "\n"), on several goroutines for a large b where the host has
+// the threads (parallelReadDepth): ChunkReader counts the lines of every FASTQ chunk to cut it,
+// 4.7 s of the reading goroutine's 11 s for 32 GB on the lent H200's host.
+func countNewlines(b []byte) int {
+	parts := min(parallelReadDepth(), len(b)/(256<<10))
+	if parts < 2 {
+		return bytes.Count(b, []byte{'\n'})
+	}
+	counts := make([]int, parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		part := b[len(b)*i/parts : len(b)*(i+1)/parts]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			counts[i] = bytes.Count(part, []byte{'\n'})
+		}()
+	}
+	wg.Wait()
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }

@@ -10,11 +10,12 @@ import (
 )
 
 // smallParallelReads makes files of min bytes or more be read ahead in blocks of block bytes,
-// depth at once, for the rest of the test.
+// depth at once, and large copies out of them run on goroutines, for the rest of the test.
 func smallParallelReads(t *testing.T, block int, min int64, depth int) {
-	ob, om, od := parallelReadBlock, parallelReadMin, parallelReadDepth
+	ob, om, od, oc := parallelReadBlock, parallelReadMin, parallelReadDepth, parallelCopyMin
 	parallelReadBlock, parallelReadMin, parallelReadDepth = block, min, func() int { return depth }
-	t.Cleanup(func() { parallelReadBlock, parallelReadMin, parallelReadDepth = ob, om, od })
+	parallelCopyMin = 1 + block/3 // copies from blocks on goroutines, and in line
+	t.Cleanup(func() { parallelReadBlock, parallelReadMin, parallelReadDepth, parallelCopyMin = ob, om, od, oc })
 }
 
 // TestParallelReader: reads of every size give the file's bytes in order, with the file grown
@@ -135,6 +136,23 @@ func TestChunksParallelRead(t *testing.T) {
 		cr.Close()
 		if fmtRecs(got) != fmtRecs(want) {
 			t.Errorf("fastq %v: records differ from Reader's", fastq)
+		}
+	}
+}
+
+// TestCountNewlines: counted in parts or not, the count is bytes.Count's.
+func TestCountNewlines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, depth := range []int{0, 3, 8} {
+		smallParallelReads(t, 1000, 0, depth)
+		for range 20 {
+			b := make([]byte, rng.IntN(3<<20))
+			for i := range b {
+				b[i] = "ACGT\n@+"[rng.IntN(7)]
+			}
+			if got, want := countNewlines(b), bytes.Count(b, []byte{'\n'}); got != want {
+				t.Fatalf("depth %d, %d bytes: %d newlines, want %d", depth, len(b), got, want)
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"time"
 	"unsafe"
@@ -155,6 +156,10 @@ func (d *device) setup() error {
 	if err := drv.check("cuDeviceGet", drv.cuDeviceGet(&d.dev, int32(d.info.Ordinal))); err != nil {
 		return err
 	}
+	if flags, ok := syncFlags(); ok {
+		// Best effort: a context already active (another backend of the same card) keeps its own.
+		drv.cuDevicePrimaryCtxSetFlags(d.dev, flags)
+	}
 	if err := drv.check("cuDevicePrimaryCtxRetain", drv.cuDevicePrimaryCtxRetain(&d.ctx, d.dev)); err != nil {
 		return err
 	}
@@ -183,6 +188,23 @@ func (d *device) teardown() {
 		d.drv.cuModuleUnload(d.mod)
 	}
 	d.drv.cuDevicePrimaryCtxRelease(d.dev)
+}
+
+// syncFlags returns the context's scheduling flags that SAPIPE_GPU_SYNC asks for: spin (the
+// driver spins while it waits for the device), yield (it yields its thread while it waits) or
+// block (the thread sleeps until the device is done); unset or other, the driver's choice (it
+// spins where the host has more cores than active contexts). Spinning costs a core for every
+// device worker that waits, which a run bound by the host's parsing and formatting needs.
+func syncFlags() (uint32, bool) {
+	switch os.Getenv("SAPIPE_GPU_SYNC") {
+	case "spin":
+		return 0x01, true // CU_CTX_SCHED_SPIN
+	case "yield":
+		return 0x02, true // CU_CTX_SCHED_YIELD
+	case "block":
+		return 0x04, true // CU_CTX_SCHED_BLOCKING_SYNC
+	}
+	return 0, false
 }
 
 // run executes f on the device goroutine and returns its error.

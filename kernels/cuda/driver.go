@@ -35,6 +35,7 @@ type driver struct {
 	cuDeviceGetAttribute         func(v *int32, attr int32, dev int32) int32
 	cuDevicePrimaryCtxRetain     func(ctx *uintptr, dev int32) int32
 	cuDevicePrimaryCtxRelease    func(dev int32) int32
+	cuDevicePrimaryCtxSetFlags   func(dev int32, flags uint32) int32
 	cuCtxSetCurrent              func(ctx uintptr) int32
 	cuCtxSynchronize             func() int32
 	cuModuleLoadData             func(mod *uintptr, image unsafe.Pointer) int32
@@ -207,6 +208,7 @@ func (d *driver) entryPoints() []binding {
 		{&d.cuDeviceGetAttribute, "cuDeviceGetAttribute"},
 		{&d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"},
 		{&d.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"},
+		{&d.cuDevicePrimaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags_v2"},
 		{&d.cuCtxSetCurrent, "cuCtxSetCurrent"},
 		{&d.cuCtxSynchronize, "cuCtxSynchronize"},
 		{&d.cuModuleLoadData, "cuModuleLoadData"},
