@@ -231,6 +231,20 @@ func parseCompressConfig(c *cli.Context, decompress bool) (*compressConfig, erro
 	return cfg, nil
 }
 
+// memoryNote is -v's word on --memory, when it held blocks back: how many were in flight at most,
+// blocks of a read set's size where the input was read sets.
+func memoryNote(cfg *compressConfig, st stages.CompressStats) string {
+	bs := cfg.blockSize
+	if st.ReadSets > 0 {
+		bs = cfg.readsBlockSize
+	}
+	per := stages.CompressBytesPerByte * int64(bs)
+	if cfg.memory <= 0 || cfg.memory/per >= int64(cfg.threads+1) || st.Blocks < 2 {
+		return ""
+	}
+	return fmt.Sprintf("; --memory %dM: at most %d in flight", cfg.memory>>20, max(cfg.memory/per, 1))
+}
+
 // maxReadsBlock is the default block of a read set: the largest there is.
 const maxReadsBlock = bwz.MaxBlockSize
 
@@ -394,9 +408,7 @@ func processFile(ctx context.Context, e *env, cfg *compressConfig, path string) 
 		if st.ReadSets > 0 {
 			lzp += fmt.Sprintf("; %d coded as read sets: %s", st.ReadSets, readParts(st.ReadParts))
 		}
-		if per := stages.CompressBytesPerByte * int64(cfg.blockSize); cfg.memory > 0 && cfg.memory/per < int64(cfg.threads+1) && st.Blocks > 1 {
-			lzp += fmt.Sprintf("; --memory %dM: at most %d in flight", cfg.memory>>20, max(cfg.memory/per, 1))
-		}
+		lzp += memoryNote(cfg, st)
 		logf("%s: %d -> %d bytes (%.2f%%, %.3f bits/byte) in %v, %s (sorting %v, coding %v summed over blocks)%s",
 			name, st.In, st.Out, 100*float64(st.Out)/float64(max(st.In, 1)), 8*float64(st.Out)/float64(max(st.In, 1)),
 			time.Since(t0).Round(time.Millisecond), blocksOn(st), st.SA.Round(time.Millisecond), st.Coding.Round(time.Millisecond), lzp)

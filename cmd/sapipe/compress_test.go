@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/sapipe/sapipe/stages"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -201,6 +202,21 @@ func TestCompressMemoryFlag(t *testing.T) {
 	back, stderr, st := runSapipe(t, got, "decompress", "--memory", "1k")
 	if st != 0 || !bytes.Equal(back, in) {
 		t.Errorf("decompress --memory 1k: status %d (%s)", st, stderr)
+	}
+}
+
+// TestMemoryNote: -v's count of blocks in flight under --memory is of the blocks compressed,
+// read sets' (up to 1 GiB each by default) where the input was a read set.
+func TestMemoryNote(t *testing.T) {
+	cfg := &compressConfig{blockSize: 128 << 20, readsBlockSize: 1 << 30, threads: 8, memory: 16 << 30}
+	if got := memoryNote(cfg, stages.CompressStats{Blocks: 9}); got != "" {
+		t.Errorf("128 MiB blocks under 16 GiB: %q, want nothing (8 + 1 fit)", got)
+	}
+	if got, want := memoryNote(cfg, stages.CompressStats{Blocks: 9, ReadSets: 9}), "; --memory 16384M: at most 2 in flight"; got != want {
+		t.Errorf("read sets of 1 GiB under 16 GiB: %q, want %q", got, want)
+	}
+	if got := memoryNote(cfg, stages.CompressStats{Blocks: 1, ReadSets: 1}); got != "" {
+		t.Errorf("one block: %q", got)
 	}
 }
 
