@@ -3,13 +3,14 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/sapipe/sapipe/stages"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/sapipe/sapipe/stages"
 )
 
 // compressInput is a few hundred kB of text-like data, seeded.
