@@ -5,7 +5,7 @@ COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 SHARED   ?= ../shared
 
-.PHONY: all build test test-nodriver cross test-short race fuzz bench bench-compress bench-sa bench-index bench-scale gobench demo clean kernels test-workflows release
+.PHONY: all build test test-nodriver cross test-short race fuzz bench bench-compress bench-sa bench-index bench-scale bench-multigpu gobench demo clean kernels test-workflows release
 
 all: build
 
@@ -86,6 +86,12 @@ bench-index: build
 # bin/sapipe and bin/genscale where Go is, else uses them as found (for the GPU machine).
 bench-scale:
 	bash tools/bench-scale.sh
+
+# One GPU against all of a machine's, the same command and inputs, outputs compared by md5:
+# mummer against E. coli (100 M reads), compress of 1 GB, and (ROWS=pages) a 3.1 Gbp index held
+# whole and split over the cards (tools/bench-multigpu.sh; CARDS="gpu:0 gpu:all" by default).
+bench-multigpu:
+	bash tools/bench-multigpu.sh
 
 # Go micro-benchmarks (MB/s).
 gobench:

@@ -2,7 +2,8 @@
 # sapipe on one GPU against all of them, on a lent machine of several cards: the same command and
 # inputs, output compared byte for byte (md5 of each run's output), a markdown table printed.
 #
-#   bash tools/bench-multigpu.sh        # needs bin/sapipe, bin/genscale and E. coli (ECOLI)
+#   make bench-multigpu (or bash tools/bench-multigpu.sh)   # builds bin/sapipe and bin/genscale
+#   where Go is, else uses them as found; E. coli from ECOLI
 #
 # Rows (ROWS, default "mummer compress"):
 #   mummer    READS (10M) reads of 150 bases made by genscale from E. coli, the file given REPEAT
@@ -33,6 +34,13 @@ EXTRA_CPU=${EXTRA_CPU:-1}
 PSIZE=${PSIZE:-3.1G}
 PREADS=${PREADS:-2M}
 mkdir -p "$DEST"
+
+# The binaries: built from this tree when Go is there, else used as found (carried to the GPU machine).
+if command -v go >/dev/null; then
+	CGO_ENABLED=0 go build -trimpath -o "$SAPIPE" ./cmd/sapipe || exit 1
+	CGO_ENABLED=0 go build -trimpath -o "$GENSCALE" ./tools/genscale || exit 1
+fi
+[ -x "$SAPIPE" ] && [ -x "$GENSCALE" ] || { echo "bench-multigpu: $SAPIPE or $GENSCALE missing" >&2; exit 1; }
 
 secs() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.2f", (e - s) / 1e9 }'; }
 
