@@ -323,6 +323,18 @@ type Info struct {
 	SMs          int    // multiprocessors
 }
 
+// Usable returns the ordinals of the GPUs of infos that sapipe can use: compute capability 8.0
+// or newer (the fatbin's oldest code is sm_80).
+func Usable(infos []Info) []int {
+	var ords []int
+	for _, d := range infos {
+		if d.Major >= 8 {
+			ords = append(ords, d.Ordinal)
+		}
+	}
+	return ords
+}
+
 // DriverVersion returns the CUDA version the driver supports, e.g. 13000 for 13.0.
 func DriverVersion() (int, error) {
 	d, err := getDriver()

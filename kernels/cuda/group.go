@@ -155,14 +155,25 @@ func (g *Group) newMatcher(ref *kernels.Reference, opts kernels.MatchOptions, ho
 		}
 		g.cards[0].note(fmt.Sprintf("the index is copied to every card, which pages through it: its pages over %d cards failed: %v", len(parts), err))
 	}
-	gm := &groupMatcher{reqs: make(chan *request), quit: make(chan struct{}), members: make([]*gpuMatcher, len(g.cards))}
-	errs := make([]error, len(g.cards))
+	gm := &groupMatcher{reqs: make(chan *request), quit: make(chan struct{})}
+	if _, err := gm.start(g.cards, ref, opts, host, func(int) matchConfig { return matchConfig{Requests: gm.reqs} }); err != nil {
+		return nil, err // not a nil *groupMatcher in a non-nil Matcher
+	}
+	return gm, nil
+}
+
+// start starts a matcher on each of cards at once, card i with config(i), and returns gm with
+// them, or the cards' errors after closing those that started.
+func (gm *groupMatcher) start(cards []*Backend, ref *kernels.Reference, opts kernels.MatchOptions, host *cpu.Matcher,
+	config func(i int) matchConfig) (*groupMatcher, error) {
+	gm.members = make([]*gpuMatcher, len(cards))
+	errs := make([]error, len(cards))
 	var wg sync.WaitGroup
-	for i, b := range g.cards {
+	for i, b := range cards {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			gm.members[i], errs[i] = newMatcher(b, ref, opts, matchConfig{Requests: gm.reqs}, host)
+			gm.members[i], errs[i] = newMatcher(b, ref, opts, config(i), host)
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("%s: %w", b.Name(), errs[i])
 			}

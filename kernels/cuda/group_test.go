@@ -24,20 +24,23 @@ var (
 	groupErr  error
 )
 
+// usableOrdinals lists the GPUs sapipe can use (compute capability 8.0 or newer).
+func usableOrdinals() ([]int, error) {
+	infos, err := Devices()
+	if err != nil {
+		return nil, err
+	}
+	return Usable(infos), nil
+}
+
 // testGroup returns a group of every usable card, or skips (or fails) with fewer than two.
 func testGroup(t testing.TB) *Group {
 	t.Helper()
 	groupOnce.Do(func() {
-		infos, err := Devices()
+		ords, err := usableOrdinals()
 		if err != nil {
 			groupErr = err
 			return
-		}
-		var ords []int
-		for _, d := range infos {
-			if d.Major >= 8 {
-				ords = append(ords, d.Ordinal)
-			}
 		}
 		if len(ords) < 2 {
 			groupErr = fmt.Errorf("%d usable GPUs", len(ords))
@@ -174,6 +177,33 @@ func TestGroupSearch(t *testing.T) {
 	wg.Wait()
 }
 
+// matchUntilFailure matches b eight times at once, rounds times over, until a Match fails, and
+// returns that error (nil if none failed).
+func matchUntilFailure(gm *groupMatcher, b *kernels.Batch, rounds int) error {
+	var failed error
+	for range rounds {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var r kernels.Result
+				if err := gm.Match(b, &r); err != nil {
+					mu.Lock()
+					failed = err
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if failed != nil {
+			return failed
+		}
+	}
+	return nil
+}
+
 // TestGroupCardFailure: a card that fails mid-run fails the batches it took, with an error that
 // names it, and the matcher still closes.
 func TestGroupCardFailure(t *testing.T) {
@@ -194,29 +224,7 @@ func TestGroupCardFailure(t *testing.T) {
 		gm.members = append(gm.members, m)
 	}
 	defer gm.Close()
-	var failed error
-	for range 200 {
-		seqs := [][]byte{all[:500], all[1000:1700]}
-		b := queryBatch(seqs, &ref.Alpha, true, false, 1<<20)
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		for range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				var r kernels.Result
-				if err := gm.Match(b, &r); err != nil {
-					mu.Lock()
-					failed = err
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
-		if failed != nil {
-			break
-		}
-	}
+	failed := matchUntilFailure(gm, queryBatch([][]byte{all[:500], all[1000:1700]}, &ref.Alpha, true, false, 1<<20), 200)
 	if failed == nil || !strings.Contains(failed.Error(), "injected failure") {
 		t.Fatalf("a failing card went unnoticed: %v", failed)
 	}
@@ -237,16 +245,10 @@ var (
 func testChainGroup(t testing.TB) *Group {
 	t.Helper()
 	chainOnce.Do(func() {
-		infos, err := Devices()
+		ords, err := usableOrdinals()
 		if err != nil {
 			chainErr = err
 			return
-		}
-		var ords []int
-		for _, d := range infos {
-			if d.Major >= 8 {
-				ords = append(ords, d.Ordinal)
-			}
 		}
 		switch len(ords) {
 		case 0:
@@ -390,28 +392,7 @@ func TestGroupChainFailure(t *testing.T) {
 			t.Fatal("not a chain")
 		}
 		gm.members[1].cfg.failAfter = 1
-		var failed error
-		for range 100 {
-			b := queryBatch([][]byte{all[:500], all[1000:1700]}, &ref.Alpha, true, false, 1<<20)
-			var wg sync.WaitGroup
-			var mu sync.Mutex
-			for range 8 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					var r kernels.Result
-					if err := gm.Match(b, &r); err != nil {
-						mu.Lock()
-						failed = err
-						mu.Unlock()
-					}
-				}()
-			}
-			wg.Wait()
-			if failed != nil {
-				break
-			}
-		}
+		failed := matchUntilFailure(gm, queryBatch([][]byte{all[:500], all[1000:1700]}, &ref.Alpha, true, false, 1<<20), 100)
 		if failed == nil || !strings.Contains(failed.Error(), "injected failure") || strings.Contains(failed.Error(), "\n") {
 			t.Fatalf("%v: a failing card of a chain went unnoticed, or its error is not one line: %v", mode, failed)
 		}

@@ -2,8 +2,6 @@ package cuda
 
 import (
 	"errors"
-	"fmt"
-	"sync"
 
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
@@ -235,27 +233,12 @@ func (g *Group) newChain(ref *kernels.Reference, opts kernels.MatchOptions, give
 			parts[i-1].next, p.in = link, link
 		}
 	}
-	gm := &groupMatcher{reqs: make(chan *request), quit: make(chan struct{}), members: make([]*gpuMatcher, len(parts)), links: links}
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
-	for i, b := range cards {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := matchConfig{part: parts[i]}
-			if i == 0 {
-				c.Requests = gm.reqs
-			}
-			gm.members[i], errs[i] = newMatcher(b, ref, opts, c, given)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("%s: %w", b.Name(), errs[i])
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		gm.Close()
-		return nil, err
-	}
-	return gm, nil
+	gm := &groupMatcher{reqs: make(chan *request), quit: make(chan struct{}), links: links}
+	return gm.start(cards, ref, opts, given, func(i int) matchConfig {
+		c := matchConfig{part: parts[i]}
+		if i == 0 {
+			c.Requests = gm.reqs
+		}
+		return c
+	})
 }

@@ -55,12 +55,7 @@ var usableGPUs = func() ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ords []int
-	for _, d := range infos {
-		if d.Major >= 8 {
-			ords = append(ords, d.Ordinal)
-		}
-	}
+	ords := cuda.Usable(infos)
 	if len(ords) == 0 {
 		return nil, fmt.Errorf("the CUDA driver reports %d GPUs, none of compute capability 8.0 or newer", len(infos))
 	}
