@@ -7,6 +7,8 @@ import (
 	"os"
 	"runtime"
 	"sync"
+
+	"github.com/sapipe/sapipe/stream"
 )
 
 // Reading a large plain file on several threads. A single read loop copies the page cache into
@@ -45,7 +47,7 @@ type block struct {
 type parallelReader struct {
 	f     *os.File
 	queue chan chan block // the blocks in flight, in file order
-	free  chan []byte
+	free  stream.Spares[[]byte]
 	quit  chan struct{}
 	cur   []byte // what is left of the block being read
 	held  []byte // that block's buffer, to give back
@@ -58,7 +60,7 @@ type parallelReader struct {
 }
 
 func newParallelReader(f *os.File, size int64, depth int) *parallelReader {
-	r := &parallelReader{f: f, queue: make(chan chan block, depth), free: make(chan []byte, depth+2),
+	r := &parallelReader{f: f, queue: make(chan chan block, depth), free: stream.NewSpares[[]byte](depth + 2),
 		quit: make(chan struct{}), tail: size, block: parallelReadBlock}
 	go r.schedule(size)
 	return r
@@ -68,10 +70,8 @@ func newParallelReader(f *os.File, size int64, depth int) *parallelReader {
 func (r *parallelReader) schedule(size int64) {
 	defer close(r.queue)
 	for off := int64(0); off < size; {
-		var buf []byte
-		select {
-		case buf = <-r.free:
-		default:
+		buf, ok := r.free.Get()
+		if !ok {
 			buf = make([]byte, r.block)
 		}
 		want := int(min(int64(len(buf)), size-off))
@@ -135,10 +135,7 @@ func (r *parallelReader) Read(p []byte) (int, error) {
 	}
 	wg.Wait()
 	for _, b := range spent {
-		select {
-		case r.free <- b[:cap(b)]:
-		default:
-		}
+		r.free.Put(b[:cap(b)])
 	}
 	switch {
 	case n > 0:

@@ -31,7 +31,7 @@ type chunkSource struct {
 	// output), as many as can be in flight: a sync.Pool would drop them at every collection,
 	// and each batch would fault in and grow fresh buffers again (with the GPU's 25% heap
 	// growth, many times a second).
-	free chan *QueryBatch
+	free stream.Spares[*QueryBatch]
 
 	chunkLedger
 
@@ -61,20 +61,10 @@ func newChunkSource(paths []string, stdin io.Reader, opts MummerOptions, enc *ke
 
 // get returns a written batch to reuse, or a new one.
 func (c *chunkSource) get() *QueryBatch {
-	select {
-	case b := <-c.free:
+	if b, ok := c.free.Get(); ok {
 		return b
-	default:
-		return &QueryBatch{whole: true}
 	}
-}
-
-// put keeps b for reuse, unless as many as can be in flight are kept already.
-func (c *chunkSource) put(b *QueryBatch) {
-	select {
-	case c.free <- b:
-	default:
-	}
+	return &QueryBatch{whole: true}
 }
 
 // close closes the file being read, unless a Reader has taken it over.
@@ -90,7 +80,7 @@ func (c *chunkSource) close() {
 func (c *chunkSource) run(ctx context.Context, opts stream.Options, match, write func(*QueryBatch) error) (*resumePoint, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	c.free = make(chan *QueryBatch, max(opts.Window, opts.Workers)+2)
+	c.free = stream.NewSpares[*QueryBatch](max(opts.Window, opts.Workers) + 2)
 	fail := func(err error) error {
 		c.causeOnce.Do(func() { c.cause = err })
 		cancel() // the source may be waiting on ctx
@@ -153,7 +143,7 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 		b := c.get()
 		ch, err := c.cr.Next(b.chunk.Data)
 		if errors.Is(err, io.EOF) {
-			c.put(b)
+			c.free.Put(b)
 			// A file's chunks are all written before the next file is opened: a chunk refused
 			// sends the rest of its file, read already or not, to a Reader, and the next file may
 			// be a stream that cannot be read twice.
@@ -179,7 +169,7 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 func (c *chunkSource) written(b *QueryBatch) {
 	c.chunkLedger.written(b.file, int(b.records), b.lines)
 	b.cr = nil
-	c.put(b)
+	c.free.Put(b)
 }
 
 // parse parses b's chunk into segments with their codes, and reports whether ParseChunk accepted

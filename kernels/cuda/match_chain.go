@@ -5,6 +5,7 @@ import (
 
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
+	pipeline "github.com/sapipe/sapipe/stream"
 )
 
 // Pages over cards. When the reference's index does not fit one card but fits the cards of a group
@@ -47,12 +48,12 @@ func (p *chainPart) last() bool { return p == nil || p.next == nil }
 type chainLinks struct {
 	owner *device // the first card, which allocates and frees the pinned buffers
 	bests chan *hostBuf
-	recs  chan []outRec
+	recs  pipeline.Spares[[]outRec]
 	all   []*hostBuf
 }
 
 func newChainLinks(owner *device, inFlight int) *chainLinks {
-	c := &chainLinks{owner: owner, bests: make(chan *hostBuf, inFlight), recs: make(chan []outRec, inFlight)}
+	c := &chainLinks{owner: owner, bests: make(chan *hostBuf, inFlight), recs: pipeline.NewSpares[[]outRec](inFlight)}
 	for range inFlight {
 		h := &hostBuf{}
 		c.all = append(c.all, h)
@@ -89,22 +90,14 @@ func (c *chainLinks) done(l *launch) {
 
 // getRecs returns a record buffer handed back by the last card, or nil.
 func (c *chainLinks) getRecs() []outRec {
-	select {
-	case r := <-c.recs:
-		return r
-	default:
-		return nil
-	}
+	r, _ := c.recs.Get()
+	return r
 }
 
 // putRecs hands a record buffer back for reuse, unless enough are waiting.
 func (c *chainLinks) putRecs(r []outRec) {
-	if c == nil || cap(r) == 0 {
-		return
-	}
-	select {
-	case c.recs <- r[:0]:
-	default:
+	if c != nil && cap(r) > 0 {
+		c.recs.Put(r[:0])
 	}
 }
 
