@@ -45,15 +45,15 @@ type block struct {
 // several goroutines, then on, in one loop, whatever the file has past size. Close stops it and
 // closes f.
 type parallelReader struct {
-	f     *os.File
-	queue chan chan block // the blocks in flight, in file order
-	free  stream.Spares[[]byte]
-	quit  chan struct{}
-	cur   []byte // what is left of the block being read
-	held  []byte // that block's buffer, to give back
-	err   error  // the error after cur
-	tail  int64  // where the sequential reading goes on once the blocks are read
-	block int
+	f         *os.File
+	queue     chan chan block // the blocks in flight, in file order
+	free      stream.Spares[[]byte]
+	quit      chan struct{}
+	cur       []byte // what is left of the block being read
+	held      []byte // that block's buffer, to give back
+	err       error  // the error after cur
+	tail      int64  // where the sequential reading goes on once the blocks are read
+	blockSize int
 	// blocksDone: every block has been read; what the file has past them is read in order.
 	blocksDone bool
 	closed     bool
@@ -61,7 +61,7 @@ type parallelReader struct {
 
 func newParallelReader(f *os.File, size int64, depth int) *parallelReader {
 	r := &parallelReader{f: f, queue: make(chan chan block, depth), free: stream.NewSpares[[]byte](depth + 2),
-		quit: make(chan struct{}), tail: size, block: parallelReadBlock}
+		quit: make(chan struct{}), tail: size, blockSize: parallelReadBlock}
 	go r.schedule(size)
 	return r
 }
@@ -72,7 +72,7 @@ func (r *parallelReader) schedule(size int64) {
 	for off := int64(0); off < size; {
 		buf, ok := r.free.Get()
 		if !ok {
-			buf = make([]byte, r.block)
+			buf = make([]byte, r.blockSize)
 		}
 		want := int(min(int64(len(buf)), size-off))
 		ch := make(chan block, 1)
