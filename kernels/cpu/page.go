@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"runtime"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -94,14 +95,38 @@ const textAhead = 32
 // markDeep records which rows have an LCP of at least minLen.
 func (p *Page) markDeep(minLen int) { p.markDeepThreads(minLen, 1) }
 
-// markDeepThreads is markDeep on up to threads goroutines, each marking whole words of rows.
+// markDeepThreads is markDeep on up to threads goroutines, each marking whole words of rows. The
+// LCP bytes are compared eight at a time; values from lcpEscape on are looked up in the side table
+// only when minLen is over lcpEscape.
 func (p *Page) markDeepThreads(minLen, threads int) {
 	n := p.n + 2
 	p.deep = make([]uint64, (n+63)/64)
+	small := p.lcp.small[:n]
+	m := byte(min(max(minLen, 0), lcpEscape))
 	storeParallel(len(p.deep), threads, func(_, lo, hi int) error {
-		for k := lo * 64; k < min(hi*64, n); k++ {
-			if p.lcp.at(k) >= int32(minLen) {
+		full := min(hi, n/64) // words of 64 rows that all exist
+		for w := lo; w < full; w++ {
+			var word uint64
+			for g := 0; g < 8; g++ {
+				word |= swarBits(swarGE(load8(small, w*64+g*8), m)) << (8 * g)
+			}
+			p.deep[w] = word
+		}
+		for k := max(lo, full) * 64; k < min(hi*64, n); k++ {
+			if small[k] >= m {
 				p.deep[k>>6] |= 1 << (uint(k) & 63)
+			}
+		}
+		if minLen <= lcpEscape {
+			return nil
+		}
+		// Escaped rows are marked; keep those whose value reaches minLen.
+		rows := p.lcp.bigRow
+		i, _ := slices.BinarySearch(rows, int32(lo*64))
+		for ; i < len(rows) && int(rows[i]) < hi*64; i++ {
+			if p.lcp.bigVal[i] < int32(minLen) {
+				k := uint(rows[i])
+				p.deep[k>>6] &^= 1 << (k & 63)
 			}
 		}
 		return nil
