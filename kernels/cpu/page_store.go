@@ -218,9 +218,22 @@ func storeParts(n, threads int) int { return max(1, min(threads, n/storeMinPart+
 func countSymbols(text []byte, sigma, threads int) ([256]int, error) {
 	parts := make([][256]int, storeParts(len(text), threads))
 	storeParallel(len(text), threads, func(t, lo, hi int) error {
+		// Four tables, so that runs of one code do not wait on one counter.
+		var c4 [4][256]int
+		part := text[lo:hi]
+		k := 0
+		for ; k+4 <= len(part); k += 4 {
+			c4[0][part[k]]++
+			c4[1][part[k+1]]++
+			c4[2][part[k+2]]++
+			c4[3][part[k+3]]++
+		}
+		for ; k < len(part); k++ {
+			c4[0][part[k]]++
+		}
 		c := &parts[t]
-		for _, x := range text[lo:hi] {
-			c[x]++
+		for x := range c {
+			c[x] = c4[0][x] + c4[1][x] + c4[2][x] + c4[3][x]
 		}
 		return nil
 	})
@@ -247,9 +260,22 @@ func checkSA(sa []int32, n, threads int) error {
 		return fmt.Errorf("suffix array row 0 is %d, not %d", sa[0], n)
 	}
 	return storeParallel(n, threads, func(_, lo, hi int) error {
-		for k, s := range sa[1+lo : 1+hi] {
-			if uint32(s) >= uint32(n) {
-				return fmt.Errorf("suffix array row %d is %d (0..%d)", 1+lo+k, s, n-1)
+		// The largest entry of each run of rows, without a branch a row; a run that holds one
+		// out of range is searched for it.
+		const run = 4096
+		for from := 1 + lo; from < 1+hi; from += run {
+			part := sa[from:min(from+run, 1+hi)]
+			var most uint32
+			for _, s := range part {
+				most = max(most, uint32(s))
+			}
+			if most < uint32(n) {
+				continue
+			}
+			for k, s := range part {
+				if uint32(s) >= uint32(n) {
+					return fmt.Errorf("suffix array row %d is %d (0..%d)", from+k, s, n-1)
+				}
 			}
 		}
 		return nil
@@ -270,29 +296,65 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 	case l.small[0] != 0 || l.small[1] != 0 || l.small[n+1] != 0:
 		return nil, fmt.Errorf("LCP rows 0, 1 and %d are not 0", n+1)
 	}
-	for i, r := range l.bigRow {
-		if r < 0 || int(r) >= rows || (i > 0 && r <= l.bigRow[i-1]) || l.small[r] != lcpEscape {
-			return nil, fmt.Errorf("LCP side table row %d (entry %d) is out of order or not escaped", r, i)
+	// The side table: rows ascending, each escaped, each value lcpEscape or more.
+	err := storeParallel(len(l.bigRow), threads, func(_, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			r := l.bigRow[i]
+			if r < 0 || int(r) >= rows || (i > 0 && r <= l.bigRow[i-1]) || l.small[r] != lcpEscape {
+				return fmt.Errorf("LCP side table row %d (entry %d) is out of order or not escaped", r, i)
+			}
+			if v := l.bigVal[i]; v < lcpEscape || int(v) > n {
+				return fmt.Errorf("LCP side table value %d at row %d", v, r)
+			}
 		}
-		if v := l.bigVal[i]; v < lcpEscape || int(v) > n {
-			return nil, fmt.Errorf("LCP side table value %d at row %d", v, r)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Every escape must have its side-table entry, and the minima must be those of the values:
-	// the searches for smaller values rely on both to stop inside the array.
+	// the searches for smaller values rely on both to stop inside the array. Whole blocks are
+	// checked eight bytes at a time; a block of escapes only against the least of its side-table
+	// values (found by row, the table being in order now).
 	escapes := make([]int, len(l.min1))
-	err := storeParallel(len(l.min1), threads, func(_, lo, hi int) error {
+	err = storeParallel(len(l.min1), threads, func(_, lo, hi int) error {
 		for b := lo; b < hi; b++ {
 			block := l.small[b*64 : min(b*64+64, rows)]
+			want := l.min1[b]
+			if len(block) == 64 && want >= 0 && want < lcpEscape {
+				v := byte(want)
+				all, any, esc := uint64(swarHigh), uint64(0), 0
+				for g := 0; g < 64; g += 8 {
+					x := load8(block, g)
+					all &= swarGE(x, v)
+					any |= swarEq(x, v)
+					esc += bits.OnesCount64(swarEq(x, lcpEscape))
+				}
+				escapes[b] = esc
+				if all == swarHigh && any != 0 {
+					continue // the least byte is want
+				}
+			}
 			m := uint8(lcpEscape)
 			for _, v := range block {
 				m = min(m, v)
 			}
 			escapes[b] = bytes.Count(block, []byte{lcpEscape})
-			// An escaped row's true value is lcpEscape or more; blocks of escapes only are
-			// checked against the side table below.
-			if m < lcpEscape && l.min1[b] != int32(m) || m == lcpEscape && l.min1[b] < lcpEscape {
-				return fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, b*64+len(block)-1, m, l.min1[b])
+			// An escaped row's true value is lcpEscape or more.
+			if m < lcpEscape && want != int32(m) || m == lcpEscape && want < lcpEscape {
+				return fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, b*64+len(block)-1, m, want)
+			}
+			if m == lcpEscape {
+				i, _ := slices.BinarySearch(l.bigRow, int32(b*64))
+				least := int32(-1)
+				for ; i < len(l.bigRow) && int(l.bigRow[i]) < b*64+len(block); i++ {
+					if least < 0 || l.bigVal[i] < least {
+						least = l.bigVal[i]
+					}
+				}
+				if least != want {
+					return fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, b*64+len(block)-1, least, want)
+				}
 			}
 		}
 		return nil
@@ -307,28 +369,20 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 	if total != len(l.bigRow) {
 		return nil, fmt.Errorf("LCP has %d escaped rows and %d side-table entries", total, len(l.bigRow))
 	}
-	// Blocks of escapes only: their minimum is the least side-table value among them.
-	for i := 0; i < len(l.bigRow); {
-		b := int(l.bigRow[i]) >> 6
-		j, m := i, int32(-1)
-		for ; j < len(l.bigRow) && int(l.bigRow[j])>>6 == b; j++ {
-			if m < 0 || l.bigVal[j] < m {
-				m = l.bigVal[j]
+	err = storeParallel(len(l.min2), threads, func(_, lo, hi int) error {
+		for s := lo; s < hi; s++ {
+			m := l.min1[s*64]
+			for _, v := range l.min1[s*64 : min(s*64+64, len(l.min1))] {
+				m = min(m, v)
+			}
+			if l.min2[s] != m {
+				return fmt.Errorf("LCP minimum of blocks %d.. is %d, the index says %d", s*64, m, l.min2[s])
 			}
 		}
-		if escapes[b] == min(64, rows-b*64) && l.min1[b] != m {
-			return nil, fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, b*64+63, m, l.min1[b])
-		}
-		i = j
-	}
-	for s := range l.min2 {
-		m := l.min1[s*64]
-		for _, v := range l.min1[s*64 : min(s*64+64, len(l.min1))] {
-			m = min(m, v)
-		}
-		if l.min2[s] != m {
-			return nil, fmt.Errorf("LCP minimum of blocks %d.. is %d, the index says %d", s*64, m, l.min2[s])
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return l, nil
 }

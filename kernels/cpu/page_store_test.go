@@ -251,3 +251,50 @@ func BenchmarkCompactLCP(b *testing.B) {
 		buildCompactLCP(text, sa, 2)
 	}
 }
+
+// TestLoadPageMinima: block minima too low, too high, and wrong for a block of escaped rows only
+// (a long run of one code) are errors, whichever way the block is checked.
+func TestLoadPageMinima(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 4))
+	n := 5000
+	text := storeText(rng, n, 6)
+	for k := 2000; k < 3200; k++ {
+		text[k] = 3
+	}
+	good := NewPage(text, 6, 0, n, n).Arrays()
+	if _, err := LoadPage(text, 6, 0, n, n, cloneArrays(good), 2); err != nil {
+		t.Fatal(err)
+	}
+	escaped, low := -1, -1
+	for b := 0; b < (n+2)/64; b++ {
+		all := true
+		for _, v := range good.LCPBytes[b*64 : b*64+64] {
+			all = all && v == lcpEscape
+		}
+		if all && escaped < 0 {
+			escaped = b
+		}
+		if m := good.LCPMin1[b]; m > 0 && m < lcpEscape && low < 0 {
+			low = b
+		}
+	}
+	if escaped < 0 || low < 0 {
+		t.Fatalf("no block of escapes only (%d) or of a positive minimum (%d)", escaped, low)
+	}
+	for _, c := range []struct {
+		name   string
+		damage func(a *PageArrays)
+	}{
+		{"too low", func(a *PageArrays) { a.LCPMin1[low]-- }},
+		{"too high", func(a *PageArrays) { a.LCPMin1[low]++ }},
+		{"escapes only, too high", func(a *PageArrays) { a.LCPMin1[escaped]++ }},
+		{"escapes only, under the escape", func(a *PageArrays) { a.LCPMin1[escaped] = lcpEscape - 1 }},
+		{"negative", func(a *PageArrays) { a.LCPMin1[low] = -1 }},
+	} {
+		a := cloneArrays(good)
+		c.damage(&a)
+		if _, err := LoadPage(text, 6, 0, n, n, a, 2); err == nil || !strings.Contains(err.Error(), "LCP minimum") {
+			t.Errorf("%s: error %v, want one about an LCP minimum", c.name, err)
+		}
+	}
+}
