@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/sapipe/sapipe/formats"
@@ -26,6 +27,13 @@ type Index struct {
 	Note            string             // the file's note (OpenIndex)
 	File            *formats.IndexFile // the mapped file; nil when built in memory
 	Threads         int                // goroutines for what the matchers and searchers build
+
+	// From OpenIndexChecking: the file's parsed arrays, and the checks, which close checking
+	// when done (checkErr set).
+	early     *formats.Index
+	checking  chan struct{}
+	checkErr  error
+	checkTime time.Duration
 }
 
 // IndexOptions shape an index built in memory.
@@ -220,18 +228,54 @@ func emptyFileAt(w io.Writer) (*os.File, bool) {
 // and everything the searches need to stay in bounds. A damaged, truncated, foreign or
 // wrong-version file is an error naming the file and the part.
 func OpenIndex(path string, threads int) (*Index, error) {
-	f, err := formats.OpenIndex(path, threads)
+	ix, err := OpenIndexChecking(path, threads)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := indexOf(path, f.Index, threads)
-	if err != nil {
-		f.Close()
+	if err := ix.Wait(); err != nil {
+		ix.Close()
 		return nil, err
 	}
-	ix.File = f
 	return ix, nil
 }
+
+// OpenIndexChecking is OpenIndex with the checks of the pages (their checksums and bounds) left
+// running on other goroutines: the index returned has its reference (ix.Ref: the header, records
+// and alphabet are checked) at once, and its pages once Wait returns nil. MatcherOn and SearcherOn
+// wait for them; a GPU's MatcherOn copies the arrays to the device meanwhile, and matches nothing
+// before they pass. Close waits for the checks.
+func OpenIndexChecking(path string, threads int) (*Index, error) {
+	f, verify, err := formats.OpenIndexLate(path, threads)
+	if err != nil {
+		return nil, err
+	}
+	threads = max(threads, 1)
+	ix := indexRef(f.Index, threads)
+	ix.File, ix.early, ix.checking = f, f.Index, make(chan struct{})
+	t0 := time.Now()
+	go func() {
+		defer close(ix.checking)
+		defer func() { ix.checkTime = time.Since(t0) }()
+		ix.checkErr = verify()
+		if ix.checkErr == nil {
+			ix.checkErr = ix.loadPages(path, f.Index, threads)
+		}
+	}()
+	return ix, nil
+}
+
+// Wait waits for the checks of an index from OpenIndexChecking and returns their error; at once
+// nil for any other index.
+func (ix *Index) Wait() error {
+	if ix.checking == nil {
+		return nil
+	}
+	<-ix.checking
+	return ix.checkErr
+}
+
+// CheckTime is how long the checks of an index from OpenIndexChecking took, once Wait returned.
+func (ix *Index) CheckTime() time.Duration { return ix.checkTime }
 
 // ParseIndex is OpenIndex for an index file held in data.
 func ParseIndex(name string, data []byte, threads int) (*Index, error) {
@@ -239,11 +283,16 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	return indexOf(name, fi, threads)
+	threads = max(threads, 1)
+	ix := indexRef(fi, threads)
+	if err := ix.loadPages(name, fi, threads); err != nil {
+		return nil, err
+	}
+	return ix, nil
 }
 
-// indexOf rebuilds the reference and the pages of a parsed index file.
-func indexOf(name string, fi *formats.Index, threads int) (*Index, error) {
+// indexRef returns the index of a parsed index file without its pages: the reference.
+func indexRef(fi *formats.Index, threads int) *Index {
 	ref := &kernels.Reference{Text: fi.Text, Names: fi.Names, Starts: make([]int, len(fi.Starts))}
 	for i, s := range fi.Starts {
 		ref.Starts[i] = int(s)
@@ -256,8 +305,11 @@ func indexOf(name string, fi *formats.Index, threads int) (*Index, error) {
 		}
 	}
 	a.Byte[kernels.CodeNone] = '#'
-	threads = max(threads, 1)
-	ix := &Index{Ref: ref, NucleotidesOnly: fi.NucleotidesOnly, Overlap: fi.Overlap, Note: fi.Note, Threads: threads}
+	return &Index{Ref: ref, NucleotidesOnly: fi.NucleotidesOnly, Overlap: fi.Overlap, Note: fi.Note, Threads: threads}
+}
+
+// loadPages checks the pages of a parsed index file and rebuilds them into ix.
+func (ix *Index) loadPages(name string, fi *formats.Index, threads int) error {
 	for i := range fi.Pages {
 		pg := &fi.Pages[i]
 		where := "section SUFA, OCCB or LCP"
@@ -269,24 +321,24 @@ func indexOf(name string, fi *formats.Index, threads int) (*Index, error) {
 			LCPMin1: pg.LCPMin1, LCPMin2: pg.LCPMin2,
 		}, threads)
 		if err != nil {
-			return nil, &formats.IndexError{Name: name, Where: where, Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
+			return &formats.IndexError{Name: name, Where: where, Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
 		}
 		kt, err := cpu.LoadKmerTable(fi.KmerLen, fi.Sigma, pg.Kmers, pg.Keys, pg.Window()+1)
 		if err != nil {
-			return nil, &formats.IndexError{Name: name, Where: fmt.Sprintf("page %d: sections KMER and KEYS", i), Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
+			return &formats.IndexError{Name: name, Where: fmt.Sprintf("page %d: sections KMER and KEYS", i), Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
 		}
 		tail := pg.Tail
 		if fi.Version == 2 {
 			tail = p.TailRows(threads) // one page of the whole text: none
 		}
 		if err := p.CheckTailRows(tail); err != nil {
-			return nil, &formats.IndexError{Name: name, Where: fmt.Sprintf("page %d: section TAIL", i), Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
+			return &formats.IndexError{Name: name, Where: fmt.Sprintf("page %d: section TAIL", i), Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
 		}
 		ix.Pages = append(ix.Pages, p)
 		ix.Kmers = append(ix.Kmers, kt)
 		ix.Tails = append(ix.Tails, tail)
 	}
-	return ix, nil
+	return nil
 }
 
 // Close unmaps the file of an opened index. Nothing made from ix may be used afterwards.
@@ -294,6 +346,7 @@ func (ix *Index) Close() error {
 	if ix.File == nil {
 		return nil
 	}
+	ix.Wait() // the checks read the mapping
 	err := ix.File.Close()
 	ix.File = nil
 	return err
@@ -312,10 +365,36 @@ type pagesMatcherBackend interface {
 	NewMatcherFromPages(ref *kernels.Reference, opts kernels.MatchOptions, m *cpu.Matcher) (kernels.Matcher, error)
 }
 
+// earlyPagesBackend is a pagesMatcherBackend that copies an index file's arrays (early: without
+// C and Deep) to its memory while they are checked; checked returns the matcher of the checked
+// pages, and the backend matches nothing before it has.
+type earlyPagesBackend interface {
+	NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error)
+}
+
 // MatcherOn returns a matcher over the index on backend b: on the CPU (or b nil) from the
-// mapped arrays, built in no time; on a device (a GPU) from the same pages, copied there.
+// mapped arrays, built in no time; on a device (a GPU) from the same pages, copied there (while
+// they are checked, for an index from OpenIndexChecking).
 func (ix *Index) MatcherOn(b kernels.Backend, opts kernels.MatchOptions) (kernels.Matcher, error) {
-	m, err := cpu.NewMatcherFromPages(ix.Ref, opts, ix.Pages, ix.Threads)
+	checked := sync.OnceValues(func() (*cpu.Matcher, error) {
+		if err := ix.Wait(); err != nil {
+			return nil, err
+		}
+		return cpu.NewMatcherFromPages(ix.Ref, opts, ix.Pages, ix.Threads)
+	})
+	if eb, ok := b.(earlyPagesBackend); ok && ix.early != nil {
+		fi := ix.early
+		early := make([]cpu.DeviceArrays, len(fi.Pages))
+		for i := range fi.Pages {
+			pg := &fi.Pages[i]
+			early[i] = cpu.UncheckedDeviceArrays(int(pg.Start), int(pg.End), int(pg.WinEnd), fi.Sigma, cpu.PageArrays{
+				SA: pg.SA, Occ: pg.Occ, LCPBytes: pg.LCPBytes, LCPRows: pg.LCPRows, LCPValues: pg.LCPValues,
+				LCPMin1: pg.LCPMin1, LCPMin2: pg.LCPMin2,
+			})
+		}
+		return eb.NewMatcherFromEarlyPages(ix.Ref, opts, early, checked)
+	}
+	m, err := checked()
 	if err != nil {
 		return nil, err
 	}
@@ -339,6 +418,9 @@ type patternSearchBackend interface {
 // SearcherOn returns a pattern searcher over the index that runs on backend b when b can search
 // patterns, and on the CPU otherwise (b nil: the CPU).
 func (ix *Index) SearcherOn(b kernels.Backend) (kernels.Searcher, error) {
+	if err := ix.Wait(); err != nil {
+		return nil, err
+	}
 	var searches []cpu.IntervalSearch
 	var one kernels.Searcher
 	for i, p := range ix.Pages {

@@ -433,6 +433,23 @@ func TestIndexLoadErrors(t *testing.T) {
 		}
 		p := writeTemp(t, dir, "bad.sai", string(d))
 		got, err := OpenIndex(p, 2)
+		// With the checks left running, the same error comes from the open or from the matcher.
+		var eb earlyBackend
+		late, lerr := OpenIndexChecking(p, 2)
+		if lerr == nil {
+			var m kernels.Matcher
+			m, lerr = late.MatcherOn(&eb, kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 2})
+			if lerr == nil {
+				m.Close()
+			}
+			late.Close()
+		}
+		if (err == nil) != (lerr == nil) || err != nil && err.Error() != lerr.Error() {
+			t.Fatalf("case %d: OpenIndex's error %v, OpenIndexChecking and MatcherOn's %v", i, err, lerr)
+		}
+		if lerr == nil && !eb.matched {
+			t.Fatalf("case %d: the early arrays were not those of the checked pages", i)
+		}
 		if err == nil {
 			if i%3 != 2 {
 				t.Fatalf("case %d: damage went unnoticed", i)
@@ -445,6 +462,31 @@ func TestIndexLoadErrors(t *testing.T) {
 			t.Fatalf("case %d: error %q", i, err)
 		}
 	}
+}
+
+// earlyBackend is a backend that takes an index file's early pages as a GPU does, and checks that
+// they are the memory of the checked pages.
+type earlyBackend struct {
+	cpu.Backend
+	matched bool
+}
+
+func (eb *earlyBackend) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error) {
+	m, err := checked()
+	if err != nil {
+		return nil, err
+	}
+	pages := m.Pages()
+	eb.matched = len(pages) == len(early)
+	for i, p := range pages {
+		a, e := p.DeviceArrays(), early[i]
+		eb.matched = eb.matched && a.Start == e.Start && a.End == e.End && a.WinEnd == e.WinEnd && a.N == e.N &&
+			&a.SA[0] == &e.SA[0] && len(a.SA) == len(e.SA) && &a.LCP[0] == &e.LCP[0] && len(a.LCP) == len(e.LCP) &&
+			&a.Occ[0] == &e.Occ[0] && len(a.Occ) == len(e.Occ) && len(a.LCPBigRow) == len(e.LCPBigRow) &&
+			len(a.LCPMin1) == len(e.LCPMin1) && len(a.LCPMin2) == len(e.LCPMin2) &&
+			a.OccPlanes == e.OccPlanes && a.OccCounts == e.OccCounts && a.OccStride == e.OccStride
+	}
+	return m, nil
 }
 
 func BenchmarkOpenIndex(b *testing.B) {

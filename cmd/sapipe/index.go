@@ -136,12 +136,8 @@ func openIndex(e *env, path string, nucleotidesOnly, nSet bool, threads int, b k
 	if err != nil {
 		return nil, err
 	}
-	if nSet && ix.NucleotidesOnly != nucleotidesOnly {
-		ix.Close()
-		if ix.NucleotidesOnly {
-			return nil, usageError{fmt.Sprintf("%s was built with -n (only a, c, g, t match): give -n, or index the reference without it", path)}
-		}
-		return nil, usageError{fmt.Sprintf("%s was built without -n: leave -n out, or index the reference with sapipe index -n", path)}
+	if err := checkIndexN(ix, path, nucleotidesOnly, nSet); err != nil {
+		return nil, err
 	}
 	how := "read"
 	if ix.File.Mapped {
@@ -149,6 +145,38 @@ func openIndex(e *env, path string, nucleotidesOnly, nSet bool, threads int, b k
 	}
 	logf("%s index %s (%d records, %d bases, %d bytes) and checked it in %v", how, path, len(ix.Ref.Names), len(ix.Ref.Text), ix.File.Size, time.Since(t0).Round(time.Microsecond))
 	return ix, nil
+}
+
+// openIndexChecking is openIndex of an index file with its pages' checks left running
+// (stages.OpenIndexChecking): for a GPU, which copies the arrays meanwhile.
+func openIndexChecking(path string, nucleotidesOnly, nSet bool, threads int, logf func(string, ...any)) (*stages.Index, error) {
+	t0 := time.Now()
+	ix, err := stages.OpenIndexChecking(path, threads)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkIndexN(ix, path, nucleotidesOnly, nSet); err != nil {
+		return nil, err
+	}
+	how := "read"
+	if ix.File.Mapped {
+		how = "mapped"
+	}
+	logf("%s index %s (%d records, %d bases, %d bytes) in %v; checking its pages", how, path, len(ix.Ref.Names), len(ix.Ref.Text), ix.File.Size, time.Since(t0).Round(time.Microsecond))
+	return ix, nil
+}
+
+// checkIndexN refuses an index built with -n for a run without it, and the other way round (nSet:
+// the run gave or left out -n on purpose), closing it.
+func checkIndexN(ix *stages.Index, path string, nucleotidesOnly, nSet bool) error {
+	if nSet && ix.NucleotidesOnly != nucleotidesOnly {
+		ix.Close()
+		if ix.NucleotidesOnly {
+			return usageError{fmt.Sprintf("%s was built with -n (only a, c, g, t match): give -n, or index the reference without it", path)}
+		}
+		return usageError{fmt.Sprintf("%s was built without -n: leave -n out, or index the reference with sapipe index -n", path)}
+	}
+	return nil
 }
 
 // interspersed returns the arguments of c that are not options, setting the options that follow

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sapipe/sapipe/formats"
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
 	"github.com/sapipe/sapipe/kernels/cuda"
@@ -290,19 +291,38 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	var ref *kernels.Reference
 	var build func() (kernels.Matcher, error)
 	if cfg.index {
-		ix, err := openIndex(e, cfg.ref, cfg.opts.NucleotidesOnly, true, cfg.opts.Threads, nil, logf)
+		// For a device, the pages are checked while they are copied there (nothing is matched
+		// before the checks pass); on the CPU they are checked first.
+		open := func() (*stages.Index, error) {
+			return openIndex(e, cfg.ref, cfg.opts.NucleotidesOnly, true, cfg.opts.Threads, nil, logf)
+		}
+		if cfg.device != "cpu" {
+			open = func() (*stages.Index, error) {
+				return openIndexChecking(cfg.ref, cfg.opts.NucleotidesOnly, true, cfg.opts.Threads, logf)
+			}
+		}
+		ix, err := open()
 		if err != nil {
 			if berr := waitBackend(); berr != nil {
 				return berr
 			}
 			return err
 		}
-		defer ix.Close()
+		defer func() {
+			ix.Close()
+			cuda.Trace("index closed", t0)
+		}()
 		ref = ix.Ref
 		build = func() (kernels.Matcher, error) {
 			m, err := ix.MatcherOn(fb.b, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, DeviceMemory: cfg.gpuMemory})
 			if err != nil {
+				if ierr := (*formats.IndexError)(nil); errors.As(err, &ierr) {
+					return nil, err // names the file already
+				}
 				return nil, fmt.Errorf("%s: %w", cfg.ref, err)
+			}
+			if d := ix.CheckTime(); d > 0 {
+				logf("checked the index's pages in %v", d.Round(time.Microsecond))
 			}
 			logf("ready to match in %v", time.Since(t0).Round(time.Microsecond))
 			return m, nil
@@ -386,7 +406,10 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 		})
 		m = pending
 	}
-	defer m.Close()
+	defer func() {
+		m.Close()
+		cuda.Trace("matcher closed", t0)
+	}()
 
 	if !cfg.quiet && e.stderrTerminal {
 		cfg.opts.Progress = &stages.Progress{W: e.stderr, Label: "sapipe mummer"}

@@ -1,5 +1,11 @@
 package cpu
 
+import (
+	"math/bits"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
 // DeviceArrays is a Page's index as flat arrays, for a backend that copies it to a device and runs
 // the same searches there (kernels/cuda matches against it with kernels that follow page.go, lcp.go,
 // occ.go and lanes.go step for step). The slices share the page's memory: read them, never write.
@@ -38,5 +44,23 @@ func (p *Page) DeviceArrays() DeviceArrays {
 		Occ: p.occ.data, OccPlanes: p.occ.planes, OccCounts: p.occ.counts, OccStride: p.occ.stride,
 		C:    p.c,
 		Deep: p.deep,
+	}
+}
+
+// UncheckedDeviceArrays returns the arrays of an index file's page of the window [start, winEnd)
+// owning [start, end), as LoadPage would give them (with the rank structure's layout for sigma
+// codes) but unchecked, and without C and Deep, which LoadPage and NewMatcherFromPages make: for
+// copying the arrays to a device while LoadPage checks them. Nothing may use the copies before it
+// has returned the page.
+func UncheckedDeviceArrays(start, end, winEnd, sigma int, a PageArrays) DeviceArrays {
+	sigma = max(sigma, 2)
+	planes := max(bits.Len(uint(sigma-1)), 1)
+	counts := (max(sigma-kernels.FirstCode, 0) + 1) / 2
+	return DeviceArrays{
+		Start: start, End: end, WinEnd: winEnd, N: winEnd - start,
+		SA:  a.SA,
+		LCP: a.LCPBytes, LCPBigRow: a.LCPRows, LCPBigVal: a.LCPValues,
+		LCPMin1: a.LCPMin1, LCPMin2: a.LCPMin2,
+		Occ: a.Occ, OccPlanes: planes, OccCounts: counts, OccStride: counts + 2*planes,
 	}
 }

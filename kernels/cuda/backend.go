@@ -88,6 +88,26 @@ func (b *Backend) NewMatcherFromPages(ref *kernels.Reference, opts kernels.Match
 	return m, nil
 }
 
+// NewMatcherFromEarlyPages is NewMatcherFromPages for an index file's pages while the host checks
+// them (early: their arrays without C and Deep; checked: the checked pages' matcher): the arrays
+// are copied to the device meanwhile when they all fit it, and nothing is matched before the
+// checks pass. The checks' error comes first, before any of the device's.
+func (b *Backend) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error) {
+	e := &earlyPages{arrays: early, checked: sync.OnceValues(checked)}
+	m, err := newMatcher(b, ref, opts, matchConfig{early: e}, nil)
+	if err == nil {
+		return m, nil
+	}
+	host, cerr := e.checked()
+	if cerr != nil {
+		return nil, cerr
+	}
+	if errors.Is(err, errNotResident) || errors.Is(err, errNoRoom) {
+		return b.NewMatcherFromPages(ref, opts, host) // pages loaded in turn, or the CPU
+	}
+	return nil, err
+}
+
 // MaxSuffixArray returns the longest text whose suffix array fits the GPU's free memory now (with
 // what the pool holds already), so that a caller cuts its texts to fit instead of leaving them to
 // the CPU.

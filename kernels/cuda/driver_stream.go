@@ -2,8 +2,10 @@ package cuda
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -18,6 +20,7 @@ import (
 // streamCalls are the entry points bound here beyond driver's.
 type streamCalls struct {
 	cuMemsetD32Async func(p devPtr, v uint32, n uint64, s uintptr) int32
+	cuStreamQuery    func(s uintptr) int32
 }
 
 var (
@@ -45,7 +48,7 @@ func getStreamCalls(d *driver) (*streamCalls, error) {
 
 // entryPoints pairs each function of c with its name in libcuda.
 func (c *streamCalls) entryPoints() []binding {
-	return []binding{{&c.cuMemsetD32Async, "cuMemsetD32Async"}}
+	return []binding{{&c.cuMemsetD32Async, "cuMemsetD32Async"}, {&c.cuStreamQuery, "cuStreamQuery"}}
 }
 
 // bindThread locks the calling goroutine to its OS thread for good and makes the device's context
@@ -149,10 +152,41 @@ func (s *stream) memset32(p devPtr, v uint32, n int) error {
 	return s.d.drv.check("cuMemsetD32Async", s.sc.cuMemsetD32Async(p, v, uint64(n), s.h))
 }
 
-// sync waits for everything queued on the stream.
+// sync waits for everything queued on the stream: asking the stream whether it is done, at first
+// at once again (most waits, after short launches and copies, end within microseconds), then,
+// once the wait has lasted waitSpin, sleeping between the questions for an eighth of the time
+// waited so far (up to waitNapMax), so that a worker waiting on a long walk leaves its core to
+// the host's parsing and formatting. A context made to sleep in the driver's own waits
+// (SAPIPE_GPU_SYNC=block) does that for every wait, short ones too, and slowed runs of many small
+// launches (kernels/cuda/NOTES.md). SAPIPE_GPU_WAIT=driver waits in cuStreamSynchronize instead.
 func (s *stream) sync() error {
-	return s.d.drv.check("cuStreamSynchronize", s.d.drv.cuStreamSynchronize(s.h))
+	if !pollWaits {
+		return s.d.drv.check("cuStreamSynchronize", s.d.drv.cuStreamSynchronize(s.h))
+	}
+	var start time.Time
+	for i := 0; ; i++ {
+		r := s.sc.cuStreamQuery(s.h)
+		if r != cudaErrorNotReady {
+			return s.d.drv.check("cuStreamQuery", r)
+		}
+		if i == 0 {
+			start = time.Now()
+			continue
+		}
+		if waited := time.Since(start); waited >= waitSpin {
+			time.Sleep(min(waited/8, waitNapMax))
+		}
+	}
 }
+
+// The stream waits of sync (variables, for measuring).
+var (
+	pollWaits  = os.Getenv("SAPIPE_GPU_WAIT") != "driver"
+	waitSpin   = 200 * time.Microsecond
+	waitNapMax = time.Millisecond
+)
+
+const cudaErrorNotReady = 600 // CUDA_ERROR_NOT_READY
 
 // event is a CUDA event, for timing work on a stream.
 type event uintptr

@@ -123,6 +123,29 @@ func (g *Group) NewMatcherFromPages(ref *kernels.Reference, opts kernels.MatchOp
 	return g.newMatcher(ref, opts, host)
 }
 
+// NewMatcherFromEarlyPages is Backend.NewMatcherFromEarlyPages over every card: each copies the
+// whole index while the host checks it, where every card holds it; otherwise, once checked, as
+// NewMatcherFromPages (the pages over the cards, or each card paging through them).
+func (g *Group) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error) {
+	if err := opts.Validate(ref); err != nil {
+		return nil, err
+	}
+	e := &earlyPages{arrays: early, checked: sync.OnceValues(checked)}
+	gm := &groupMatcher{reqs: make(chan *request), quit: make(chan struct{})}
+	_, err := gm.start(g.cards, ref, opts, nil, func(int) matchConfig { return matchConfig{Requests: gm.reqs, early: e} })
+	if err == nil {
+		return gm, nil
+	}
+	host, cerr := e.checked()
+	if cerr != nil {
+		return nil, cerr
+	}
+	if errors.Is(err, errNotResident) || errors.Is(err, errNoRoom) || isOutOfMemory(err) {
+		return g.newMatcher(ref, opts, host)
+	}
+	return nil, err
+}
+
 // groupMatcher is a matcher over a copy of the index on each card, whose device workers take
 // batches from one queue that Match puts its batch in; or over a chain of cards that hold the
 // pages between them (match_chain.go), whose first card takes the batches.

@@ -399,3 +399,49 @@ func TestGroupChainFailure(t *testing.T) {
 		m.Close()
 	}
 }
+
+// TestGroupEarlyPages: an index file's pages copied to every card while they are checked give the
+// CPU's results; with room for half the index on each card, the checked pages go over the cards
+// (a chain) instead.
+func TestGroupEarlyPages(t *testing.T) {
+	g := testChainGroup(t)
+	rng := rand.New(rand.NewPCG(47, 2))
+	for iter := range 4 {
+		ref, all := randomReference(rng, 2, 30000, false, false)
+		mode := allModes[iter%3]
+		opts := kernels.MatchOptions{Mode: mode, MinLen: 12 + rng.IntN(10), PageSize: len(ref.Text)/3 + 1}
+		want, err := cpu.NewMatcher(ref, opts, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chain := iter%2 == 1
+		if chain {
+			opts.DeviceMemory = halfMemory(t, g, ref, opts, want)
+		}
+		early := make([]cpu.DeviceArrays, len(want.Pages()))
+		for i, p := range want.Pages() {
+			early[i] = p.DeviceArrays()
+			early[i].C, early[i].Deep = [256]int{}, nil
+		}
+		what := fmt.Sprintf("iter %d (%v, %d pages, chain %v)", iter, mode, len(early), chain)
+		m, err := g.NewMatcherFromEarlyPages(ref, opts, early, func() (*cpu.Matcher, error) { return want, nil })
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		gm := m.(*groupMatcher)
+		if (gm.links != nil) != chain || len(gm.members) != 2 {
+			t.Fatalf("%s: a chain %v of %d cards", what, gm.links != nil, len(gm.members))
+		}
+		var wg sync.WaitGroup
+		for w := range 6 {
+			seqs := [][]byte{mutateSeq(rng, all[w*1000:w*1000+3000], 0.02)}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				compareMatch(t, fmt.Sprintf("%s batch %d", what, w), want, gm, queryBatch(seqs, &ref.Alpha, true, false, 1<<20))
+			}()
+		}
+		wg.Wait()
+		m.Close()
+	}
+}

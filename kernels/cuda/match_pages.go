@@ -53,12 +53,14 @@ type hostPage struct {
 	bytes uint64 // device memory it takes, as layoutPage carves it
 }
 
-func newHostPage(p *cpu.Page) hostPage {
-	h := hostPage{a: p.DeviceArrays()}
+func newHostPage(p *cpu.Page) hostPage { return hostPageOf(p.DeviceArrays()) }
+
+// hostPageOf is newHostPage of a page's arrays.
+func hostPageOf(a cpu.DeviceArrays) hostPage {
+	h := hostPage{a: a}
 	for i, v := range h.a.C {
 		h.c[i] = uint32(v)
 	}
-	a := &h.a
 	h.shape = pageShape{start: a.Start, end: a.End, winEnd: a.WinEnd, n: a.N, nBig: len(a.LCPBigRow),
 		planes: a.OccPlanes, counts: a.OccCounts, stride: a.OccStride, occWords: len(a.Occ)}
 	h.bytes = pageBytes(h.shape)
@@ -125,6 +127,19 @@ func (h *hostPage) upload(d *device, base devPtr, text devPtr, textLen int) (pag
 		}
 	}
 	return desc, nil
+}
+
+// sameArrays reports whether a and b are the same memory (the arrays a page's upload copies,
+// but C and Deep).
+func sameArrays(a, b *cpu.DeviceArrays) bool {
+	same := func(p, q unsafe.Pointer, lp, lq int) bool { return p == q && lp == lq }
+	return same(ptrOf(a.SA), ptrOf(b.SA), len(a.SA), len(b.SA)) &&
+		same(ptrOf(a.LCP), ptrOf(b.LCP), len(a.LCP), len(b.LCP)) &&
+		same(ptrOf(a.LCPBigRow), ptrOf(b.LCPBigRow), len(a.LCPBigRow), len(b.LCPBigRow)) &&
+		same(ptrOf(a.LCPBigVal), ptrOf(b.LCPBigVal), len(a.LCPBigVal), len(b.LCPBigVal)) &&
+		same(ptrOf(a.LCPMin1), ptrOf(b.LCPMin1), len(a.LCPMin1), len(b.LCPMin1)) &&
+		same(ptrOf(a.LCPMin2), ptrOf(b.LCPMin2), len(a.LCPMin2), len(b.LCPMin2)) &&
+		same(ptrOf(a.Occ), ptrOf(b.Occ), len(a.Occ), len(b.Occ))
 }
 
 // ptrOf returns the address of a slice's first element, or nil for an empty slice.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
@@ -50,6 +51,8 @@ type matchConfig struct {
 	// part, when set, makes this card one of a chain that holds the reference's pages between
 	// them (match_chain.go).
 	part *chainPart
+	// early, when set, gives an index file's pages while they are checked (uploadEarly).
+	early *earlyPages
 }
 
 // defaults fills the zero fields for a card of info (SAPIPE_GPU_LAUNCH and SAPIPE_GPU_WORKERS
@@ -327,6 +330,9 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		if err = m.buildResident(cfg.part.bounds); err == nil {
 			m.fs.resident = true
 		}
+	case cfg.early != nil:
+		m.npages = len(cfg.early.arrays)
+		err = m.uploadEarly(cfg.early, room)
 	case given != nil:
 		m.npages = len(given.Pages())
 		err = m.uploadHost(given, given.Pages(), room, budget)
@@ -425,6 +431,88 @@ func (m *gpuMatcher) uploadHost(host *cpu.Matcher, pages []*cpu.Page, room, budg
 				}
 				f.page, f.desc = i, desc
 			}
+		}
+		return d.sync()
+	})
+}
+
+// earlyPages are an index file's pages while the host checks them: their arrays, which may be
+// copied to the device at once, and checked, which returns the matcher of the checked pages (or
+// the checks' error).
+type earlyPages struct {
+	arrays  []cpu.DeviceArrays // without C and Deep
+	checked func() (*cpu.Matcher, error)
+}
+
+// errNotResident: the early pages do not all fit the device at once.
+var errNotResident = errors.New("the pages do not fit the device together")
+
+// uploadEarly copies the early pages' arrays to frames of their own while the host checks them,
+// then, once checked, what the checks make (C and Deep); nothing is matched before. All pages are
+// resident, or none is copied (errNotResident).
+func (m *gpuMatcher) uploadEarly(e *earlyPages, room int64) error {
+	d := m.dev
+	n := len(m.ref.Text)
+	hps := make([]hostPage, len(e.arrays))
+	var total uint64
+	for i, a := range e.arrays {
+		hps[i] = hostPageOf(a)
+		total += hps[i].bytes
+	}
+	if room < 0 || total > uint64(room) {
+		return errNotResident
+	}
+	t0 := time.Now()
+	err := d.run(func() error {
+		for i := range hps {
+			f := &frame{page: -1}
+			m.fs.frames = append(m.fs.frames, f)
+			if err := f.mem.ensure(d, hps[i].bytes); err != nil {
+				return err
+			}
+			desc, err := hps[i].upload(d, f.mem.p, m.text.p, n)
+			if err != nil {
+				return err
+			}
+			f.page, f.desc = i, desc
+		}
+		return nil // the copies go on while the checks do
+	})
+	if err != nil {
+		return err
+	}
+	trace("matcher: unchecked pages sent", t0)
+	host, err := e.checked()
+	if err != nil {
+		return err
+	}
+	trace("matcher: pages checked", t0)
+	pages := host.Pages()
+	if len(pages) != len(hps) {
+		return fmt.Errorf("the checked index has %d pages, the file %d", len(pages), len(hps))
+	}
+	m.host = host
+	m.fs.resident = true
+	return d.run(func() error {
+		for i, p := range pages {
+			hp := newHostPage(p)
+			f := m.fs.frames[i]
+			if hp.shape != hps[i].shape || !sameArrays(&hp.a, &hps[i].a) {
+				// The checks gave other arrays (copies of the file's): send the page again.
+				desc, err := hp.upload(d, f.mem.p, m.text.p, n)
+				if err != nil {
+					return err
+				}
+				f.desc = desc
+			} else {
+				if err := d.copyInFrom(f.desc.deep, ptrOf(hp.a.Deep), 8*len(hp.a.Deep)); err != nil {
+					return err
+				}
+				if err := d.copyInFrom(f.desc.c, unsafe.Pointer(&hp.c[0]), 4*256); err != nil {
+					return err
+				}
+			}
+			m.pages = append(m.pages, hp)
 		}
 		return d.sync()
 	})

@@ -3,6 +3,7 @@ package cuda
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/sapipe/sapipe/kernels"
@@ -591,5 +593,57 @@ func TestGPUPageBuild(t *testing.T) {
 		}
 		compareMatch(t, "one letter", want, got, queryBatch([][]byte{[]byte(strings.Repeat("a", 40)), []byte("ccaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaagg")}, &ref.Alpha, true, false, 1<<30))
 		got.Close()
+	}
+}
+
+// TestGPUMatcherEarlyPages: an index file's pages copied while they are checked give the CPU's
+// results, whether the checked pages are the arrays copied (only C and Deep follow) or other
+// memory (the pages are sent again); a failed check is the matcher's error.
+func TestGPUMatcherEarlyPages(t *testing.T) {
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(23, 24))
+	for iter := range 12 {
+		ref, all := randomReference(rng, 1+rng.IntN(3), 4000, iter%3 == 0, iter%4 == 1)
+		if ref == nil {
+			continue
+		}
+		mode := allModes[iter%3]
+		opts := kernels.MatchOptions{Mode: mode, MinLen: 8 + rng.IntN(12), PageSize: []int{0, len(ref.Text)/3 + 1}[iter%2]}
+		want, err := cpu.NewMatcher(ref, opts, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copied := iter%4 == 3 // the early arrays are copies: the checked pages are other memory
+		early := make([]cpu.DeviceArrays, len(want.Pages()))
+		for i, p := range want.Pages() {
+			a := p.DeviceArrays()
+			a.C, a.Deep = [256]int{}, nil
+			if copied {
+				a.SA, a.LCP, a.Occ = slices.Clone(a.SA), slices.Clone(a.LCP), slices.Clone(a.Occ)
+			}
+			early[i] = a
+		}
+		checks := 0
+		checked := func() (*cpu.Matcher, error) {
+			checks++
+			time.Sleep(20 * time.Millisecond) // the copies run meanwhile
+			return want, nil
+		}
+		what := fmt.Sprintf("iter %d (%v, %d pages, copies %v)", iter, mode, len(early), copied)
+		m, err := b.NewMatcherFromEarlyPages(ref, opts, early, checked)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if gm, ok := m.(*gpuMatcher); !ok || !gm.fs.resident || checks != 1 {
+			t.Fatalf("%s: %T, not resident on the GPU, or the checks waited for %d times", what, m, checks)
+		}
+		seqs := [][]byte{mutateSeq(rng, all, 0.02), mutateSeq(rng, all[:len(all)/2], 0.05)}
+		compareMatch(t, what, want, m, queryBatch(seqs, &ref.Alpha, true, false, 1+rng.IntN(200)))
+		m.Close()
+		failed := errors.New("page 0: sections SUFA, OCCB and LCP: damaged")
+		_, err = b.NewMatcherFromEarlyPages(ref, opts, early, func() (*cpu.Matcher, error) { return nil, failed })
+		if !errors.Is(err, failed) {
+			t.Fatalf("%s: a failed check gave %v", what, err)
+		}
 	}
 }
