@@ -256,9 +256,11 @@ func (b *Backend) note(msg string) {
 	}
 }
 
-// Close frees the device memory and stops the device goroutine. The Backend is unusable after.
+// Close frees the device memory, stops the device goroutine and releases the context, and returns
+// when that is done. The Backend is unusable after.
 func (b *Backend) Close() error {
 	b.closeOnce.Do(b.dev.close)
+	<-b.dev.done
 	return nil
 }
 

@@ -135,6 +135,7 @@ func (d *device) loop(started chan<- error) {
 	err := d.setup()
 	started <- err
 	if err != nil {
+		close(d.done)
 		return
 	}
 	for {
@@ -181,12 +182,16 @@ func (d *device) setup() error {
 }
 
 func (d *device) teardown() {
-	defer trace("device torn down", time.Now())
+	t0 := time.Now()
+	defer trace("device torn down", t0)
 	d.pool.release(d)
+	trace("device pool released", t0)
 	d.stageFree()
+	trace("device ring freed", t0)
 	if d.mod != 0 {
 		d.drv.cuModuleUnload(d.mod)
 	}
+	trace("device module unloaded", t0)
 	d.drv.cuDevicePrimaryCtxRelease(d.dev)
 }
 

@@ -59,9 +59,15 @@ func (g *Group) Name() string {
 
 // Close closes every card.
 func (g *Group) Close() error {
+	var wg sync.WaitGroup
 	for _, b := range g.cards {
-		b.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b.Close()
+		}()
 	}
+	wg.Wait()
 	return nil
 }
 
