@@ -3,6 +3,8 @@ package stages
 import (
 	"bufio"
 	"bytes"
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -418,11 +420,13 @@ type patternSearchBackend interface {
 // SearcherOn returns a pattern searcher over the index that runs on backend b when b can search
 // patterns, and on the CPU otherwise (b nil: the CPU).
 func (ix *Index) SearcherOn(b kernels.Backend) (kernels.Searcher, error) {
+	if eb, ok := b.(earlySearchBackend); ok && ix.early != nil {
+		return ix.searcherEarly(b, eb)
+	}
 	if err := ix.Wait(); err != nil {
 		return nil, err
 	}
-	var searches []cpu.IntervalSearch
-	var one kernels.Searcher
+	var all []kernels.Searcher
 	for i, p := range ix.Pages {
 		s, err := cpu.NewSearcher(p, ix.Kmers[i])
 		if err != nil {
@@ -431,21 +435,79 @@ func (ix *Index) SearcherOn(b kernels.Backend) (kernels.Searcher, error) {
 		var ks kernels.Searcher = s
 		if ps, ok := b.(patternSearchBackend); ok {
 			if ks, err = ps.NewPatternSearcher(s); err != nil {
+				closeAll(all)
 				return nil, err
 			}
 		}
-		if len(ix.Pages) == 1 {
-			one = ks
-			break
+		all = append(all, ks)
+	}
+	return ix.pagedSearcher(b, all)
+}
+
+// earlySearchBackend is a patternSearchBackend that copies an index file's page (early: without
+// C) to its memory while it is checked; checked returns the checked page's searcher.
+type earlySearchBackend interface {
+	NewPatternSearcherEarly(early *cpu.DeviceIndex, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error)
+}
+
+// searcherEarly is SearcherOn on b for an index from OpenIndexChecking: every page's arrays go to
+// the device at once (one goroutine a page; the device takes them in turn) while the checks run.
+// The checks' error comes first.
+func (ix *Index) searcherEarly(b kernels.Backend, eb earlySearchBackend) (kernels.Searcher, error) {
+	fi := ix.early
+	all := make([]kernels.Searcher, len(fi.Pages))
+	errs := make([]error, len(fi.Pages))
+	var wg sync.WaitGroup
+	for i := range fi.Pages {
+		pg := &fi.Pages[i]
+		early := &cpu.DeviceIndex{Text: fi.Text[pg.Start:pg.WinEnd], SA: pg.SA, Occ: pg.Occ, Sigma: fi.Sigma}
+		d := cpu.UncheckedDeviceArrays(int(pg.Start), int(pg.End), int(pg.WinEnd), fi.Sigma, cpu.PageArrays{})
+		early.OccStride, early.OccCounts, early.OccPlanes = d.OccStride, d.OccCounts, d.OccPlanes
+		if len(pg.Kmers) > 0 {
+			early.KmerLen, early.Kmers = fi.KmerLen, pg.Kmers
 		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			all[i], errs[i] = eb.NewPatternSearcherEarly(early, func() (*cpu.Searcher, error) {
+				if err := ix.Wait(); err != nil {
+					return nil, err
+				}
+				return cpu.NewSearcher(ix.Pages[i], ix.Kmers[i])
+			})
+		}()
+	}
+	wg.Wait()
+	if err := cmp.Or(ix.Wait(), errors.Join(errs...)); err != nil {
+		closeAll(all)
+		return nil, err
+	}
+	return ix.pagedSearcher(b, all)
+}
+
+// closeAll closes the searchers of all that were made.
+func closeAll(all []kernels.Searcher) {
+	for _, s := range all {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// pagedSearcher is the searcher over the index's pages, each searched by all[i]: that one for a
+// single page, else one that merges the pages' intervals.
+func (ix *Index) pagedSearcher(b kernels.Backend, all []kernels.Searcher) (kernels.Searcher, error) {
+	if len(all) == 1 {
+		return all[0], nil
+	}
+	var searches []cpu.IntervalSearch
+	for _, ks := range all {
 		is, ok := ks.(cpu.IntervalSearch)
 		if !ok {
+			closeAll(all)
 			return nil, fmt.Errorf("the search on %s gives no intervals", b.Name())
 		}
 		searches = append(searches, is)
-	}
-	if one != nil {
-		return one, nil
 	}
 	return cpu.NewPagedSearcher(ix.Ref.Text, ix.Pages, ix.Tails, searches)
 }

@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sapipe/sapipe/kernels"
@@ -450,6 +451,23 @@ func TestIndexLoadErrors(t *testing.T) {
 		if lerr == nil && !eb.matched {
 			t.Fatalf("case %d: the early arrays were not those of the checked pages", i)
 		}
+		// And from SearcherOn.
+		eb = earlyBackend{}
+		late, lerr = OpenIndexChecking(p, 2)
+		if lerr == nil {
+			var s kernels.Searcher
+			s, lerr = late.SearcherOn(&eb)
+			if lerr == nil {
+				s.Close()
+			}
+			late.Close()
+		}
+		if (err == nil) != (lerr == nil) || err != nil && err.Error() != lerr.Error() {
+			t.Fatalf("case %d: OpenIndex's error %v, OpenIndexChecking and SearcherOn's %v", i, err, lerr)
+		}
+		if lerr == nil && (!eb.matched || eb.searches != len(got.Pages)) {
+			t.Fatalf("case %d: %d early pages searched of %d, or not the checked ones", i, eb.searches, len(got.Pages))
+		}
 		if err == nil {
 			if i%3 != 2 {
 				t.Fatalf("case %d: damage went unnoticed", i)
@@ -468,7 +486,29 @@ func TestIndexLoadErrors(t *testing.T) {
 // they are the memory of the checked pages.
 type earlyBackend struct {
 	cpu.Backend
-	matched bool
+	matched  bool
+	searches int
+	mu       sync.Mutex
+}
+
+func (eb *earlyBackend) NewPatternSearcherEarly(early *cpu.DeviceIndex, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error) {
+	s, err := checked()
+	if err != nil {
+		return nil, err
+	}
+	d := s.Device()
+	same := &d.Text[0] == &early.Text[0] && len(d.Text) == len(early.Text) && &d.SA[0] == &early.SA[0] && len(d.SA) == len(early.SA) &&
+		&d.Occ[0] == &early.Occ[0] && len(d.Occ) == len(early.Occ) && len(d.Kmers) == len(early.Kmers) && d.KmerLen == early.KmerLen &&
+		(len(d.Kmers) == 0 || &d.Kmers[0] == &early.Kmers[0]) && d.Sigma == early.Sigma &&
+		d.OccStride == early.OccStride && d.OccCounts == early.OccCounts && d.OccPlanes == early.OccPlanes
+	eb.mu.Lock()
+	defer eb.mu.Unlock()
+	if eb.searches == 0 {
+		eb.matched = true
+	}
+	eb.matched = eb.matched && same
+	eb.searches++
+	return s, nil
 }
 
 func (eb *earlyBackend) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error) {

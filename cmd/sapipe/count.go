@@ -104,6 +104,9 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 		return err
 	}
 	defer s.Close()
+	if d := ix.CheckTime(); d > 0 {
+		logf("checked the index's pages in %v", d.Round(time.Microsecond))
+	}
 	if _, onCPU := s.(*cpu.Searcher); !onCPU && !c.IsSet("batch-size") {
 		opts.BatchSize = 4 << 20 // a device call per batch: fewer, larger batches (16 MiB left most cores idle)
 	}
@@ -185,7 +188,15 @@ func openSearchIndex(e *env, c *cli.Context, spec string, isIndex bool, threads 
 		b, note, err := openBackendNote(e, spec, threads, t)
 		done <- opened{b, note, err}
 	}()
-	ix, ixErr := openIndex(e, path, c.Bool("n"), c.IsSet("n"), threads, nil, logf)
+	// For a device, the pages are checked while they are copied there (SearcherOn); on the CPU
+	// they are checked here.
+	var ix *stages.Index
+	var ixErr error
+	if spec == "cpu" {
+		ix, ixErr = openIndex(e, path, c.Bool("n"), c.IsSet("n"), threads, nil, logf)
+	} else {
+		ix, ixErr = openIndexChecking(path, c.Bool("n"), c.IsSet("n"), threads, logf)
+	}
 	o := <-done
 	if o.err != nil || ixErr != nil {
 		if ixErr == nil {

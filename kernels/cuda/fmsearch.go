@@ -24,7 +24,7 @@ const searchThreads = 256
 func (b *Backend) NewPatternSearcher(s *cpu.Searcher) (kernels.Searcher, error) {
 	ix := s.Device()
 	g := &gpuSearcher{b: b, cpu: s, ix: ix}
-	err := b.dev.run(func() error { return g.upload() })
+	err := b.dev.run(func() error { return g.upload(true) })
 	if errors.Is(err, errNoRoom) {
 		b.note(fmt.Sprintf("pattern search on the CPU: %v", err))
 		return s, nil
@@ -34,6 +34,55 @@ func (b *Backend) NewPatternSearcher(s *cpu.Searcher) (kernels.Searcher, error) 
 		return nil, err
 	}
 	return g, nil
+}
+
+// NewPatternSearcherEarly is NewPatternSearcher for an index file's page while the host checks it:
+// early is the page's index without C, copied to the device at once; checked returns the
+// searcher of the checked page (or the checks' error, which comes first), whose C follows.
+// Nothing is searched before it has returned.
+func (b *Backend) NewPatternSearcherEarly(early *cpu.DeviceIndex, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error) {
+	g := &gpuSearcher{b: b, ix: early}
+	err := b.dev.run(func() error { return g.upload(false) })
+	s, cerr := checked()
+	if cerr != nil || err != nil {
+		b.dev.run(func() error { g.free(); return nil })
+		if cerr != nil {
+			return nil, cerr
+		}
+		if errors.Is(err, errNoRoom) {
+			b.note(fmt.Sprintf("pattern search on the CPU: %v", err))
+			return s, nil
+		}
+		return nil, err
+	}
+	ix := s.Device()
+	g.cpu, g.ix = s, ix
+	err = b.dev.run(func() error {
+		if !sameIndex(ix, early) {
+			// The checks gave other arrays (copies of the file's): send the index again.
+			g.free()
+			return g.upload(true)
+		}
+		if err := g.b.dev.copyInFrom(g.cs, unsafe.Pointer(&ix.C[0]), 4*256); err != nil {
+			return err
+		}
+		return g.b.dev.sync()
+	})
+	if err != nil {
+		b.dev.run(func() error { g.free(); return nil })
+		return nil, err
+	}
+	return g, nil
+}
+
+// sameIndex reports whether a and b are the same memory and shape, C aside.
+func sameIndex(a, b *cpu.DeviceIndex) bool {
+	return unsafe.SliceData(a.Text) == unsafe.SliceData(b.Text) && len(a.Text) == len(b.Text) &&
+		unsafe.SliceData(a.SA) == unsafe.SliceData(b.SA) && len(a.SA) == len(b.SA) &&
+		unsafe.SliceData(a.Occ) == unsafe.SliceData(b.Occ) && len(a.Occ) == len(b.Occ) &&
+		unsafe.SliceData(a.Kmers) == unsafe.SliceData(b.Kmers) && len(a.Kmers) == len(b.Kmers) &&
+		a.Sigma == b.Sigma && a.OccStride == b.OccStride && a.OccCounts == b.OccCounts && a.OccPlanes == b.OccPlanes &&
+		a.KmerLen == b.KmerLen
 }
 
 // gpuSearcher holds an index on the device. Its device fields are used on the device goroutine
@@ -50,8 +99,9 @@ type gpuSearcher struct {
 	kernelTime               time.Duration // of the last batch's search, launch to completion
 }
 
-// upload copies the index to the device. Device goroutine only.
-func (g *gpuSearcher) upload() error {
+// upload copies the index to the device, and with wait waits for the copies. Device goroutine
+// only.
+func (g *gpuSearcher) upload(wait bool) error {
 	ix := g.ix
 	sizes := []uint64{uint64(len(ix.Text)), 4 * uint64(len(ix.SA)), 8 * uint64(len(ix.Occ)), 4 * uint64(max(len(ix.Kmers), 1)), 4 * 256}
 	var total uint64
@@ -85,6 +135,9 @@ func (g *gpuSearcher) upload() error {
 		if err := d.copyInFrom(cp.dst, cp.src, cp.n); err != nil {
 			return err
 		}
+	}
+	if !wait {
+		return nil
 	}
 	return d.sync()
 }

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -81,6 +82,12 @@ func checkGPUSearch(t *testing.T, b *Backend, s *cpu.Searcher, ps *kernels.Patte
 	if err != nil {
 		t.Fatal(err)
 	}
+	compareSearch(t, gs, s, ps, what, locates...)
+}
+
+// compareSearch checks that gs, on the GPU, gives s's hits for ps, then closes it.
+func compareSearch(t *testing.T, gs kernels.Searcher, s *cpu.Searcher, ps *kernels.Patterns, what string, locates ...bool) {
+	t.Helper()
 	defer gs.Close()
 	if _, ok := gs.(*gpuSearcher); !ok {
 		t.Fatalf("%s: the search did not go to the GPU", what)
@@ -231,4 +238,45 @@ func BenchmarkGPUPatternSearch(b *testing.B) {
 		}
 		b.ReportMetric(float64(ps.Len())*float64(b.N)/b.Elapsed().Seconds(), "patterns/s")
 	})
+}
+
+// TestGPUPatternSearchEarly: a page's index copied while it is checked gives the CPU's hits, whether
+// the checked searcher's arrays are the ones copied (only C follows) or other memory (the index is
+// sent again); a failed check is the error.
+func TestGPUPatternSearchEarly(t *testing.T) {
+	b := fmSearchBackend(t)
+	rng := rand.New(rand.NewPCG(43, 7))
+	for r := range 12 {
+		sigma := []int{4, 6, 12}[r%3]
+		n := 1 + rng.IntN(50000)
+		text := fmText(rng, n, sigma)
+		p := cpu.NewPage(text, sigma, 0, n, n)
+		var kt *cpu.KmerTable
+		if r%2 == 0 {
+			kt = cpu.BuildKmerTable(p, cpu.KmerLength(n, sigma))
+		}
+		s, err := cpu.NewSearcher(p, kt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		early := *s.Device()
+		early.C = [256]uint32{}
+		copied := r%4 == 3
+		if copied {
+			early.SA, early.Occ = slices.Clone(early.SA), slices.Clone(early.Occ)
+		}
+		what := fmt.Sprintf("round %d (n %d, sigma %d, k-mers %v, copies %v)", r, n, sigma, kt != nil, copied)
+		gs, err := b.NewPatternSearcherEarly(&early, func() (*cpu.Searcher, error) {
+			time.Sleep(10 * time.Millisecond)
+			return s, nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		compareSearch(t, gs, s, fmPatterns(rng, text, sigma, 1+rng.IntN(2000), 1+rng.IntN(40)), what)
+		failed := errors.New("damaged")
+		if _, err := b.NewPatternSearcherEarly(&early, func() (*cpu.Searcher, error) { return nil, failed }); !errors.Is(err, failed) {
+			t.Fatalf("%s: a failed check gave %v", what, err)
+		}
+	}
 }
