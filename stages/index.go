@@ -238,6 +238,7 @@ func OpenIndex(path string, threads int) (*Index, error) {
 		ix.Close()
 		return nil, err
 	}
+	ix.checkTime = 0 // checked before it was returned
 	return ix, nil
 }
 
@@ -276,7 +277,8 @@ func (ix *Index) Wait() error {
 	return ix.checkErr
 }
 
-// CheckTime is how long the checks of an index from OpenIndexChecking took, once Wait returned.
+// CheckTime is how long the checks of an index from OpenIndexChecking took, once Wait returned (0
+// for any other index).
 func (ix *Index) CheckTime() time.Duration { return ix.checkTime }
 
 // ParseIndex is OpenIndex for an index file held in data.
