@@ -108,6 +108,23 @@ func (o *Occ) masks(base int, c byte) (lo, hi uint64) {
 	return lo, hi
 }
 
+// blockMasks fills m[c], for every c below 1<<planes, with masks(base, c): the planes taken once
+// each, every symbol's masks split from those of its lower bits.
+func (o *Occ) blockMasks(base int, m *[256][2]uint64) {
+	p := o.data[base+o.counts : base+o.stride]
+	m[0] = [2]uint64{^uint64(0), ^uint64(0)}
+	n := 1
+	for t := 0; t < o.planes; t++ {
+		a, b := p[2*t], p[2*t+1]
+		for c := n - 1; c >= 0; c-- {
+			lo, hi := m[c][0], m[c][1]
+			m[c+n] = [2]uint64{lo & a, hi & b}
+			m[c] = [2]uint64{lo &^ a, hi &^ b}
+		}
+		n *= 2
+	}
+}
+
 // Rank returns the number of rows k < i with BWT symbol c, for a matchable c
 // (c >= kernels.FirstCode).
 func (o *Occ) Rank(c byte, i int) int {

@@ -88,3 +88,25 @@ func TestOccThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockMasks: every symbol's masks from blockMasks are masks', for every plane count.
+func TestBlockMasks(t *testing.T) {
+	r := rand.New(rand.NewSource(78))
+	for _, sigma := range []int{2, 3, 4, 6, 9, 17, 40, 130, 256} {
+		bwt := make([]byte, 1000)
+		for i := range bwt {
+			bwt[i] = byte(r.Intn(sigma))
+		}
+		o := NewOcc(func(i int) byte { return bwt[i] }, len(bwt), sigma)
+		var ms [256][2]uint64
+		for base := 0; base+o.stride <= len(o.data); base += o.stride {
+			o.blockMasks(base, &ms)
+			for c := range 1 << o.planes {
+				lo, hi := o.masks(base, byte(c))
+				if ms[c] != [2]uint64{lo, hi} {
+					t.Fatalf("sigma %d block at %d symbol %d: %x, want %x %x", sigma, base, c, ms[c], lo, hi)
+				}
+			}
+		}
+	}
+}

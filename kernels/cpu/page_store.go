@@ -218,9 +218,9 @@ func storeParts(n, threads int) int { return max(1, min(threads, n/storeMinPart+
 func countSymbols(text []byte, sigma, threads int) ([256]int, error) {
 	parts := make([][256]int, storeParts(len(text), threads))
 	storeParallel(len(text), threads, func(t, lo, hi int) error {
+		part := text[lo:hi]
 		// Four tables, so that runs of one code do not wait on one counter.
 		var c4 [4][256]int
-		part := text[lo:hi]
 		k := 0
 		for ; k+4 <= len(part); k += 4 {
 			c4[0][part[k]]++
@@ -265,10 +265,18 @@ func checkSA(sa []int32, n, threads int) error {
 		const run = 4096
 		for from := 1 + lo; from < 1+hi; from += run {
 			part := sa[from:min(from+run, 1+hi)]
-			var most uint32
-			for _, s := range part {
-				most = max(most, uint32(s))
+			var m0, m1, m2, m3 uint32 // four chains, so that the maxima do not wait on each other
+			k := 0
+			for ; k+4 <= len(part); k += 4 {
+				m0 = max(m0, uint32(part[k]))
+				m1 = max(m1, uint32(part[k+1]))
+				m2 = max(m2, uint32(part[k+2]))
+				m3 = max(m3, uint32(part[k+3]))
 			}
+			for ; k < len(part); k++ {
+				m0 = max(m0, uint32(part[k]))
+			}
+			most := max(m0, m1, m2, m3)
 			if most < uint32(n) {
 				continue
 			}
@@ -316,22 +324,24 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 	// the searches for smaller values rely on both to stop inside the array. Whole blocks are
 	// checked eight bytes at a time; a block of escapes only against the least of its side-table
 	// values (found by row, the table being in order now).
-	escapes := make([]int, len(l.min1))
-	err = storeParallel(len(l.min1), threads, func(_, lo, hi int) error {
+	escapes := make([]int, storeParts(len(l.min1), threads)) // a part's, not a block's: a fresh array of a word a block cost more than the checks
+	err = storeParallel(len(l.min1), threads, func(t, lo, hi int) error {
+		esc := 0
+		defer func() { escapes[t] = esc }()
 		for b := lo; b < hi; b++ {
 			block := l.small[b*64 : min(b*64+64, rows)]
 			want := l.min1[b]
 			if len(block) == 64 && want >= 0 && want < lcpEscape {
 				v := byte(want)
-				all, any, esc := uint64(swarHigh), uint64(0), 0
+				all, any, e := uint64(swarHigh), uint64(0), 0
 				for g := 0; g < 64; g += 8 {
 					x := load8(block, g)
 					all &= swarGE(x, v)
 					any |= swarEq(x, v)
-					esc += bits.OnesCount64(swarEq(x, lcpEscape))
+					e += bits.OnesCount64(swarEq(x, lcpEscape))
 				}
-				escapes[b] = esc
 				if all == swarHigh && any != 0 {
+					esc += e
 					continue // the least byte is want
 				}
 			}
@@ -339,7 +349,7 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 			for _, v := range block {
 				m = min(m, v)
 			}
-			escapes[b] = bytes.Count(block, []byte{lcpEscape})
+			esc += bytes.Count(block, []byte{lcpEscape})
 			// An escaped row's true value is lcpEscape or more.
 			if m < lcpEscape && want != int32(m) || m == lcpEscape && want < lcpEscape {
 				return fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, b*64+len(block)-1, m, want)
@@ -408,6 +418,7 @@ func loadOcc(data []uint64, rows, sigma int, text *[256]int, threads int) (*Occ,
 		for c := kernels.FirstCode; c < sigma; c++ {
 			run[c] = o.storedCount(lo, c)
 		}
+		var ms [256][2]uint64
 		for b := lo; b < hi; b++ {
 			for c := kernels.FirstCode; c < sigma; c++ {
 				if got := o.storedCount(b, c); got != run[c] {
@@ -423,8 +434,9 @@ func loadOcc(data []uint64, rows, sigma int, text *[256]int, threads int) (*Occ,
 				vhi = uint64(1)<<(valid-64) - 1
 			}
 			seen := 0
+			o.blockMasks(base, &ms)
 			for c := range run {
-				mlo, mhi := o.masks(base, byte(c))
+				mlo, mhi := ms[c][0], ms[c][1]
 				k := bits.OnesCount64(mlo&vlo) + bits.OnesCount64(mhi&vhi)
 				if k != 0 && c >= sigma {
 					return fmt.Errorf("rank structure block %d holds symbol %d (0..%d)", b, c, sigma-1)
