@@ -64,8 +64,8 @@ func (m *MummerWriter) AppendMatch(b []byte, rec, refPos, queryPos, length int, 
 		name := m.RefNames[rec]
 		b = append(b, ' ', ' ')
 		b = append(b, name...)
-		for i := len(name); i < m.maxName; i++ {
-			b = append(b, ' ')
+		for pad := m.maxName - len(name); pad > 0; pad -= len(spaces) {
+			b = append(b, spaces[:min(pad, len(spaces))]...)
 		}
 		b = append(b, ' ', ' ')
 	}
@@ -82,12 +82,39 @@ func (m *MummerWriter) AppendMatch(b []byte, rec, refPos, queryPos, length int, 
 	return b
 }
 
-// appendPadded appends v as C's "%8d" does.
+// appendPadded appends v as C's "%8d" does: the common case (0 to 99,999,999) two digits at a time
+// into one 8-byte field, the rest through strconv.
 func appendPadded(b []byte, v int) []byte {
-	var tmp [20]byte
-	d := strconv.AppendInt(tmp[:0], int64(v), 10)
-	for i := len(d); i < 8; i++ {
-		b = append(b, ' ')
+	if v < 0 || v > 99999999 {
+		var tmp [20]byte
+		d := strconv.AppendInt(tmp[:0], int64(v), 10)
+		for i := len(d); i < 8; i++ {
+			b = append(b, ' ')
+		}
+		return append(b, d...)
 	}
-	return append(b, d...)
+	f := [8]byte{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '}
+	i := 8
+	for v >= 100 {
+		q := v / 100
+		r := (v - q*100) * 2
+		i -= 2
+		f[i], f[i+1] = digitPairs[r], digitPairs[r+1]
+		v = q
+	}
+	if v >= 10 {
+		i -= 2
+		f[i], f[i+1] = digitPairs[2*v], digitPairs[2*v+1]
+	} else {
+		f[i-1] = byte('0' + v)
+	}
+	return append(b, f[:]...)
 }
+
+// digitPairs holds "00" to "99".
+const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" + "30313233343536373839" +
+	"40414243444546474849" + "50515253545556575859" + "60616263646566676869" + "70717273747576777879" +
+	"80818283848586878889" + "90919293949596979899"
+
+// spaces pads record names.
+const spaces = "                                                                "

@@ -46,3 +46,40 @@ func TestMummerWriterHeader(t *testing.T) {
 		t.Errorf("got %q, want %q", buf.String(), want)
 	}
 }
+
+// TestAppendPadded: "%8d" for values around every digit count and the field's width, negatives,
+// and random ones.
+func TestAppendPadded(t *testing.T) {
+	vals := []int{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 9999, 10000, 99999, 100000, 999999, 1000000,
+		9999999, 10000000, 99999999, 100000000, 123456789, 4294967296, -1, -9, -10, -1234567, -12345678}
+	for v := 0; v < 100000; v += 7 {
+		vals = append(vals, v)
+	}
+	for i := 0; i < 64; i++ {
+		vals = append(vals, int(uint64(0x9e3779b97f4a7c15)*uint64(i+1)>>(20+i%40)))
+	}
+	for _, v := range vals {
+		if got, want := string(appendPadded([]byte("x"), v)), "x"+fmt.Sprintf("%8d", v); got != want {
+			t.Fatalf("appendPadded(%d) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestMummerWriterLongNames: record names padded past the padding constant's length.
+func TestMummerWriterLongNames(t *testing.T) {
+	long := string(bytes.Repeat([]byte("n"), 150))
+	m := NewMummerWriter(nil, []string{"a", long}, false, false, false)
+	got := string(m.AppendMatch(nil, 0, 5, 6, 7, nil))
+	if want := fmt.Sprintf("  %-150s  %8d  %8d  %8d\n", "a", 5, 6, 7); got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func BenchmarkAppendMatch(b *testing.B) {
+	m := NewMummerWriter(nil, []string{"chr1", "chr10"}, false, false, false)
+	buf := make([]byte, 0, 64)
+	b.SetBytes(int64(len(m.AppendMatch(nil, 1, 1234567, 42, 131, nil))))
+	for b.Loop() {
+		buf = m.AppendMatch(buf[:0], 1, 1234567, 42, 131, nil)
+	}
+}
