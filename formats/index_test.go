@@ -337,6 +337,15 @@ func FuzzIndexFile(f *testing.F) {
 	f.Add([]byte("SAPIDX\x02\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ix, err := ParseIndex("fuzz.sai", data, 1) // one goroutine: coverage must not depend on scheduling
+		// With the checksums left to later, the same file gives the same error, from the parse or
+		// from the checksums.
+		_, verify, lerr := ParseIndexLate("fuzz.sai", data, 1)
+		if lerr == nil {
+			lerr = verify()
+		}
+		if (err == nil) != (lerr == nil) || err != nil && err.Error() != lerr.Error() {
+			t.Fatalf("ParseIndex: %v; ParseIndexLate and its checksums: %v", err, lerr)
+		}
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "fuzz.sai: ") {
 				t.Fatalf("error %q is not one line naming the file", err)
