@@ -117,6 +117,22 @@ type printer struct {
 	out  *formats.MummerWriter
 	mums []kernels.Match // -mum candidates of the sequence being printed
 	sub  []byte
+	// The record of the last match and its text positions [recLo, recHi): a read's matches, and
+	// most matches against a reference of few records, fall in it again (no search then).
+	rec, recLo, recHi int
+}
+
+// recordOf is p.ref.RecordOf, remembering the last record.
+func (p *printer) recordOf(pos int) (rec, off int) {
+	if pos >= p.recLo && pos < p.recHi {
+		return p.rec, pos - p.recLo
+	}
+	rec, off = p.ref.RecordOf(pos)
+	p.rec, p.recLo, p.recHi = rec, pos-off, len(p.ref.Text)
+	if rec+1 < len(p.ref.Starts) {
+		p.recHi = p.ref.Starts[rec+1]
+	}
+	return rec, off
 }
 
 // batch appends the text of b's results to dst.
@@ -143,7 +159,7 @@ func (p *printer) batch(dst []byte, b *QueryBatch) []byte {
 }
 
 func (p *printer) match(dst []byte, mt kernels.Match, qlen int, reverse bool) []byte {
-	rec, off := p.ref.RecordOf(int(mt.Ref))
+	rec, off := p.recordOf(int(mt.Ref))
 	q := int(mt.Query) + 1
 	if reverse && p.opts.ReversePositions {
 		q = qlen - int(mt.Query)
