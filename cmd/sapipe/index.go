@@ -132,26 +132,24 @@ func openIndex(e *env, path string, nucleotidesOnly, nSet bool, threads int, b k
 		runtime.GC()
 		return ix, nil
 	}
-	ix, err := stages.OpenIndex(path, threads)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkIndexN(ix, path, nucleotidesOnly, nSet); err != nil {
-		return nil, err
-	}
-	how := "read"
-	if ix.File.Mapped {
-		how = "mapped"
-	}
-	logf("%s index %s (%d records, %d bases, %d bytes) and checked it in %v", how, path, len(ix.Ref.Names), len(ix.Ref.Text), ix.File.Size, time.Since(t0).Round(time.Microsecond))
-	return ix, nil
+	return openIndexFile(path, nucleotidesOnly, nSet, threads, false, logf)
 }
 
 // openIndexChecking is openIndex of an index file with its pages' checks left running
 // (stages.OpenIndexChecking): for a GPU, which copies the arrays meanwhile.
 func openIndexChecking(path string, nucleotidesOnly, nSet bool, threads int, logf func(string, ...any)) (*stages.Index, error) {
+	return openIndexFile(path, nucleotidesOnly, nSet, threads, true, logf)
+}
+
+// openIndexFile maps the index file at path and checks it, or with checking leaves its pages'
+// checks running.
+func openIndexFile(path string, nucleotidesOnly, nSet bool, threads int, checking bool, logf func(string, ...any)) (*stages.Index, error) {
 	t0 := time.Now()
-	ix, err := stages.OpenIndexChecking(path, threads)
+	open := stages.OpenIndex
+	if checking {
+		open = stages.OpenIndexChecking
+	}
+	ix, err := open(path, threads)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +160,12 @@ func openIndexChecking(path string, nucleotidesOnly, nSet bool, threads int, log
 	if ix.File.Mapped {
 		how = "mapped"
 	}
-	logf("%s index %s (%d records, %d bases, %d bytes) in %v; checking its pages", how, path, len(ix.Ref.Names), len(ix.Ref.Text), ix.File.Size, time.Since(t0).Round(time.Microsecond))
+	what := fmt.Sprintf("%s index %s (%d records, %d bases, %d bytes)", how, path, len(ix.Ref.Names), len(ix.Ref.Text), ix.File.Size)
+	if took := time.Since(t0).Round(time.Microsecond); checking {
+		logf("%s in %v; checking its pages", what, took)
+	} else {
+		logf("%s and checked it in %v", what, took)
+	}
 	return ix, nil
 }
 
