@@ -498,7 +498,11 @@ func (m *gpuMatcher) uploadEarly(e *earlyPages, room int64) error {
 			hp := newHostPage(p)
 			f := m.fs.frames[i]
 			if hp.shape != hps[i].shape || !sameArrays(&hp.a, &hps[i].a) {
-				// The checks gave other arrays (copies of the file's): send the page again.
+				// The checks gave other arrays (copies of the file's): send the page again, in a
+				// frame of its size.
+				if err := f.mem.ensure(d, hp.bytes); err != nil {
+					return err
+				}
 				desc, err := hp.upload(d, f.mem.p, m.text.p, n)
 				if err != nil {
 					return err
