@@ -218,3 +218,22 @@ func FuzzArgs(f *testing.F) {
 }
 
 func s2b(s string) []byte { return []byte(s) }
+
+// TestFilesNamedHelp: a first argument named like cli's help command (h, help) is a file.
+func TestFilesNamedHelp(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"h", "help"} {
+		ref := filepath.Join(dir, name)
+		if err := os.WriteFile(ref, []byte(">r\nacgtacgtacgtaaaccc\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(dir)
+		want, _, _ := runSapipe(t, nil, "mummer", "-l", "5", ref, ref)
+		for _, args := range [][]string{{"mummer", "-l", "5", name, name}, {"count", "-i", name, name}, {"sa", name}} {
+			out, stderr, st := runSapipe(t, nil, args...)
+			if st != 0 || len(stderr) != 0 || len(out) == 0 || args[0] == "mummer" && !bytes.Equal(out, want) {
+				t.Errorf("%q: status %d, stderr %q, %d bytes out", args, st, stderr, len(out))
+			}
+		}
+	}
+}

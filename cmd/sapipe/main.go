@@ -130,6 +130,11 @@ func newApp(ctx context.Context, e *env) *cli.App {
 			decompressCommand(e),
 		},
 	}
+	// No command has subcommands: without this, cli gives each a "help" (and "h") subcommand, so
+	// that a first argument of that name (a file called h) asked for help instead.
+	for _, c := range app.Commands {
+		c.HideHelpCommand = true
+	}
 	return app
 }
 
