@@ -516,8 +516,14 @@ func alignUp(x int64) int64 { return (x + indexAlign - 1) &^ (indexAlign - 1) }
 // copies the arrays otherwise. What the arrays hold beyond their lengths (the suffix arrays, the
 // rank structures, the LCP) is for their user to check. Versions 3 and 2 are read.
 func ParseIndex(name string, data []byte, threads int) (*Index, error) {
-	ix, _, err := parseIndex(name, data, threads, false)
-	return ix, err
+	ix, verify, err := ParseIndexLate(name, data, threads)
+	if err != nil {
+		return nil, err
+	}
+	if err := verify(); err != nil {
+		return nil, err
+	}
+	return ix, nil
 }
 
 // ParseIndexLate is ParseIndex without the sections' checksums, which the returned function
@@ -527,33 +533,39 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 // checksums are checked before the error is returned, so that a damaged file is reported as
 // ParseIndex reports it.
 func ParseIndexLate(name string, data []byte, threads int) (*Index, func() error, error) {
-	return parseIndex(name, data, threads, true)
+	var verify func() error
+	ix, err := parseIndex(name, data, threads, &verify)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ix, verify, nil
 }
 
-func parseIndex(name string, data []byte, threads int, late bool) (ixOut *Index, verify func() error, errOut error) {
+// parseIndex is ParseIndexLate, setting *verify to the checksums' check.
+func parseIndex(name string, data []byte, threads int, verify *func() error) (ixOut *Index, errOut error) {
 	fail := func(where string, format string, args ...any) error {
 		return &IndexError{Name: name, Where: where, Err: fmt.Errorf("%w: "+format, append([]any{ErrIndexDamaged}, args...)...)}
 	}
 	if len(data) == 0 {
-		return nil, nil, &IndexError{Name: name, Err: fmt.Errorf("%w (the file is empty)", ErrNotIndex)}
+		return nil, &IndexError{Name: name, Err: fmt.Errorf("%w (the file is empty)", ErrNotIndex)}
 	}
 	if !bytes.HasPrefix(data, []byte(IndexMagic)[:min(len(data), len(IndexMagic))]) {
-		return nil, nil, &IndexError{Name: name, Err: fmt.Errorf("%w (it starts with %q, not %q)", ErrNotIndex, data[:min(len(data), 8)], IndexMagic)}
+		return nil, &IndexError{Name: name, Err: fmt.Errorf("%w (it starts with %q, not %q)", ErrNotIndex, data[:min(len(data), 8)], IndexMagic)}
 	}
 	if len(data) < 8 {
-		return nil, nil, fail("header", "truncated: the file has %d bytes", len(data))
+		return nil, fail("header", "truncated: the file has %d bytes", len(data))
 	}
 	version := int(binary.LittleEndian.Uint16(data[6:]))
 	if version != IndexVersion && version != 2 {
-		return nil, nil, &IndexError{Name: name, Err: fmt.Errorf("%w %d: this sapipe reads versions 2 and %d (rebuild the index with this sapipe's sapipe index)", ErrIndexVersion, version, IndexVersion)}
+		return nil, &IndexError{Name: name, Err: fmt.Errorf("%w %d: this sapipe reads versions 2 and %d (rebuild the index with this sapipe's sapipe index)", ErrIndexVersion, version, IndexVersion)}
 	}
 	v2 := version == 2
 	if len(data) < indexHeaderLen {
-		return nil, nil, fail("header", "truncated: the file has %d bytes", len(data))
+		return nil, fail("header", "truncated: the file has %d bytes", len(data))
 	}
 	h := data[:indexHeaderLen]
 	if got, want := crc32.Checksum(h[:60], Castagnoli), binary.LittleEndian.Uint32(h[60:]); got != want {
-		return nil, nil, fail("header", "checksum mismatch")
+		return nil, fail("header", "checksum mismatch")
 	}
 	flags := binary.LittleEndian.Uint32(h[8:])
 	k := int(binary.LittleEndian.Uint32(h[12:]))
@@ -572,36 +584,36 @@ func parseIndex(name string, data []byte, threads int, late bool) (ixOut *Index,
 	}
 	switch {
 	case flags&^indexFlagNuc != 0:
-		return nil, nil, fail("header", "unknown flags %#x", flags)
+		return nil, fail("header", "unknown flags %#x", flags)
 	case k < 1 || k > maxSecs:
-		return nil, nil, fail("header", "%d sections (1..%d)", k, maxSecs)
+		return nil, fail("header", "%d sections (1..%d)", k, maxSecs)
 	case n < 1 || n > maxText:
-		return nil, nil, fail("header", "text length %d (1..%d)", n, maxText)
+		return nil, fail("header", "text length %d (1..%d)", n, maxText)
 	case records < 1 || records > n+1:
-		return nil, nil, fail("header", "%d records for a text of %d", records, n)
+		return nil, fail("header", "%d records for a text of %d", records, n)
 	case sigma < 2 || sigma > 256:
-		return nil, nil, fail("header", "alphabet of %d codes (2..256)", sigma)
+		return nil, fail("header", "alphabet of %d codes (2..256)", sigma)
 	case kmer > maxIndexKmer:
-		return nil, nil, fail("header", "%d-mers (0..%d)", kmer, maxIndexKmer)
+		return nil, fail("header", "%d-mers (0..%d)", kmer, maxIndexKmer)
 	case npages < 1 || npages > MaxIndexPages || npages > n:
-		return nil, nil, fail("header", "%d pages for a text of %d (1..%d)", npages, n, MaxIndexPages)
+		return nil, fail("header", "%d pages for a text of %d (1..%d)", npages, n, MaxIndexPages)
 	case overlap > MaxIndexWindow/2:
-		return nil, nil, fail("header", "pages overlapping by %d", overlap)
+		return nil, fail("header", "pages overlapping by %d", overlap)
 	case !bytes.Equal(reserved, make([]byte, len(reserved))):
-		return nil, nil, fail("header", "reserved bytes are not zero")
+		return nil, fail("header", "reserved bytes are not zero")
 	case fileLen != uint64(len(data)):
 		if fileLen > uint64(len(data)) {
-			return nil, nil, fail("", "truncated: the file has %d bytes, its header says %d", len(data), fileLen)
+			return nil, fail("", "truncated: the file has %d bytes, its header says %d", len(data), fileLen)
 		}
-		return nil, nil, fail("", "the file has %d bytes, its header says %d", len(data), fileLen)
+		return nil, fail("", "the file has %d bytes, its header says %d", len(data), fileLen)
 	}
 	tableEnd := indexHeaderLen + k*indexEntryLen
 	if len(data) < tableEnd+4 {
-		return nil, nil, fail("section table", "truncated")
+		return nil, fail("section table", "truncated")
 	}
 	table := data[indexHeaderLen:tableEnd]
 	if crc32.Checksum(table, Castagnoli) != binary.LittleEndian.Uint32(data[tableEnd:]) {
-		return nil, nil, fail("section table", "checksum mismatch")
+		return nil, fail("section table", "checksum mismatch")
 	}
 	// The sections, by tag, of the whole reference (page -1) and of each page.
 	type key struct {
@@ -629,7 +641,7 @@ func parseIndex(name string, data []byte, threads int, late bool) (ixOut *Index,
 				}
 			}
 			if s.page != 0 {
-				return nil, nil, fail(where, "reserved bytes are not zero")
+				return nil, fail(where, "reserved bytes are not zero")
 			}
 			switch s.tag {
 			case "NOTE", "NAME", "STRT", "ALPH", "TEXT":
@@ -649,25 +661,25 @@ func parseIndex(name string, data []byte, threads int, late bool) (ixOut *Index,
 				}
 			}
 			if uint64(s.page) >= npages {
-				return nil, nil, fail(where, "of page %d, in an index of %d pages", s.page, npages)
+				return nil, fail(where, "of page %d, in an index of %d pages", s.page, npages)
 			}
 			page = int(s.page)
 		}
 		switch {
 		case want < 0:
-			return nil, nil, fail(where, "unknown section")
+			return nil, fail(where, "unknown section")
 		case secs[key{s.tag, page}] != nil:
-			return nil, nil, fail(where, "repeated section")
+			return nil, fail(where, "repeated section")
 		case uint64(want) != elem:
-			return nil, nil, fail(where, "element size %d, want %d", elem, want)
+			return nil, fail(where, "element size %d, want %d", elem, want)
 		case off%indexAlign != 0 || off < end || off > fileLen || length > fileLen-off:
-			return nil, nil, fail(where, "%d bytes at offset %d do not fit the file (%d bytes) after byte %d", length, off, fileLen, end)
+			return nil, fail(where, "%d bytes at offset %d do not fit the file (%d bytes) after byte %d", length, off, fileLen, end)
 		case length%elem != 0:
-			return nil, nil, fail(where, "length %d is not a multiple of %d", length, elem)
+			return nil, fail(where, "length %d is not a multiple of %d", length, elem)
 		}
 		for _, c := range data[end:off] {
 			if c != 0 {
-				return nil, nil, fail(where, "the bytes before the section are not zero")
+				return nil, fail(where, "the bytes before the section are not zero")
 			}
 		}
 		s.elem = want
@@ -677,7 +689,7 @@ func parseIndex(name string, data []byte, threads int, late bool) (ixOut *Index,
 		secs[key{s.tag, page}] = s
 	}
 	if end != fileLen {
-		return nil, nil, fail("section table", "the sections end at byte %d, the file at %d", end, fileLen)
+		return nil, fail("section table", "the sections end at byte %d, the file at %d", end, fileLen)
 	}
 	whole := []string{"NOTE", "NAME", "STRT", "ALPH", "TEXT", "PAGE"}
 	pageTags := []string{"SUFA", "OCCB", "LCPB", "LCPX", "LCPV", "LCM1", "LCM2", "KMER", "KEYS", "TAIL"}
@@ -686,13 +698,13 @@ func parseIndex(name string, data []byte, threads int, late bool) (ixOut *Index,
 	}
 	for _, t := range whole {
 		if secs[key{t, -1}] == nil {
-			return nil, nil, fail("section table", "no %s section", t)
+			return nil, fail("section table", "no %s section", t)
 		}
 	}
 	for p := range int(npages) {
 		for _, t := range pageTags {
 			if secs[key{t, p}] == nil {
-				return nil, nil, fail("section table", "no %s section for page %d", t, p)
+				return nil, fail("section table", "no %s section for page %d", t, p)
 			}
 		}
 	}
@@ -708,11 +720,11 @@ func parseIndex(name string, data []byte, threads int, late bool) (ixOut *Index,
 	}
 	for tag, want := range lens {
 		if got := int64(len(secs[key{tag, -1}].data)); got != want {
-			return nil, nil, fail("section "+tag, "%d bytes, want %d", got, want)
+			return nil, fail("section "+tag, "%d bytes, want %d", got, want)
 		}
 	}
 	if len(secs[key{"NOTE", -1}].data) > indexMaxNote {
-		return nil, nil, fail("section NOTE", "%d bytes (at most %d)", len(secs[key{"NOTE", -1}].data), indexMaxNote)
+		return nil, fail("section NOTE", "%d bytes (at most %d)", len(secs[key{"NOTE", -1}].data), indexMaxNote)
 	}
 	ix := &Index{NucleotidesOnly: flags&indexFlagNuc != 0, Sigma: sigma, Note: string(secs[key{"NOTE", -1}].data),
 		KmerLen: int(kmer), Overlap: int(overlap), Version: version}
@@ -725,11 +737,11 @@ func parseIndex(name string, data []byte, threads int, late bool) (ixOut *Index,
 			pg := &ix.Pages[p]
 			pg.Start, pg.End, pg.WinEnd = int64(b[3*p]), int64(b[3*p+1]), int64(b[3*p+2])
 			if pg.Start < 0 || pg.End < 0 || pg.WinEnd < 0 {
-				return nil, nil, fail("section PAGE", "page %d: bounds past 2^63", p)
+				return nil, fail("section PAGE", "page %d: bounds past 2^63", p)
 			}
 		}
 		if err := checkPageBounds(ix.Pages, nn, int64(overlap)); err != nil {
-			return nil, nil, fail("section PAGE", "%v", err)
+			return nil, fail("section PAGE", "%v", err)
 		}
 	}
 	for p := range ix.Pages {
@@ -749,14 +761,14 @@ func parseIndex(name string, data []byte, threads int, late bool) (ixOut *Index,
 		}
 		for tag, want := range plens {
 			if got := int64(len(sec(tag))); got != want {
-				return nil, nil, fail(where(tag), "%d bytes, want %d", got, want)
+				return nil, fail(where(tag), "%d bytes, want %d", got, want)
 			}
 		}
 		if got := int64(len(sec("KEYS"))); got != 0 && got != 4*(w+1) {
-			return nil, nil, fail(where("KEYS"), "%d bytes, want 0 or %d", got, 4*(w+1))
+			return nil, fail(where("KEYS"), "%d bytes, want 0 or %d", got, 4*(w+1))
 		}
 		if len(sec("LCPX")) != len(sec("LCPV")) {
-			return nil, nil, fail(where("LCPV"), "%d bytes for %d in LCPX", len(sec("LCPV")), len(sec("LCPX")))
+			return nil, fail(where("LCPV"), "%d bytes for %d in LCPX", len(sec("LCPV")), len(sec("LCPX")))
 		}
 	}
 	checkSums := func() error {
@@ -772,20 +784,15 @@ func parseIndex(name string, data []byte, threads int, late bool) (ixOut *Index,
 		}
 		return nil
 	}
-	if !late {
-		if err := checkSums(); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		// A check below that fails is reported as a checksum's mismatch where there is one.
-		defer func() {
-			if errOut != nil {
-				if err := checkSums(); err != nil {
-					errOut = err
-				}
+	*verify = checkSums
+	// A check below that fails is reported as a checksum's mismatch where there is one.
+	defer func() {
+		if errOut != nil {
+			if err := checkSums(); err != nil {
+				errOut = err
 			}
-		}()
-	}
+		}
+	}()
 	ix.Text = secs[key{"TEXT", -1}].data
 	copy(ix.Code[:], secs[key{"ALPH", -1}].data)
 	if v2 {
@@ -815,7 +822,7 @@ func parseIndex(name string, data []byte, threads int, late bool) (ixOut *Index,
 	}
 	names := secs[key{"NAME", -1}].data
 	if len(names) > 0 && names[len(names)-1] != '\n' || uint64(bytes.Count(names, []byte{'\n'})) != records {
-		return nil, nil, fail("section NAME", "want %d names, each ending in a newline", records)
+		return nil, fail("section NAME", "want %d names, each ending in a newline", records)
 	}
 	ix.Names = make([]string, 0, records)
 	for len(names) > 0 {
@@ -824,15 +831,12 @@ func parseIndex(name string, data []byte, threads int, late bool) (ixOut *Index,
 		names = names[i+1:]
 	}
 	if err := ix.checkRecords(); err != nil {
-		return nil, nil, &IndexError{Name: name, Where: "section STRT", Err: fmt.Errorf("%w: %v", ErrIndexDamaged, err)}
+		return nil, &IndexError{Name: name, Where: "section STRT", Err: fmt.Errorf("%w: %v", ErrIndexDamaged, err)}
 	}
 	if err := ix.checkAlphabet(); err != nil {
-		return nil, nil, &IndexError{Name: name, Where: "section ALPH", Err: fmt.Errorf("%w: %v", ErrIndexDamaged, err)}
+		return nil, &IndexError{Name: name, Where: "section ALPH", Err: fmt.Errorf("%w: %v", ErrIndexDamaged, err)}
 	}
-	if late {
-		return ix, checkSums, nil
-	}
-	return ix, nil, nil
+	return ix, nil
 }
 
 // checkRecords checks that the records tile the text with one separator between neighbours.
