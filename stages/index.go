@@ -312,6 +312,12 @@ func indexRef(fi *formats.Index, threads int) *Index {
 	return &Index{Ref: ref, NucleotidesOnly: fi.NucleotidesOnly, Overlap: fi.Overlap, Note: fi.Note, Threads: threads}
 }
 
+// pageArrays is an index file's page's arrays as kernels/cpu takes them.
+func pageArrays(pg *formats.IndexPage) cpu.PageArrays {
+	return cpu.PageArrays{SA: pg.SA, Occ: pg.Occ, LCPBytes: pg.LCPBytes, LCPRows: pg.LCPRows, LCPValues: pg.LCPValues,
+		LCPMin1: pg.LCPMin1, LCPMin2: pg.LCPMin2}
+}
+
 // loadPages checks the pages of a parsed index file and rebuilds them into ix.
 func (ix *Index) loadPages(name string, fi *formats.Index, threads int) error {
 	for i := range fi.Pages {
@@ -320,10 +326,7 @@ func (ix *Index) loadPages(name string, fi *formats.Index, threads int) error {
 		if len(fi.Pages) > 1 || fi.Version > 2 {
 			where = fmt.Sprintf("page %d: sections SUFA, OCCB and LCP", i)
 		}
-		p, err := cpu.LoadPage(fi.Text, fi.Sigma, int(pg.Start), int(pg.End), int(pg.WinEnd), cpu.PageArrays{
-			SA: pg.SA, Occ: pg.Occ, LCPBytes: pg.LCPBytes, LCPRows: pg.LCPRows, LCPValues: pg.LCPValues,
-			LCPMin1: pg.LCPMin1, LCPMin2: pg.LCPMin2,
-		}, threads)
+		p, err := cpu.LoadPage(fi.Text, fi.Sigma, int(pg.Start), int(pg.End), int(pg.WinEnd), pageArrays(pg), threads)
 		if err != nil {
 			return &formats.IndexError{Name: name, Where: where, Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
 		}
@@ -391,10 +394,7 @@ func (ix *Index) MatcherOn(b kernels.Backend, opts kernels.MatchOptions) (kernel
 		early := make([]cpu.DeviceArrays, len(fi.Pages))
 		for i := range fi.Pages {
 			pg := &fi.Pages[i]
-			early[i] = cpu.UncheckedDeviceArrays(int(pg.Start), int(pg.End), int(pg.WinEnd), fi.Sigma, cpu.PageArrays{
-				SA: pg.SA, Occ: pg.Occ, LCPBytes: pg.LCPBytes, LCPRows: pg.LCPRows, LCPValues: pg.LCPValues,
-				LCPMin1: pg.LCPMin1, LCPMin2: pg.LCPMin2,
-			})
+			early[i] = cpu.UncheckedDeviceArrays(int(pg.Start), int(pg.End), int(pg.WinEnd), fi.Sigma, pageArrays(pg))
 		}
 		return eb.NewMatcherFromEarlyPages(ix.Ref, opts, early, checked)
 	}
@@ -462,12 +462,7 @@ func (ix *Index) searcherEarly(b kernels.Backend, eb earlySearchBackend) (kernel
 	var wg sync.WaitGroup
 	for i := range fi.Pages {
 		pg := &fi.Pages[i]
-		early := &cpu.DeviceIndex{Text: fi.Text[pg.Start:pg.WinEnd], SA: pg.SA, Occ: pg.Occ, Sigma: fi.Sigma}
-		d := cpu.UncheckedDeviceArrays(int(pg.Start), int(pg.End), int(pg.WinEnd), fi.Sigma, cpu.PageArrays{})
-		early.OccStride, early.OccCounts, early.OccPlanes = d.OccStride, d.OccCounts, d.OccPlanes
-		if len(pg.Kmers) > 0 {
-			early.KmerLen, early.Kmers = fi.KmerLen, pg.Kmers
-		}
+		early := cpu.UncheckedDeviceIndex(fi.Text[pg.Start:pg.WinEnd], fi.Sigma, pageArrays(pg), fi.KmerLen, pg.Kmers)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -1,11 +1,5 @@
 package cpu
 
-import (
-	"math/bits"
-
-	"github.com/sapipe/sapipe/kernels"
-)
-
 // DeviceArrays is a Page's index as flat arrays, for a backend that copies it to a device and runs
 // the same searches there (kernels/cuda matches against it with kernels that follow page.go, lcp.go,
 // occ.go and lanes.go step for step). The slices share the page's memory: read them, never write.
@@ -53,14 +47,25 @@ func (p *Page) DeviceArrays() DeviceArrays {
 // copying the arrays to a device while LoadPage checks them. Nothing may use the copies before it
 // has returned the page.
 func UncheckedDeviceArrays(start, end, winEnd, sigma int, a PageArrays) DeviceArrays {
-	sigma = max(sigma, 2)
-	planes := max(bits.Len(uint(sigma-1)), 1)
-	counts := (max(sigma-kernels.FirstCode, 0) + 1) / 2
+	o := newOccLayout(max(sigma, 2))
 	return DeviceArrays{
 		Start: start, End: end, WinEnd: winEnd, N: winEnd - start,
 		SA:  a.SA,
 		LCP: a.LCPBytes, LCPBigRow: a.LCPRows, LCPBigVal: a.LCPValues,
 		LCPMin1: a.LCPMin1, LCPMin2: a.LCPMin2,
-		Occ: a.Occ, OccPlanes: planes, OccCounts: counts, OccStride: counts + 2*planes,
+		Occ: a.Occ, OccPlanes: o.planes, OccCounts: o.counts, OccStride: o.stride,
 	}
+}
+
+// UncheckedDeviceIndex is Searcher.Device for an index file's page of window w (sigma codes, and
+// K-mer table kmers of k-mers of kmerLen, or none) before LoadPage and LoadKmerTable check it, C
+// aside: for copying it to a device while they do. Nothing may use the copy before they have
+// returned.
+func UncheckedDeviceIndex(w []byte, sigma int, a PageArrays, kmerLen int, kmers []int32) *DeviceIndex {
+	o := newOccLayout(max(sigma, 2))
+	d := &DeviceIndex{Text: w, SA: a.SA, Occ: a.Occ, Sigma: o.sigma, OccStride: o.stride, OccCounts: o.counts, OccPlanes: o.planes}
+	if len(kmers) > 0 {
+		d.KmerLen, d.Kmers = kmerLen, kmers
+	}
+	return d
 }

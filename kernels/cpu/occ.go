@@ -34,14 +34,20 @@ func NewOccThreads(bwt func(i int) byte, n, sigma, threads int) *Occ {
 	return newOccParts(func(_, i int) byte { return bwt(i) }, n, sigma, threads)
 }
 
+// newOccLayout is an Occ for an alphabet of sigma codes without its data: its bit planes, count
+// words and words a block.
+func newOccLayout(sigma int) *Occ {
+	planes := max(bits.Len(uint(sigma-1)), 1)
+	counts := (max(sigma-kernels.FirstCode, 0) + 1) / 2
+	return &Occ{sigma: sigma, planes: planes, counts: counts, stride: counts + 2*planes}
+}
+
 // newOccParts is NewOccThreads with bwt told the part it is called for: a part is a run of
 // consecutive rows, and bwt is called once a row, in increasing order within each part (parts run
 // at once, on their own goroutines, numbered from 0).
 func newOccParts(bwt func(t, i int) byte, n, sigma, threads int) *Occ {
-	planes := max(bits.Len(uint(sigma-1)), 1)
-	o := &Occ{sigma: sigma, planes: planes}
-	o.counts = (max(sigma-kernels.FirstCode, 0) + 1) / 2
-	o.stride = o.counts + 2*planes
+	o := newOccLayout(sigma)
+	planes := o.planes
 	nb := n/occBlock + 1
 	o.data = make([]uint64, nb*o.stride)
 	parts := storeParts(nb, threads)

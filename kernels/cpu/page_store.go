@@ -265,19 +265,7 @@ func checkSA(sa []int32, n, threads int) error {
 		const run = 4096
 		for from := 1 + lo; from < 1+hi; from += run {
 			part := sa[from:min(from+run, 1+hi)]
-			var m0, m1, m2, m3 uint32 // four chains, so that the maxima do not wait on each other
-			k := 0
-			for ; k+4 <= len(part); k += 4 {
-				m0 = max(m0, uint32(part[k]))
-				m1 = max(m1, uint32(part[k+1]))
-				m2 = max(m2, uint32(part[k+2]))
-				m3 = max(m3, uint32(part[k+3]))
-			}
-			for ; k < len(part); k++ {
-				m0 = max(m0, uint32(part[k]))
-			}
-			most := max(m0, m1, m2, m3)
-			if most < uint32(n) {
+			if maxUint32(part) < uint32(n) {
 				continue
 			}
 			for k, s := range part {
@@ -288,6 +276,23 @@ func checkSA(sa []int32, n, threads int) error {
 		}
 		return nil
 	})
+}
+
+// maxUint32 is the largest of s's values as unsigned, on four chains so that the maxima do not
+// wait on each other.
+func maxUint32(s []int32) uint32 {
+	var m0, m1, m2, m3 uint32
+	k := 0
+	for ; k+4 <= len(s); k += 4 {
+		m0 = max(m0, uint32(s[k]))
+		m1 = max(m1, uint32(s[k+1]))
+		m2 = max(m2, uint32(s[k+2]))
+		m3 = max(m3, uint32(s[k+3]))
+	}
+	for ; k < len(s); k++ {
+		m0 = max(m0, uint32(s[k]))
+	}
+	return max(m0, m1, m2, m3)
 }
 
 // loadLCP checks the compact LCP arrays of a text of n codes and wraps them.
@@ -321,53 +326,12 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 		return nil, err
 	}
 	// Every escape must have its side-table entry, and the minima must be those of the values:
-	// the searches for smaller values rely on both to stop inside the array. Whole blocks are
-	// checked eight bytes at a time; a block of escapes only against the least of its side-table
-	// values (found by row, the table being in order now).
+	// the searches for smaller values rely on both to stop inside the array.
 	escapes := make([]int, storeParts(len(l.min1), threads)) // a part's, not a block's: a fresh array of a word a block cost more than the checks
 	err = storeParallel(len(l.min1), threads, func(t, lo, hi int) error {
-		esc := 0
-		defer func() { escapes[t] = esc }()
-		for b := lo; b < hi; b++ {
-			block := l.small[b*64 : min(b*64+64, rows)]
-			want := l.min1[b]
-			if len(block) == 64 && want >= 0 && want < lcpEscape {
-				v := byte(want)
-				all, any, e := uint64(swarHigh), uint64(0), 0
-				for g := 0; g < 64; g += 8 {
-					x := load8(block, g)
-					all &= swarGE(x, v)
-					any |= swarEq(x, v)
-					e += bits.OnesCount64(swarEq(x, lcpEscape))
-				}
-				if all == swarHigh && any != 0 {
-					esc += e
-					continue // the least byte is want
-				}
-			}
-			m := uint8(lcpEscape)
-			for _, v := range block {
-				m = min(m, v)
-			}
-			esc += bytes.Count(block, []byte{lcpEscape})
-			// An escaped row's true value is lcpEscape or more.
-			if m < lcpEscape && want != int32(m) || m == lcpEscape && want < lcpEscape {
-				return fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, b*64+len(block)-1, m, want)
-			}
-			if m == lcpEscape {
-				i, _ := slices.BinarySearch(l.bigRow, int32(b*64))
-				least := int32(-1)
-				for ; i < len(l.bigRow) && int(l.bigRow[i]) < b*64+len(block); i++ {
-					if least < 0 || l.bigVal[i] < least {
-						least = l.bigVal[i]
-					}
-				}
-				if least != want {
-					return fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, b*64+len(block)-1, least, want)
-				}
-			}
-		}
-		return nil
+		var err error
+		escapes[t], err = l.checkBlocks(rows, lo, hi)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -397,14 +361,62 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 	return l, nil
 }
 
+// checkBlocks checks the LCP blocks [lo, hi) of rows rows (64 rows each) against their minima
+// and returns how many of their rows are escaped. Whole blocks are checked eight bytes at a time;
+// a block of escapes only against the least of its side-table values (found by row: the table is
+// checked to be in order before).
+func (l *compactLCP) checkBlocks(rows, lo, hi int) (int, error) {
+	esc := 0
+	for b := lo; b < hi; b++ {
+		block := l.small[b*64 : min(b*64+64, rows)]
+		want := l.min1[b]
+		if len(block) == 64 && want >= 0 && want < lcpEscape {
+			v := byte(want)
+			all, any, e := uint64(swarHigh), uint64(0), 0
+			for g := 0; g < 64; g += 8 {
+				x := load8(block, g)
+				all &= swarGE(x, v)
+				any |= swarEq(x, v)
+				e += bits.OnesCount64(swarEq(x, lcpEscape))
+			}
+			if all == swarHigh && any != 0 {
+				esc += e
+				continue // the least byte is want
+			}
+		}
+		m := uint8(lcpEscape)
+		for _, v := range block {
+			m = min(m, v)
+		}
+		esc += bytes.Count(block, []byte{lcpEscape})
+		if m < lcpEscape || want < lcpEscape {
+			if int32(m) != want {
+				return 0, fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, b*64+len(block)-1, m, want)
+			}
+			continue
+		}
+		// Escapes only, each lcpEscape or more: the least of their side-table values.
+		i, _ := slices.BinarySearch(l.bigRow, int32(b*64))
+		least := int32(-1)
+		for ; i < len(l.bigRow) && int(l.bigRow[i]) < b*64+len(block); i++ {
+			if least < 0 || l.bigVal[i] < least {
+				least = l.bigVal[i]
+			}
+		}
+		if least != want {
+			return 0, fmt.Errorf("LCP minimum of rows %d..%d is %d, the index says %d", b*64, b*64+len(block)-1, least, want)
+		}
+	}
+	return esc, nil
+}
+
 // loadOcc wraps the rank structure of a BWT of rows symbols < sigma and checks that each block's
 // counts are those of the bit planes before it, and that the totals are the text's counts, so
 // that every rank lies between c[x] and c[x+1].
 func loadOcc(data []uint64, rows, sigma int, text *[256]int, threads int) (*Occ, error) {
-	planes := max(bits.Len(uint(sigma-1)), 1)
-	o := &Occ{sigma: sigma, planes: planes, data: data}
-	o.counts = (max(sigma-kernels.FirstCode, 0) + 1) / 2
-	o.stride = o.counts + 2*planes
+	o := newOccLayout(sigma)
+	o.data = data
+	planes := o.planes
 	nb := rows/occBlock + 1
 	if len(data) != nb*o.stride {
 		return nil, fmt.Errorf("rank structure of %d words, want %d", len(data), nb*o.stride)
