@@ -190,13 +190,7 @@ func openSearchIndex(e *env, c *cli.Context, spec string, isIndex bool, threads 
 	}()
 	// For a device, the pages are checked while they are copied there (SearcherOn); on the CPU
 	// they are checked here.
-	var ix *stages.Index
-	var ixErr error
-	if spec == "cpu" {
-		ix, ixErr = openIndex(e, path, c.Bool("n"), c.IsSet("n"), threads, nil, logf)
-	} else {
-		ix, ixErr = openIndexChecking(path, c.Bool("n"), c.IsSet("n"), threads, logf)
-	}
+	ix, ixErr := openIndexFile(path, c.Bool("n"), c.IsSet("n"), threads, spec != "cpu", logf)
 	o := <-done
 	if o.err != nil || ixErr != nil {
 		if ixErr == nil {

@@ -135,14 +135,8 @@ func openIndex(e *env, path string, nucleotidesOnly, nSet bool, threads int, b k
 	return openIndexFile(path, nucleotidesOnly, nSet, threads, false, logf)
 }
 
-// openIndexChecking is openIndex of an index file with its pages' checks left running
-// (stages.OpenIndexChecking): for a GPU, which copies the arrays meanwhile.
-func openIndexChecking(path string, nucleotidesOnly, nSet bool, threads int, logf func(string, ...any)) (*stages.Index, error) {
-	return openIndexFile(path, nucleotidesOnly, nSet, threads, true, logf)
-}
-
 // openIndexFile maps the index file at path and checks it, or with checking leaves its pages'
-// checks running.
+// checks running (stages.OpenIndexChecking: for a device, which copies the arrays meanwhile).
 func openIndexFile(path string, nucleotidesOnly, nSet bool, threads int, checking bool, logf func(string, ...any)) (*stages.Index, error) {
 	t0 := time.Now()
 	open := stages.OpenIndex

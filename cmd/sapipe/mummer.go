@@ -293,15 +293,7 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	if cfg.index {
 		// For a device, the pages are checked while they are copied there (nothing is matched
 		// before the checks pass); on the CPU they are checked first.
-		open := func() (*stages.Index, error) {
-			return openIndex(e, cfg.ref, cfg.opts.NucleotidesOnly, true, cfg.opts.Threads, nil, logf)
-		}
-		if cfg.device != "cpu" {
-			open = func() (*stages.Index, error) {
-				return openIndexChecking(cfg.ref, cfg.opts.NucleotidesOnly, true, cfg.opts.Threads, logf)
-			}
-		}
-		ix, err := open()
+		ix, err := openIndexFile(cfg.ref, cfg.opts.NucleotidesOnly, true, cfg.opts.Threads, cfg.device != "cpu", logf)
 		if err != nil {
 			if berr := waitBackend(); berr != nil {
 				return berr

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,23 +22,32 @@ import (
 // GPU tests skip when no GPU is usable, and fail instead when SAPIPE_REQUIRE_GPU=1 (set on the
 // GPU machine by ../shared/tools/gpu-pack.sh). The tests of the no-driver path run everywhere.
 
-var (
-	gpuOnce sync.Once
-	gpu     *Backend
-	gpuErr  error
-)
+// shared is what tests share of the GPUs (a backend, a group), opened once.
+type shared[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+// get opens s the first time and returns it; a test skips without it, and fails instead where
+// SAPIPE_REQUIRE_GPU asks for need cards or more (1: the GPU machine's setting).
+func (s *shared[T]) get(t testing.TB, need int, open func() (T, error)) T {
+	t.Helper()
+	s.once.Do(func() { s.v, s.err = open() })
+	if s.err != nil {
+		if n, _ := strconv.Atoi(os.Getenv("SAPIPE_REQUIRE_GPU")); n >= need {
+			t.Fatalf("SAPIPE_REQUIRE_GPU=%d, and the %d GPUs needed are not there: %v", n, need, s.err)
+		}
+		t.Skipf("no GPU (%d needed): %v", need, s.err)
+	}
+	return s.v
+}
+
+var gpu shared[*Backend]
 
 // gpuBackend returns the shared GPU backend of the tests, or skips (or fails) without one.
 func gpuBackend(t testing.TB) *Backend {
-	t.Helper()
-	gpuOnce.Do(func() { gpu, gpuErr = Open(0, Options{Threads: 2}) })
-	if gpuErr != nil {
-		if os.Getenv("SAPIPE_REQUIRE_GPU") >= "1" /* 1, or the cards needed */ {
-			t.Fatalf("SAPIPE_REQUIRE_GPU=1 but no GPU: %v", gpuErr)
-		}
-		t.Skipf("no GPU: %v", gpuErr)
-	}
-	return gpu
+	return gpu.get(t, 1, func() (*Backend, error) { return Open(0, Options{Threads: 2}) })
 }
 
 func TestNoDriverLibrary(t *testing.T) {

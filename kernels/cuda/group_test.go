@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,11 +16,7 @@ import (
 // SAPIPE_REQUIRE_GPU asks for at least two (SAPIPE_REQUIRE_GPU=2 on a machine of two cards), when
 // they fail instead.
 
-var (
-	groupOnce sync.Once
-	group     *Group
-	groupErr  error
-)
+var group shared[*Group]
 
 // usableOrdinals lists the GPUs sapipe can use (compute capability 8.0 or newer).
 func usableOrdinals() ([]int, error) {
@@ -35,26 +29,16 @@ func usableOrdinals() ([]int, error) {
 
 // testGroup returns a group of every usable card, or skips (or fails) with fewer than two.
 func testGroup(t testing.TB) *Group {
-	t.Helper()
-	groupOnce.Do(func() {
+	return group.get(t, 2, func() (*Group, error) {
 		ords, err := usableOrdinals()
 		if err != nil {
-			groupErr = err
-			return
+			return nil, err
 		}
 		if len(ords) < 2 {
-			groupErr = fmt.Errorf("%d usable GPUs", len(ords))
-			return
+			return nil, fmt.Errorf("%d usable GPUs", len(ords))
 		}
-		group, groupErr = OpenGroup(ords, Options{Threads: 4})
+		return OpenGroup(ords, Options{Threads: 4})
 	})
-	if groupErr != nil {
-		if need, _ := strconv.Atoi(os.Getenv("SAPIPE_REQUIRE_GPU")); need >= 2 {
-			t.Fatalf("SAPIPE_REQUIRE_GPU=%d but no group of GPUs: %v", need, groupErr)
-		}
-		t.Skipf("no two GPUs: %v", groupErr)
-	}
-	return group
 }
 
 // TestGroupMatcher: a matcher over every card gives the CPU's results for every mode, with many
@@ -233,39 +217,25 @@ func TestGroupCardFailure(t *testing.T) {
 	}
 }
 
-var (
-	chainOnce  sync.Once
-	chainGroup *Group
-	chainErr   error
-)
+var chainGroup shared[*Group]
 
 // testChainGroup returns two cards for the tests of a chain: two usable GPUs where there are, else
 // the one GPU opened twice (two backends, each with its own device goroutine, streams and memory),
 // so that a chain's hand-over runs on a machine of one card too.
 func testChainGroup(t testing.TB) *Group {
-	t.Helper()
-	chainOnce.Do(func() {
+	return chainGroup.get(t, 1, func() (*Group, error) {
 		ords, err := usableOrdinals()
 		if err != nil {
-			chainErr = err
-			return
+			return nil, err
 		}
 		switch len(ords) {
 		case 0:
-			chainErr = errors.New("no usable GPU")
-			return
+			return nil, errors.New("no usable GPU")
 		case 1:
 			ords = append(ords, ords[0])
 		}
-		chainGroup, chainErr = OpenGroup(ords[:2], Options{Threads: 4})
+		return OpenGroup(ords[:2], Options{Threads: 4})
 	})
-	if chainErr != nil {
-		if os.Getenv("SAPIPE_REQUIRE_GPU") != "" {
-			t.Fatalf("SAPIPE_REQUIRE_GPU is set but no GPU: %v", chainErr)
-		}
-		t.Skipf("no GPU: %v", chainErr)
-	}
-	return chainGroup
 }
 
 // halfMemory returns the device memory that holds ref's text, half of the pages (rounded up) and
