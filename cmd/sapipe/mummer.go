@@ -313,8 +313,8 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 				}
 				return nil, fmt.Errorf("%s: %w", cfg.ref, err)
 			}
-			if d := ix.CheckTime(); d > 0 {
-				logf("checked the index's pages in %v", d.Round(time.Microsecond))
+			if d, sums := ix.CheckTime(); d > 0 {
+				logf("checked the index's pages in %v (checksums %v)", d.Round(time.Microsecond), sums.Round(time.Microsecond))
 			}
 			logf("ready to match in %v", time.Since(t0).Round(time.Microsecond))
 			return m, nil

@@ -16,6 +16,7 @@ type lane struct {
 	q         []byte
 	pos, from int
 	lo, hi, m int
+	s         int // walkLanesBest: the suffix array's value at lo when hi-lo is 1 and it is known, else -1
 	out       []kernels.Match
 	best      []candidate // walkLanesBest: the best match over the pages so far at each position from from
 }
@@ -40,7 +41,7 @@ func (p *Page) walkLanesMode(b *kernels.Batch, segs []kernels.Segment, minLen in
 	live := ls[:0]
 	for i, sg := range segs {
 		q := b.Codes[sg.Off : sg.Off+sg.Len]
-		l := lane{q: q, pos: sg.To - 1, from: sg.From}
+		l := lane{q: q, pos: sg.To - 1, from: sg.From, s: -1}
 		if bests != nil {
 			l.best = bests[i]
 		} else {
@@ -97,7 +98,8 @@ func (p *Page) laneStep(l *lane, minLen int, unique bool) {
 	switch {
 	case m < minLen:
 	case l.best != nil:
-		c := p.pageBest(q, pos, lo, hi, m, minLen)
+		var c candidate
+		c, l.s = p.pageBest(q, pos, lo, hi, m, minLen, l.s)
 		b := &l.best[pos-l.from]
 		switch {
 		case c.count == 0:
@@ -127,6 +129,11 @@ func (p *Page) laneStep(l *lane, minLen int, unique bool) {
 	l.pos--
 	if l.pos < l.from {
 		return
+	}
+	if l.s >= 0 && r1 < r2 {
+		l.s-- // one row, extended by the symbol before its suffix: the suffix one position left
+	} else {
+		l.s = -1
 	}
 	if ranked {
 		l.lo, l.hi, l.m = p.extendRanked(lo, hi, m, prev, r1, r2)

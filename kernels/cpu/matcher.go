@@ -289,12 +289,24 @@ func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, out []kernels
 
 // pageBest finds, at one query position with window match state (lo, hi, m), the longest match
 // over the reference positions this page owns, and how many owned positions reach that length.
-func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen int) candidate {
+// s is the suffix array's value at lo when the caller knows it and hi-lo is 1 (-1 otherwise);
+// the value at lo is returned when the interval is one row and it was known or read, -1
+// otherwise, so that a walk that extends that row need not read it again (extending row lo by
+// the symbol before its suffix gives the row of suffix s-1).
+func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen, s int) (candidate, int) {
 	var c candidate
 	owned := p.End - p.Start
-	if hi-lo > p.n-owned+1 {
+	switch {
+	case hi-lo == 1:
+		if s < 0 {
+			s = int(p.sa[lo])
+		}
+		if s < owned {
+			c = candidate{len: int32(m), count: 1, ref: int64(p.Start + s)}
+		}
+	case hi-lo > p.n-owned+1:
 		c = candidate{len: int32(m), count: 2} // more occurrences than the overlap can hold
-	} else {
+	default:
 		// Only whether one owned position or several reach the length matters (a count of 2
 		// stands for several, as above): a repeat's hundreds of rows are not all looked up.
 		for k := lo; k < hi && c.count < 2; k++ {
@@ -308,12 +320,11 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen int) candidate {
 		}
 	}
 	if p.WinEnd == len(p.text) {
-		return c
+		return c, s
 	}
 	// Matches cut short by the window's end: the only row at depth d that can run on is the
 	// suffix of length d, which sorts first in its interval.
-	consider := func(k, d int) {
-		s := int(p.sa[k])
+	consider := func(d, s int) {
 		if s != p.n-d || s >= owned {
 			return
 		}
@@ -326,7 +337,17 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen int) candidate {
 		}
 	}
 	if c.count > 0 {
-		consider(lo, m)
+		sLo := s
+		if sLo < 0 {
+			sLo = int(p.sa[lo])
+		}
+		consider(m, sLo)
+	}
+	// The enclosing intervals are shallower than m (the rows around an exact interval share
+	// fewer than m symbols with it): none reaches the window's end from an owned position while
+	// the page's overlap holds m-1 symbols, so their LCPs need not be read.
+	if m-1 <= p.n-owned {
+		return c, s
 	}
 	a, b := lo, hi
 	for {
@@ -335,9 +356,9 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen int) candidate {
 			break
 		}
 		a, b = p.lcp.prevSmaller(a, d), p.lcp.nextSmaller(b, d)
-		consider(a, int(d))
+		consider(int(d), int(p.sa[a]))
 	}
-	return c
+	return c, s
 }
 
 // appendUnique appends the matches of best (the best match over the pages at each position from

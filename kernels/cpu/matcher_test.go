@@ -185,7 +185,7 @@ func (m *Matcher) uniqueMatchesPaged(sc *scratch, q []byte, from, to int, out []
 			if d < minLen {
 				continue
 			}
-			c := p.pageBest(q, pos, lo, hi, d, minLen)
+			c, _ := p.pageBest(q, pos, lo, hi, d, minLen, -1)
 			b := &best[pos-from]
 			switch {
 			case c.count == 0:
@@ -245,6 +245,68 @@ func TestLanesPaged(t *testing.T) {
 			if g := got.Seg(i); !slices.Equal(g, want) {
 				t.Fatalf("round %d (%d pages), segment %d: %v, want %v", r, len(m.pages), i, g, want)
 			}
+		}
+	}
+}
+
+// TestWalkStates: the two facts the walks lean on to skip reads. The rows around a match's
+// interval share fewer than m symbols with it (pageBest skips the enclosing intervals while the
+// overlap holds m-1 symbols), and a one-row interval extended by the symbol before its suffix is
+// the row of the suffix one position left (the lanes carry the suffix array's value along).
+func TestWalkStates(t *testing.T) {
+	rng := rand.New(rand.NewSource(28))
+	for r := range 40 {
+		n := 200 + rng.Intn(3000)
+		text := make([]byte, n)
+		for i := range text {
+			text[i] = byte(kernels.FirstCode + rng.Intn(4))
+		}
+		for range 6 {
+			l := 10 + rng.Intn(80)
+			a, b := rng.Intn(n-l), rng.Intn(n-l)
+			copy(text[b:b+l], text[a:a+l])
+		}
+		ref := &kernels.Reference{Text: text, Starts: []int{0}, Names: []string{"r"}}
+		ref.Alpha.Size = kernels.FirstCode + 4
+		m, err := NewMatcher(ref, kernels.MatchOptions{Mode: kernels.MumReference, MinLen: 5, PageSize: 60 + rng.Intn(n)}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked, carried := 0, 0
+		for range 30 {
+			l := 1 + rng.Intn(150)
+			a := rng.Intn(n - l)
+			q := append([]byte(nil), text[a:a+l]...)
+			for range rng.Intn(4) {
+				q[rng.Intn(l)] = byte(kernels.FirstCode + rng.Intn(4))
+			}
+			for _, p := range m.pages {
+				lo, hi, d := p.startState(q, l)
+				s := -1
+				for pos := l - 1; pos >= 0; pos-- {
+					plo, phi := lo, hi
+					lo, hi, d = p.extend(lo, hi, d, q[pos])
+					if s >= 0 && phi-plo == 1 && hi-lo == 1 && d > 0 && p.occ.Rank(q[pos], phi)-p.occ.Rank(q[pos], plo) == 1 {
+						if got := int(p.sa[lo]); got != s-1 {
+							t.Fatalf("round %d: row %d extended by %d holds suffix %d, want %d", r, plo, q[pos], got, s-1)
+						}
+						carried++
+					}
+					s = -1
+					if hi-lo == 1 {
+						s = int(p.sa[lo])
+					}
+					if d > 0 {
+						if a, b := int(p.lcp.at(lo)), int(p.lcp.at(hi)); a >= d || b >= d {
+							t.Fatalf("round %d: rows [%d, %d) of a %d-long match: LCPs %d and %d around it", r, lo, hi, d, a, b)
+						}
+						checked++
+					}
+				}
+			}
+		}
+		if checked == 0 || carried == 0 {
+			t.Fatalf("round %d: %d states checked, %d carried", r, checked, carried)
 		}
 	}
 }

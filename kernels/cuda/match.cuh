@@ -57,6 +57,16 @@ __device__ __forceinline__ u32 pg_rank(const PageDev &p, u32 c, u32 i) {
 	return occ_rank(p.occ, p.stride, p.counts, p.planes, c, i);
 }
 
+// pg_rank_pair: pg_rank at lo and at hi, with both blocks' count words requested before either is
+// used, so that the two blocks (often one) are fetched at once rather than one after the other.
+__device__ __forceinline__ void pg_rank_pair(const PageDev &p, u32 c, u32 lo, u32 hi, u32 &r1, u32 &r2) {
+	const u64 *blo = p.occ + (u64)(lo / MT_OCC_BLOCK) * p.stride, *bhi = p.occ + (u64)(hi / MT_OCC_BLOCK) * p.stride;
+	u32 k = c - OCC_FIRST;
+	u64 wlo = __ldg(blo + (k >> 1)), whi = __ldg(bhi + (k >> 1));
+	r1 = occ_rank_in(blo, wlo, p.counts, p.planes, c, lo % MT_OCC_BLOCK);
+	r2 = occ_rank_in(bhi, whi, p.counts, p.planes, c, hi % MT_OCC_BLOCK);
+}
+
 // pg_symbol: the BWT symbol of row i.
 __device__ __forceinline__ u32 pg_symbol(const PageDev &p, u32 i) {
 	const u64 *pl = p.occ + (u64)(i / MT_OCC_BLOCK) * p.stride + p.counts;
@@ -274,12 +284,16 @@ extern "C" __global__ void __launch_bounds__(128) mm_walk(const PageDev p, const
 		for (;;) {
 			u32 prev = pos > 0 ? q[pos - 1] : MT_CODE_NONE;
 			bool ranked = prev >= MT_FIRST;
-			u32 r1 = 0, r2 = 0;
-			if (ranked) {
-				r1 = pg_rank(p, prev, lo);
-				r2 = pg_rank(p, prev, hi);
+			// The deep bits are requested with the ranks rather than after them.
+			bool long_ = m >= minLen;
+			u64 dlo = 0, dhi = 0;
+			if (long_) {
+				dlo = __ldg(p.deep + (lo >> 6));
+				dhi = __ldg(p.deep + (hi >> 6));
 			}
-			if (m >= minLen && (!ranked || r2 - r1 < hi - lo || pg_deep(p, lo) || pg_deep(p, hi))) {
+			u32 r1 = 0, r2 = 0;
+			if (ranked) pg_rank_pair(p, prev, lo, hi, r1, r2);
+			if (long_ && (!ranked || r2 - r1 < hi - lo || (dlo >> (lo & 63) & 1) || (dhi >> (hi & 63) & 1))) {
 				w--;
 				items[w] = make_uint4(lo, hi, m, pc.slot + ((u32)pos - pc.from));
 				itemPiece[w] = t;
@@ -422,9 +436,12 @@ struct Cand {
 	u64 ref;
 };
 
+#define MT_NO_ROW 0xffffffffu
+
 // pg_best: the longest match at one query position over the text positions this page owns, and
-// how many owned positions reach that length (Page.pageBest).
-__device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, u32 qlen, u32 pos, u32 lo, u32 hi, u32 m, u32 minLen) {
+// how many owned positions reach that length (Page.pageBest). sLo is the suffix array's value at
+// lo, read by the caller, when hi - lo is at most the overlap plus one (MT_NO_ROW otherwise).
+__device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, u32 qlen, u32 pos, u32 lo, u32 hi, u32 m, u32 minLen, u32 sLo) {
 	Cand c = {0, 0, 0};
 	u32 owned = p.owned;
 	if (hi - lo > p.n - owned + 1) {
@@ -432,7 +449,7 @@ __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, u32 qlen,
 		c.count = 2;
 	} else {
 		for (u32 k = lo; k < hi && c.count < 2; k++) { // 2 stands for several, as above
-			u32 s = (u32)p.sa[k];
+			u32 s = k == lo ? sLo : (u32)__ldg(p.sa + k);
 			if (s < owned) {
 				c.count++;
 				c.ref = p.start + s;
@@ -441,8 +458,7 @@ __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, u32 qlen,
 		if (c.count > 0) c.len = m;
 	}
 	if (p.tail == 0) return c;
-	auto consider = [&](u32 k, u32 d) {
-		u32 s = (u32)p.sa[k];
+	auto consider = [&](u32 s, u32 d) {
 		if (s != p.n - d || s >= owned) return;
 		u32 full = d + pg_run_on(p, s, d, q, qlen, pos);
 		if (full > c.len) {
@@ -453,14 +469,17 @@ __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, u32 qlen,
 			c.count++;
 		}
 	};
-	if (c.count > 0) consider(lo, m);
+	if (c.count > 0) consider(sLo != MT_NO_ROW ? sLo : (u32)__ldg(p.sa + lo), m);
+	// The enclosing intervals are shallower than m: while the overlap holds m-1 symbols none
+	// reaches the window's end from an owned position (Page.pageBest), and no LCP is read.
+	if (m - 1 <= p.n - owned) return c;
 	u32 a = lo, b = hi;
 	for (;;) {
 		int d = max(pg_lcp(p, a), pg_lcp(p, b));
 		if (d < (int)minLen || (int)p.n - d >= (int)owned) break;
 		a = pg_prev_smaller(p, a, d);
 		b = pg_next_smaller(p, b, d);
-		consider(a, (u32)d);
+		consider((u32)__ldg(p.sa + a), (u32)d);
 	}
 	return c;
 }
@@ -481,18 +500,28 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 	if (pc.from < pc.to) {
 		u32 lo, hi, m;
 		pg_start_state(p, q, pc.len, pc.to, lo, hi, m);
-		for (int pos = (int)pc.to - 1; pos >= (int)pc.from; pos--) {
-			pg_extend(p, lo, hi, m, q[pos]);
+		int pos = (int)pc.to - 1;
+		pg_extend(p, lo, hi, m, q[pos]);
+		// sRow: the suffix array's value at lo while the match is one row and it has been read:
+		// extending that row by the symbol before its suffix gives the suffix one position
+		// left, so a unique match is followed along the text without reading the array again.
+		u32 sRow = MT_NO_ROW;
+		for (;;) {
 			u32 slot = pc.slot + ((u32)pos - pc.from);
-			Cand b = {0, 0, 0};
-			if (!first) {
-				uint4 v = best[slot];
-				b.len = v.x;
-				b.count = v.y;
-				b.ref = (u64)v.w << 32 | v.z;
-			}
-			if (m >= minLen) {
-				Cand c = pg_best(p, q, pc.len, pos, lo, hi, m, minLen);
+			// What this position needs, requested before the ranks of the next step are
+			// computed, so that the reads are under way together.
+			bool deep = m >= minLen;
+			u32 sLo = sRow;
+			if (deep && sLo == MT_NO_ROW && hi - lo <= p.n - p.owned + 1) sLo = (u32)__ldg(p.sa + lo);
+			uint4 v = make_uint4(0, 0, 0, 0);
+			if (!first) v = best[slot];
+			bool more = pos > (int)pc.from;
+			u32 x = more ? q[pos - 1] : MT_CODE_NONE;
+			u32 r1 = 0, r2 = 0;
+			if (x >= MT_FIRST) pg_rank_pair(p, x, lo, hi, r1, r2);
+			Cand b = {v.x, v.y, (u64)v.w << 32 | v.z};
+			if (deep) {
+				Cand c = pg_best(p, q, pc.len, pos, lo, hi, m, minLen, sLo);
 				if (c.count == 0) {
 				} else if (c.len > b.len) {
 					b = c;
@@ -502,15 +531,27 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 			}
 			if (!last) {
 				best[slot] = make_uint4(b.len, b.count, (u32)b.ref, (u32)(b.ref >> 32));
-				continue;
+			} else if (b.len >= minLen && b.count == 1) {
+				bool emit = true;
+				if (pos > 0 && b.ref > 0) {
+					u32 prev = q[pos - 1];
+					emit = !(prev >= MT_FIRST && p.text[b.ref - 1] == prev);
+				}
+				if (emit) {
+					w--;
+					out[w] = make_uint4((u32)b.ref, b.len, slot, (u32)(b.ref >> 32));
+				}
 			}
-			if (b.len < minLen || b.count != 1) continue;
-			if (pos > 0 && b.ref > 0) {
-				u32 prev = q[pos - 1];
-				if (prev >= MT_FIRST && p.text[b.ref - 1] == prev) continue;
+			if (!more) break;
+			sRow = hi - lo == 1 && r1 < r2 && sLo != MT_NO_ROW ? sLo - 1 : MT_NO_ROW;
+			if (x >= MT_FIRST) {
+				pg_extend_ranked(p, lo, hi, m, x, r1, r2);
+			} else {
+				lo = 0;
+				hi = p.n + 1;
+				m = 0;
 			}
-			w--;
-			out[w] = make_uint4((u32)b.ref, b.len, slot, (u32)(b.ref >> 32));
+			pos--;
 		}
 	}
 	if (last) counts[t] = end - w;
