@@ -14,6 +14,7 @@ type DeviceArrays struct {
 	LCPBigVal []int32
 	LCPMin1   []int32 // least LCP of each 64 rows
 	LCPMin2   []int32 // least of each 64 LCPMin1 values
+	LCPUp     []int32 // the levels above LCPMin2, each the least of 64 of the one below (LCPUp)
 
 	Occ                             []uint64 // rank blocks of OccBlockRows rows (see Occ)
 	OccPlanes, OccCounts, OccStride int      // bit planes, count words and words per block
@@ -34,7 +35,7 @@ func (p *Page) DeviceArrays() DeviceArrays {
 		Start: p.Start, End: p.End, WinEnd: p.WinEnd, N: p.n,
 		SA:  p.sa,
 		LCP: p.lcp.small, LCPBigRow: p.lcp.bigRow, LCPBigVal: p.lcp.bigVal,
-		LCPMin1: p.lcp.min1, LCPMin2: p.lcp.min2,
+		LCPMin1: p.lcp.min1, LCPMin2: p.lcp.min2, LCPUp: p.lcp.up,
 		Occ: p.occ.data, OccPlanes: p.occ.planes, OccCounts: p.occ.counts, OccStride: p.occ.stride,
 		C:    p.c,
 		Deep: p.deep,
@@ -43,7 +44,7 @@ func (p *Page) DeviceArrays() DeviceArrays {
 
 // UncheckedDeviceArrays returns the arrays of an index file's page of the window [start, winEnd)
 // owning [start, end), as LoadPage would give them (with the rank structure's layout for sigma
-// codes) but unchecked, and without C and Deep, which LoadPage and NewMatcherFromPages make: for
+// codes) but unchecked, and without C, Deep and LCPUp, which LoadPage and NewMatcherFromPages make: for
 // copying the arrays to a device while LoadPage checks them. Nothing may use the copies before it
 // has returned the page.
 func UncheckedDeviceArrays(start, end, winEnd, sigma int, a PageArrays) DeviceArrays {

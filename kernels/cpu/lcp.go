@@ -50,16 +50,71 @@ func PLCP(text []byte, sa []int32) []int32 {
 const lcpEscape = 255
 
 // compactLCP is an LCP array in one byte per row, with the values of lcpEscape and more kept
-// exactly in a sorted side table, and the minimum of every block of 64 rows (min1) and of every
-// 64 blocks (min2) for the searches of the next smaller value. Long common prefixes are rare
-// between the suffixes of a genome, so it takes a quarter of the memory of plain int32 values,
-// and the byte array stays in cache far longer while matching.
+// exactly in a sorted side table, and the minimum of every block of 64 rows (min1), of every 64
+// blocks (min2), and so on up (up) for the searches of the next smaller value. Long common
+// prefixes are rare between the suffixes of a genome, so it takes a quarter of the memory of
+// plain int32 values, and the byte array stays in cache far longer while matching.
 type compactLCP struct {
 	small  []uint8
 	bigRow []int32 // rows whose value is >= lcpEscape, ascending
 	bigVal []int32
 	min1   []int32
 	min2   []int32
+	up     []int32               // levels 3 to lcpLevels (LCPUp), one after the other
+	levels [lcpLevels + 1][]int32 // levels[1] = min1, levels[2] = min2, then up's
+}
+
+// lcpLevels is the number of levels of block minima: level L holds the least of each 64 entries
+// of level L-1 (level 0: the rows), so level 6 is the least of 2^36 rows, more than a window
+// holds. A search for the next smaller value climbs and descends at most 64 entries a level:
+// with min2 on top, it scanned min2 from one end of an interval to the other, millions of
+// entries for the wide intervals of satellite repeats, and a GPU launch waited for those
+// threads alone.
+const lcpLevels = 6
+
+// LCPUp returns the levels of block minima above min2 (of level 3 to lcpLevels, one after the
+// other), as compactLCP keeps them and DeviceArrays.LCPUp holds them.
+func LCPUp(min2 []int32) []int32 {
+	lens, all := LCPUpLens(len(min2))
+	up := make([]int32, all)
+	below, at := min2, 0
+	for _, l := range lens {
+		lv := up[at : at+l]
+		for b := range lv {
+			v := below[b*64]
+			for _, x := range below[b*64+1 : min(b*64+64, len(below))] {
+				v = min(v, x)
+			}
+			lv[b] = v
+		}
+		below, at = lv, at+l
+	}
+	return up
+}
+
+// LCPUpLens returns the lengths of the levels of LCPUp above a min2 of n2 entries (levels 3 to
+// lcpLevels), and their sum.
+func LCPUpLens(n2 int) (lens [lcpLevels - 2]int, sum int) {
+	for i := range lens {
+		n2 = (n2 + 63) / 64
+		lens[i] = n2
+		sum += n2
+	}
+	return lens, sum
+}
+
+// setLevels computes up from min2 (when up is nil) and points levels at every level.
+func (l *compactLCP) setLevels() {
+	if l.up == nil {
+		l.up = LCPUp(l.min2)
+	}
+	l.levels[1], l.levels[2] = l.min1, l.min2
+	at := 0
+	lens, _ := LCPUpLens(len(l.min2))
+	for i, n := range lens {
+		l.levels[3+i] = l.up[at : at+n]
+		at += n
+	}
 }
 
 // newCompactLCP stores the n values at(0), ..., at(n-1).
@@ -79,6 +134,7 @@ func newCompactLCP(n int, at func(k int) int32) *compactLCP {
 		}
 	}
 	l.min2 = blockMins(l.min1)
+	l.setLevels()
 	return l
 }
 
@@ -113,7 +169,7 @@ func (l *compactLCP) less(k int, d int32) bool {
 
 // Bytes returns the memory the array holds.
 func (l *compactLCP) Bytes() int {
-	return len(l.small) + 4*(len(l.bigRow)+len(l.bigVal)+len(l.min1)+len(l.min2))
+	return len(l.small) + 4*(len(l.bigRow)+len(l.bigVal)+len(l.min1)+len(l.min2)+len(l.up))
 }
 
 // blockMins returns the minimum of each block of 64 values of a.
@@ -142,20 +198,24 @@ func (l *compactLCP) prevSmaller(k int, d int32) int {
 		}
 		i--
 	}
-	b := i>>6 - 1
-	for l.min1[b] >= d {
-		if b&63 == 0 {
-			s := b>>6 - 1
-			for l.min2[s] >= d {
-				s--
-			}
-			b = s*64 + 63
-			for l.min1[b] >= d {
-				b--
-			}
+	// Up from the block before i's, each level's entries down to the start of their group of
+	// 64 (row 0's entries, which hold 0, end the climb at the latest), then down the levels to
+	// the last entry below d in each group.
+	lv, b := 1, i>>6-1
+	for {
+		a := l.levels[lv]
+		for a[b] >= d && b&63 != 0 {
+			b--
+		}
+		if a[b] < d {
 			break
 		}
-		b--
+		lv, b = lv+1, b>>6-1
+	}
+	for ; lv > 1; lv-- {
+		a := l.levels[lv-1]
+		for b = b*64 + 63; a[b] >= d; b-- {
+		}
 	}
 	for i = b*64 + 63; !l.less(i, d); i-- {
 	}
@@ -174,19 +234,23 @@ func (l *compactLCP) nextSmaller(k int, d int32) int {
 			break
 		}
 	}
-	b := i >> 6
-	for l.min1[b] >= d {
-		b++
-		if b&63 == 0 {
-			s := b >> 6
-			for l.min2[s] >= d {
-				s++
+	// As prevSmaller, rightward (the last row's entries, which hold 0, end the climb).
+	lv, b := 1, i>>6
+	for {
+		a := l.levels[lv]
+		for a[b] >= d {
+			if b++; b&63 == 0 {
+				break
 			}
-			b = s * 64
-			for l.min1[b] >= d {
-				b++
-			}
+		}
+		if b < len(a) && a[b] < d {
 			break
+		}
+		lv, b = lv+1, b>>6
+	}
+	for ; lv > 1; lv-- {
+		a := l.levels[lv-1]
+		for b *= 64; a[b] >= d; b++ {
 		}
 	}
 	for i = b * 64; !l.less(i, d); i++ {
@@ -301,5 +365,6 @@ func buildCompactLCPRounds(w []byte, sa []int32, threads, round int) *compactLCP
 		}
 	})
 	l.min2 = blockMins(l.min1)
+	l.setLevels()
 	return l
 }

@@ -49,6 +49,60 @@ func TestCompactLCP(t *testing.T) {
 	}
 }
 
+// TestCompactLCPLevels: the searches climb the levels above min2 (rows far apart: a wide interval
+// of a satellite repeat), on 2^22 rows that are all deep but for a few dips.
+func TestCompactLCPLevels(t *testing.T) {
+	rng := rand.New(rand.NewSource(10))
+	n := 1<<22 + 17
+	vals := make([]int32, n)
+	for i := 1; i < n-1; i++ {
+		vals[i] = int32(300 + rng.Intn(200))
+	}
+	dips := []int{0, n - 1}
+	for range 40 {
+		k := 1 + rng.Intn(n-2)
+		vals[k] = int32(1 + rng.Intn(299))
+		dips = append(dips, k)
+	}
+	slices.Sort(dips)
+	dips = slices.Compact(dips)
+	l := newCompactLCP(n, func(k int) int32 { return vals[k] })
+	if len(l.levels[4]) != 1 || len(l.levels[3]) != 17 {
+		t.Fatalf("levels 3 and 4 of %d and %d entries", len(l.levels[3]), len(l.levels[4]))
+	}
+	for q := range 20000 {
+		k := rng.Intn(n)
+		if q%4 == 0 { // next to a dip, on either side of a block's edge
+			k = min(max(dips[rng.Intn(len(dips))]+rng.Intn(129)-64, 0), n-1)
+		}
+		d := int32(1 + rng.Intn(300)) // every row but the dips is deeper
+		want := 0
+		for _, p := range dips {
+			if p <= k && vals[p] < d {
+				want = p
+			}
+		}
+		if vals[k] < d {
+			want = k
+		}
+		if got := l.prevSmaller(k, d); got != want {
+			t.Fatalf("prevSmaller(%d, %d) = %d, want %d", k, d, got, want)
+		}
+		want = n - 1
+		for i := len(dips) - 1; i >= 0; i-- {
+			if p := dips[i]; p >= k && vals[p] < d {
+				want = p
+			}
+		}
+		if vals[k] < d {
+			want = k
+		}
+		if got := l.nextSmaller(k, d); got != want {
+			t.Fatalf("nextSmaller(%d, %d) = %d, want %d", k, d, got, want)
+		}
+	}
+}
+
 // TestBuildCompactLCP compares the LCP built in rounds with PLCP's, array for array, on texts
 // with long repeats (values over the escape byte), separators and runs, for many round sizes and
 // thread counts.

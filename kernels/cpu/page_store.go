@@ -358,6 +358,7 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.setLevels()
 	return l, nil
 }
 

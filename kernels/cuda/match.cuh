@@ -35,6 +35,7 @@ struct PageDev {
 	const u64 *occ;     // rank blocks (kernels/cpu/occ.go)
 	const u64 *deep;    // bit k: LCP of row k >= the minimum match length
 	const u32 *c;       // c[x]: first row whose suffix starts with x
+	const int *up;      // the levels above min2, each the least of 64 of the one below (pg_level)
 	u64 start;          // the window's first text position (the text may be over 2^32)
 	u32 n;              // window length: the page's rows are its suffixes
 	u32 owned;          // the page owns the text positions [start, start + owned)
@@ -104,7 +105,24 @@ __device__ __forceinline__ bool pg_less(const PageDev &p, u32 k, int d) {
 
 __device__ __forceinline__ bool pg_deep(const PageDev &p, u32 k) { return (__ldg(p.deep + (k >> 6)) >> (k & 63)) & 1; }
 
-// pg_prev_smaller: the largest k' <= k whose LCP is < d (d >= 1).
+// pg_level: the block minima of level L >= 1 (1: min1, 2: min2, 3 on: in up, one after the
+// other, each the least of 64 entries of the level below; kernels/cpu's compactLCP.levels).
+__device__ __forceinline__ const int *pg_level(const PageDev &p, u32 L) {
+	if (L == 1) return p.min1;
+	if (L == 2) return p.min2;
+	u32 len = ((p.n + 2 + 63) / 64 + 63) / 64; // min2's
+	const int *a = p.up;
+	for (u32 l = 3; l < L; l++) {
+		len = (len + 63) / 64;
+		a += len;
+	}
+	return a;
+}
+
+// pg_prev_smaller: the largest k' <= k whose LCP is < d (d >= 1). Up the levels from the block
+// before k's, each level's entries down to the start of their group of 64 (row 0, whose LCP is
+// 0, ends the climb at the latest), then down the levels to the last entry under d of each group
+// (compactLCP.prevSmaller): at most 64 entries a level, however wide the interval.
 __device__ __forceinline__ u32 pg_prev_smaller(const PageDev &p, u32 k, int d) {
 	int i = (int)k;
 	for (;;) {
@@ -112,23 +130,27 @@ __device__ __forceinline__ u32 pg_prev_smaller(const PageDev &p, u32 k, int d) {
 		if ((i & 63) == 0) break;
 		i--;
 	}
+	u32 L = 1;
 	int b = (i >> 6) - 1;
-	while (__ldg(p.min1 + b) >= d) {
-		if ((b & 63) == 0) {
-			int s = (b >> 6) - 1;
-			while (__ldg(p.min2 + s) >= d) s--;
-			b = s * 64 + 63;
-			while (__ldg(p.min1 + b) >= d) b--;
-			break;
+	const int *a = p.min1;
+	for (;;) {
+		while (__ldg(a + b) >= d && (b & 63) != 0) b--;
+		if (__ldg(a + b) < d) break;
+		a = pg_level(p, ++L);
+		b = (b >> 6) - 1;
+	}
+	while (L > 1) {
+		a = pg_level(p, --L);
+		for (b = b * 64 + 63; __ldg(a + b) >= d; b--) {
 		}
-		b--;
 	}
 	for (i = b * 64 + 63; !pg_less(p, i, d); i--) {
 	}
 	return i;
 }
 
-// pg_next_smaller: the smallest k' >= k whose LCP is < d (d >= 1).
+// pg_next_smaller: the smallest k' >= k whose LCP is < d (d >= 1); as pg_prev_smaller, rightward
+// (the last row, whose LCP is 0, ends the climb).
 __device__ __forceinline__ u32 pg_next_smaller(const PageDev &p, u32 k, int d) {
 	int i = (int)k;
 	for (;;) {
@@ -136,15 +158,20 @@ __device__ __forceinline__ u32 pg_next_smaller(const PageDev &p, u32 k, int d) {
 		i++;
 		if ((i & 63) == 0) break;
 	}
+	u32 L = 1;
 	int b = i >> 6;
-	while (__ldg(p.min1 + b) >= d) {
-		b++;
-		if ((b & 63) == 0) {
-			int s = b >> 6;
-			while (__ldg(p.min2 + s) >= d) s++;
-			b = s * 64;
-			while (__ldg(p.min1 + b) >= d) b++;
-			break;
+	const int *a = p.min1;
+	for (;;) {
+		while (__ldg(a + b) >= d) {
+			if ((++b & 63) == 0) break;
+		}
+		if ((b & 63) != 0 || __ldg(a + b) < d) break;
+		a = pg_level(p, ++L);
+		b >>= 6;
+	}
+	while (L > 1) {
+		a = pg_level(p, --L);
+		for (b *= 64; __ldg(a + b) >= d; b++) {
 		}
 	}
 	for (i = b * 64; !pg_less(p, i, d); i++) {

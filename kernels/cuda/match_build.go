@@ -171,16 +171,24 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 		cv := carver{next: f.mem.p}
 		layoutPage(&cv, shape, devText, len(text), &desc)
 		min1, min2 := shape.lcpBlocks()
-		steps := []struct {
+		type step struct {
 			name        string
 			grid, block int
 			args        []any
-		}{
+		}
+		steps := []step{
 			{"pb_copy_u32", ceilDiv(n+1, 256), 256, []any{dSA.p, uint32(n + 1), desc.sa}},
 			{"pb_compact_lcp", ceilDiv(rows, 256), 256, []any{dLCP.p, uint32(rows), dBig.p, dOff.p, desc.lcp, desc.bigRow, desc.bigVal}},
 			{"pb_block_min", ceilDiv(min1, 256), 256, []any{dLCP.p, uint32(rows), desc.min1}},
 			{"pb_block_min", ceilDiv(min2, 256), 256, []any{desc.min1, uint32(min1), desc.min2}},
 			{"pb_deep", ceilDiv(min1, 256), 256, []any{dLCP.p, uint32(rows), uint32(minLen), desc.deep}},
+		}
+		// The levels above min2 (cpu.LCPUp), each from the one below.
+		upLens, _ := shape.lcpUp()
+		below, belowLen, out := desc.min2, min2, desc.up
+		for _, l := range upLens {
+			steps = append(steps, step{"pb_block_min", ceilDiv(l, 256), 256, []any{below, uint32(belowLen), out}})
+			below, belowLen, out = out, l, out+devPtr(4*l)
 		}
 		for _, st := range steps {
 			if err := d.launch(st.name, st.grid, st.block, 0, st.args...); err != nil {

@@ -16,10 +16,10 @@ import (
 // pageDev is the kernels' PageDev (match.cuh): one page's index in device memory, passed to every
 // kernel by value. Keep the two layouts the same.
 type pageDev struct {
-	text, sa, lcp, bigRow, bigVal, min1, min2, occ, deep, c devPtr
-	start                                                   uint64 // the window's first text position
-	n, owned, tail, nBig                                    uint32 // tail: text after the window, capped at 2^32-1
-	planes, counts, stride, pad                             uint32
+	text, sa, lcp, bigRow, bigVal, min1, min2, occ, deep, c, up devPtr
+	start                                                       uint64 // the window's first text position
+	n, owned, tail, nBig                                        uint32 // tail: text after the window, capped at 2^32-1
+	planes, counts, stride, pad                                 uint32
 }
 
 // pageShape is what the layout of a page's arrays depends on.
@@ -43,6 +43,13 @@ func (s *pageShape) occShape(sigma int) {
 func (s *pageShape) lcpBlocks() (min1, min2 int) {
 	min1 = (s.n + 2 + 63) / 64
 	return min1, (min1 + 63) / 64
+}
+
+// lcpUp returns the length of each level of block minima above min2 (cpu.LCPUp's, which holds
+// them one after the other), and of them all.
+func (s *pageShape) lcpUp() ([4]int, int) {
+	_, min2 := s.lcpBlocks()
+	return cpu.LCPUpLens(min2)
 }
 
 // hostPage is one page's index on the host, ready to copy up.
@@ -87,11 +94,13 @@ func layoutPage(c *carver, s pageShape, text devPtr, textLen int, desc *pageDev)
 	occ := c.take(uint64(8 * s.occWords))
 	deep := c.take(uint64(8 * min1))
 	cc := c.take(4 * 256)
+	_, upLen := s.lcpUp()
+	up := c.take(uint64(4 * upLen))
 	if desc == nil {
 		return
 	}
 	*desc = pageDev{
-		text: text, sa: sa, lcp: lcp, bigRow: bigRow, bigVal: bigVal, min1: m1, min2: m2, occ: occ, deep: deep, c: cc,
+		text: text, sa: sa, lcp: lcp, bigRow: bigRow, bigVal: bigVal, min1: m1, min2: m2, occ: occ, deep: deep, c: cc, up: up,
 		start: uint64(s.start), n: uint32(s.n), owned: uint32(s.end - s.start), tail: uint32(min(textLen-s.winEnd, 1<<32-1)),
 		nBig:   uint32(s.nBig),
 		planes: uint32(s.planes), counts: uint32(s.counts), stride: uint32(s.stride),
@@ -120,6 +129,7 @@ func (h *hostPage) upload(d *device, base devPtr, text devPtr, textLen int) (pag
 		{desc.occ, ptrOf(a.Occ), 8 * len(a.Occ)},
 		{desc.deep, ptrOf(a.Deep), 8 * len(a.Deep)},
 		{desc.c, unsafe.Pointer(&h.c[0]), 4 * 256},
+		{desc.up, ptrOf(a.LCPUp), 4 * len(a.LCPUp)},
 	}
 	for _, cp := range copies {
 		if err := d.copyInFrom(cp.dst, cp.src, cp.n); err != nil {
@@ -130,7 +140,7 @@ func (h *hostPage) upload(d *device, base devPtr, text devPtr, textLen int) (pag
 }
 
 // sameArrays reports whether a and b are the same memory (the arrays a page's upload copies,
-// but C and Deep).
+// but C, Deep and LCPUp).
 func sameArrays(a, b *cpu.DeviceArrays) bool {
 	same := func(p, q unsafe.Pointer, lp, lq int) bool { return p == q && lp == lq }
 	return same(ptrOf(a.SA), ptrOf(b.SA), len(a.SA), len(b.SA)) &&

@@ -440,7 +440,7 @@ func (m *gpuMatcher) uploadHost(host *cpu.Matcher, pages []*cpu.Page, room, budg
 // copied to the device at once, and checked, which returns the matcher of the checked pages (or
 // the checks' error).
 type earlyPages struct {
-	arrays  []cpu.DeviceArrays // without C and Deep
+	arrays  []cpu.DeviceArrays // without C, Deep and LCPUp
 	checked func() (*cpu.Matcher, error)
 }
 
@@ -513,6 +513,9 @@ func (m *gpuMatcher) uploadEarly(e *earlyPages, room int64) error {
 					return err
 				}
 				if err := d.copyInFrom(f.desc.c, unsafe.Pointer(&hp.c[0]), 4*256); err != nil {
+					return err
+				}
+				if err := d.copyInFrom(f.desc.up, ptrOf(hp.a.LCPUp), 4*len(hp.a.LCPUp)); err != nil {
 					return err
 				}
 			}
