@@ -119,16 +119,47 @@ __device__ __forceinline__ const int *pg_level(const PageDev &p, u32 L) {
 	return a;
 }
 
+// pg_rows_below: bit j set when row 64g+j has an LCP under d, for d <= MT_LCP_ESCAPE (an escaped
+// row's is then never under d): the group's 64 bytes in four 16-byte reads (the array is carved
+// at 256-byte boundaries and padded to them, so a group is whole), compared four at a time. The
+// byte-by-byte scans were most of the walk's time once the levels bounded the climbs.
+__device__ __forceinline__ u32 pg_nibble(u32 lt) { // 0xff bytes of __vcmpltu4 to four bits
+	lt &= 0x01010101u;
+	lt |= lt >> 7;
+	lt |= lt >> 14;
+	return lt & 0xfu;
+}
+__device__ __forceinline__ u64 pg_rows_below(const PageDev &p, u32 g, int d) {
+	const uint4 *w = (const uint4 *)(p.lcp + (u64)g * 64);
+	u32 dd = (u32)d * 0x01010101u;
+	u64 m = 0;
+#pragma unroll
+	for (int i = 0; i < 4; i++) {
+		uint4 v = __ldg(w + i);
+		u64 q = pg_nibble(__vcmpltu4(v.x, dd)) | pg_nibble(__vcmpltu4(v.y, dd)) << 4 | pg_nibble(__vcmpltu4(v.z, dd)) << 8 |
+		        pg_nibble(__vcmpltu4(v.w, dd)) << 12;
+		m |= q << (16 * i);
+	}
+	return m;
+}
+
 // pg_prev_smaller: the largest k' <= k whose LCP is < d (d >= 1). Up the levels from the block
 // before k's, each level's entries down to the start of their group of 64 (row 0, whose LCP is
 // 0, ends the climb at the latest), then down the levels to the last entry under d of each group
 // (compactLCP.prevSmaller): at most 64 entries a level, however wide the interval.
 __device__ __forceinline__ u32 pg_prev_smaller(const PageDev &p, u32 k, int d) {
+	bool bytes = d <= MT_LCP_ESCAPE;
 	int i = (int)k;
-	for (;;) {
-		if (pg_less(p, i, d)) return i;
-		if ((i & 63) == 0) break;
-		i--;
+	if (bytes) {
+		u64 m = pg_rows_below(p, k >> 6, d) & ((2ull << (k & 63)) - 1);
+		if (m) return (k & ~63u) + 63 - __clzll(m);
+		i = (int)(k & ~63u);
+	} else {
+		for (;;) {
+			if (pg_less(p, i, d)) return i;
+			if ((i & 63) == 0) break;
+			i--;
+		}
 	}
 	u32 L = 1;
 	int b = (i >> 6) - 1;
@@ -144,6 +175,7 @@ __device__ __forceinline__ u32 pg_prev_smaller(const PageDev &p, u32 k, int d) {
 		for (b = b * 64 + 63; __ldg(a + b) >= d; b--) {
 		}
 	}
+	if (bytes) return (u32)b * 64 + 63 - __clzll(pg_rows_below(p, b, d));
 	for (i = b * 64 + 63; !pg_less(p, i, d); i--) {
 	}
 	return i;
@@ -152,11 +184,18 @@ __device__ __forceinline__ u32 pg_prev_smaller(const PageDev &p, u32 k, int d) {
 // pg_next_smaller: the smallest k' >= k whose LCP is < d (d >= 1); as pg_prev_smaller, rightward
 // (the last row, whose LCP is 0, ends the climb).
 __device__ __forceinline__ u32 pg_next_smaller(const PageDev &p, u32 k, int d) {
+	bool bytes = d <= MT_LCP_ESCAPE;
 	int i = (int)k;
-	for (;;) {
-		if (pg_less(p, i, d)) return i;
-		i++;
-		if ((i & 63) == 0) break;
+	if (bytes) {
+		u64 m = pg_rows_below(p, k >> 6, d) & ~((1ull << (k & 63)) - 1);
+		if (m) return (k & ~63u) + __ffsll(m) - 1;
+		i = (int)(k & ~63u) + 64;
+	} else {
+		for (;;) {
+			if (pg_less(p, i, d)) return i;
+			i++;
+			if ((i & 63) == 0) break;
+		}
 	}
 	u32 L = 1;
 	int b = i >> 6;
@@ -174,6 +213,7 @@ __device__ __forceinline__ u32 pg_next_smaller(const PageDev &p, u32 k, int d) {
 		for (b *= 64; __ldg(a + b) >= d; b++) {
 		}
 	}
+	if (bytes) return (u32)b * 64 + __ffsll(pg_rows_below(p, b, d)) - 1;
 	for (i = b * 64; !pg_less(p, i, d); i++) {
 	}
 	return i;
@@ -582,6 +622,16 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 		}
 	}
 	if (last) counts[t] = end - w;
+}
+
+// lcp_probe: the searches for the next smaller LCP alone, for the tests: prev[i] and next[i] are
+// pg_prev_smaller and pg_next_smaller of row ks[i] and depth ds[i].
+extern "C" __global__ void __launch_bounds__(128) lcp_probe(const PageDev p, const u32 *__restrict__ ks, const int *__restrict__ ds, u32 n,
+                                                            u32 *__restrict__ prev, u32 *__restrict__ next) {
+	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) return;
+	prev[i] = pg_prev_smaller(p, ks[i], ds[i]);
+	next[i] = pg_next_smaller(p, ks[i], ds[i]);
 }
 
 #include "page_build.cuh"

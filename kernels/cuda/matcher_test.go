@@ -459,9 +459,10 @@ func TestGPUMatcherBackend(t *testing.T) {
 func downloadPage(t *testing.T, d *device, desc pageDev, s pageShape) cpu.DeviceArrays {
 	t.Helper()
 	min1, min2 := s.lcpBlocks()
+	_, up := s.lcpUp()
 	a := cpu.DeviceArrays{Start: s.start, End: s.end, WinEnd: s.winEnd, N: s.n,
 		SA: make([]int32, s.n+1), LCP: make([]uint8, s.n+2), LCPBigRow: make([]int32, s.nBig), LCPBigVal: make([]int32, s.nBig),
-		LCPMin1: make([]int32, min1), LCPMin2: make([]int32, min2), Occ: make([]uint64, s.occWords),
+		LCPMin1: make([]int32, min1), LCPMin2: make([]int32, min2), LCPUp: make([]int32, up), Occ: make([]uint64, s.occWords),
 		OccPlanes: s.planes, OccCounts: s.counts, OccStride: s.stride, Deep: make([]uint64, min1)}
 	var c [256]uint32
 	err := d.run(func() error {
@@ -472,7 +473,7 @@ func downloadPage(t *testing.T, d *device, desc pageDev, s pageShape) cpu.Device
 		}{
 			{ptrOf(a.SA), desc.sa, 4 * len(a.SA)}, {ptrOf(a.LCP), desc.lcp, len(a.LCP)},
 			{ptrOf(a.LCPBigRow), desc.bigRow, 4 * s.nBig}, {ptrOf(a.LCPBigVal), desc.bigVal, 4 * s.nBig},
-			{ptrOf(a.LCPMin1), desc.min1, 4 * min1}, {ptrOf(a.LCPMin2), desc.min2, 4 * min2},
+			{ptrOf(a.LCPMin1), desc.min1, 4 * min1}, {ptrOf(a.LCPMin2), desc.min2, 4 * min2}, {ptrOf(a.LCPUp), desc.up, 4 * up},
 			{ptrOf(a.Occ), desc.occ, 8 * s.occWords}, {ptrOf(a.Deep), desc.deep, 8 * min1}, {unsafe.Pointer(&c[0]), desc.c, 4 * 256},
 		} {
 			if err := d.toHost(cp.dst, cp.src, cp.n); err != nil {
@@ -551,6 +552,7 @@ func TestGPUPageBuild(t *testing.T) {
 						{"SA", slices.Equal(ga.SA, wa.SA)}, {"LCP", slices.Equal(ga.LCP, wa.LCP)},
 						{"LCP side rows", slices.Equal(ga.LCPBigRow, wa.LCPBigRow)}, {"LCP side values", slices.Equal(ga.LCPBigVal, wa.LCPBigVal)},
 						{"LCP min1", slices.Equal(ga.LCPMin1, wa.LCPMin1)}, {"LCP min2", slices.Equal(ga.LCPMin2, wa.LCPMin2)},
+						{"LCP levels above min2", slices.Equal(ga.LCPUp, wa.LCPUp)},
 						{"rank blocks", slices.Equal(ga.Occ, wa.Occ)}, {"deep bits", slices.Equal(ga.Deep, wa.Deep)},
 					} {
 						if !cmp.eq {
