@@ -60,7 +60,7 @@ type compactLCP struct {
 	bigVal []int32
 	min1   []int32
 	min2   []int32
-	up     []int32               // levels 3 to lcpLevels (LCPUp), one after the other
+	up     []int32                // levels 3 to lcpLevels (LCPUp), one after the other
 	levels [lcpLevels + 1][]int32 // levels[1] = min1, levels[2] = min2, then up's
 }
 
