@@ -200,23 +200,31 @@ func (m *Matcher) uniqueMatchesPaged(sc *scratch, q []byte, from, to int, out []
 	return m.appendUnique(q, from, best, out)
 }
 
+// repeatsRef is a reference of one record of n random DNA codes with copies of stretches of 10
+// to 10+span codes (repeats, so that matches are not all unique).
+func repeatsRef(rng *rand.Rand, n, repeats, span int) *kernels.Reference {
+	text := make([]byte, n)
+	for i := range text {
+		text[i] = byte(kernels.FirstCode + rng.Intn(4))
+	}
+	for range repeats {
+		l := 10 + rng.Intn(span)
+		a, b := rng.Intn(n-l), rng.Intn(n-l)
+		copy(text[b:b+l], text[a:a+l])
+	}
+	ref := &kernels.Reference{Text: text, Starts: []int{0}, Names: []string{"r"}}
+	ref.Alpha.Size = kernels.FirstCode + 4
+	return ref
+}
+
 // TestLanesPaged: the MumReference candidates over several pages, walked in lanes, are those of
 // the walk one position at a time, for segments cut anywhere.
 func TestLanesPaged(t *testing.T) {
 	rng := rand.New(rand.NewSource(27))
 	for r := range 60 {
 		n := 200 + rng.Intn(4000)
-		text := make([]byte, n)
-		for i := range text {
-			text[i] = byte(kernels.FirstCode + rng.Intn(4))
-		}
-		for range 4 { // repeats, so that matches are not unique
-			l := 10 + rng.Intn(60)
-			a, b := rng.Intn(n-l), rng.Intn(n-l)
-			copy(text[b:b+l], text[a:a+l])
-		}
-		ref := &kernels.Reference{Text: text, Starts: []int{0}, Names: []string{"r"}}
-		ref.Alpha.Size = kernels.FirstCode + 4
+		ref := repeatsRef(rng, n, 4, 60) // repeats, so that matches are not unique
+		text := ref.Text
 		opts := kernels.MatchOptions{Mode: kernels.MumReference, MinLen: 4 + rng.Intn(12), PageSize: 50 + rng.Intn(n)}
 		m, err := NewMatcher(ref, opts, 2)
 		if err != nil {
@@ -257,17 +265,8 @@ func TestWalkStates(t *testing.T) {
 	rng := rand.New(rand.NewSource(28))
 	for r := range 40 {
 		n := 200 + rng.Intn(3000)
-		text := make([]byte, n)
-		for i := range text {
-			text[i] = byte(kernels.FirstCode + rng.Intn(4))
-		}
-		for range 6 {
-			l := 10 + rng.Intn(80)
-			a, b := rng.Intn(n-l), rng.Intn(n-l)
-			copy(text[b:b+l], text[a:a+l])
-		}
-		ref := &kernels.Reference{Text: text, Starts: []int{0}, Names: []string{"r"}}
-		ref.Alpha.Size = kernels.FirstCode + 4
+		ref := repeatsRef(rng, n, 6, 80)
+		text := ref.Text
 		m, err := NewMatcher(ref, kernels.MatchOptions{Mode: kernels.MumReference, MinLen: 5, PageSize: 60 + rng.Intn(n)}, 2)
 		if err != nil {
 			t.Fatal(err)
