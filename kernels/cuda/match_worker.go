@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"slices"
+	"sort"
 	"time"
 	"unsafe"
 
@@ -359,6 +360,14 @@ func (w *worker) unpack(batch []*request, recs []outRec) {
 	k, seg := 0, 0
 	for _, r := range batch {
 		res := r.res
+		// The request's records first, so that its matches grow once: appending millions one
+		// by one (-maxmatch against repeats) copied them over and over, half of this.
+		if n := len(r.b.Segs); n > 0 {
+			last := r.b.Segs[n-1]
+			end := w.segSlot[seg+n-1] + uint32(max(last.To-last.From, 0))
+			res.Matches = slices.Grow(res.Matches, sort.Search(len(recs)-k, func(i int) bool { return recs[k+i].slot >= end }))
+			res.Ends = slices.Grow(res.Ends, n)
+		}
 		for _, sg := range r.b.Segs {
 			base := w.segSlot[seg]
 			seg++
