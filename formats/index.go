@@ -102,6 +102,7 @@ import (
 	"hash/crc32"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -531,18 +532,23 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 // can be put to work that reads the arrays (a copy to a GPU) while the checksums are computed,
 // and must not be trusted before that function returns nil. Where another check fails first, the
 // checksums are checked before the error is returned, so that a damaged file is reported as
-// ParseIndex reports it.
-func ParseIndexLate(name string, data []byte, threads int) (*Index, func() error, error) {
+// ParseIndex reports it. The function leaves out the sections whose tags are in skip (for a user
+// that never reads them, as count and locate never read the LCP: LCPSections).
+func ParseIndexLate(name string, data []byte, threads int, skip ...string) (*Index, func() error, error) {
 	var verify func() error
-	ix, err := parseIndex(name, data, threads, &verify)
+	ix, err := parseIndex(name, data, threads, &verify, skip)
 	if err != nil {
 		return nil, nil, err
 	}
 	return ix, verify, nil
 }
 
-// parseIndex is ParseIndexLate, setting *verify to the checksums' check.
-func parseIndex(name string, data []byte, threads int, verify *func() error) (ixOut *Index, errOut error) {
+// LCPSections are the tags of a page's LCP arrays, which count and locate never read.
+var LCPSections = []string{"LCPB", "LCPX", "LCPV", "LCM1", "LCM2"}
+
+// parseIndex is ParseIndexLate, setting *verify to the checksums' check (of the sections not in
+// skip).
+func parseIndex(name string, data []byte, threads int, verify *func() error, skip []string) (ixOut *Index, errOut error) {
 	fail := func(where string, format string, args ...any) error {
 		return &IndexError{Name: name, Where: where, Err: fmt.Errorf("%w: "+format, append([]any{ErrIndexDamaged}, args...)...)}
 	}
@@ -771,9 +777,13 @@ func parseIndex(name string, data []byte, threads int, verify *func() error) (ix
 			return nil, fail(where("LCPV"), "%d bytes for %d in LCPX", len(sec("LCPV")), len(sec("LCPX")))
 		}
 	}
+	sumList := list
+	if len(skip) > 0 {
+		sumList = slices.DeleteFunc(slices.Clone(list), func(s indexSection) bool { return slices.Contains(skip, s.tag) })
+	}
 	checkSums := func() error {
-		sums := sectionSums(list, threads)
-		for i, s := range list {
+		sums := sectionSums(sumList, threads)
+		for i, s := range sumList {
 			if sums[i] != s.sum {
 				where := "section " + s.tag
 				if !v2 && s.page != wholeIndex {
@@ -958,7 +968,7 @@ func OpenIndex(path string, threads int) (*IndexFile, error) {
 
 // OpenIndexLate is OpenIndex with the checksums left to the returned function (see
 // ParseIndexLate).
-func OpenIndexLate(path string, threads int) (*IndexFile, func() error, error) {
+func OpenIndexLate(path string, threads int, skip ...string) (*IndexFile, func() error, error) {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
@@ -966,7 +976,7 @@ func OpenIndexLate(path string, threads int) (*IndexFile, func() error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ix, verify, err := ParseIndexLate(path, data, threads)
+	ix, verify, err := ParseIndexLate(path, data, threads, skip...)
 	if err != nil {
 		unmap()
 		return nil, nil, err

@@ -37,6 +37,8 @@ type Index struct {
 	checkErr  error
 	checkTime time.Duration
 	sumTime   time.Duration // of checkTime, the checksums'
+
+	searchOnly bool // opened for count and locate: the pages hold no LCP (cpu.LoadSearchPage)
 }
 
 // IndexOptions shape an index built in memory.
@@ -230,8 +232,15 @@ func emptyFileAt(w io.Writer) (*os.File, bool) {
 // OpenIndex maps the index file at path and checks it on up to threads goroutines: its checksums,
 // and everything the searches need to stay in bounds. A damaged, truncated, foreign or
 // wrong-version file is an error naming the file and the part.
-func OpenIndex(path string, threads int) (*Index, error) {
-	ix, err := OpenIndexChecking(path, threads)
+func OpenIndex(path string, threads int) (*Index, error) { return openIndex(path, threads, false) }
+
+// OpenSearchIndex is OpenIndex for count and locate: the pages' LCP arrays, which searches never
+// read, are neither checked (checksums and contents) nor kept, and the index cannot match
+// (MatcherOn refuses it).
+func OpenSearchIndex(path string, threads int) (*Index, error) { return openIndex(path, threads, true) }
+
+func openIndex(path string, threads int, search bool) (*Index, error) {
+	ix, err := openIndexChecking(path, threads, search)
 	if err != nil {
 		return nil, err
 	}
@@ -249,13 +258,26 @@ func OpenIndex(path string, threads int) (*Index, error) {
 // wait for them; a GPU's MatcherOn copies the arrays to the device meanwhile, and matches nothing
 // before they pass. Close waits for the checks.
 func OpenIndexChecking(path string, threads int) (*Index, error) {
-	f, verify, err := formats.OpenIndexLate(path, threads)
+	return openIndexChecking(path, threads, false)
+}
+
+// OpenSearchIndexChecking is OpenIndexChecking for count and locate, as OpenSearchIndex.
+func OpenSearchIndexChecking(path string, threads int) (*Index, error) {
+	return openIndexChecking(path, threads, true)
+}
+
+func openIndexChecking(path string, threads int, search bool) (*Index, error) {
+	var skip []string
+	if search {
+		skip = formats.LCPSections
+	}
+	f, verify, err := formats.OpenIndexLate(path, threads, skip...)
 	if err != nil {
 		return nil, err
 	}
 	threads = max(threads, 1)
 	ix := indexRef(f.Index, threads)
-	ix.File, ix.early, ix.checking = f, f.Index, make(chan struct{})
+	ix.File, ix.early, ix.checking, ix.searchOnly = f, f.Index, make(chan struct{}), search
 	t0 := time.Now()
 	go func() {
 		defer close(ix.checking)
@@ -328,7 +350,11 @@ func (ix *Index) loadPages(name string, fi *formats.Index, threads int) error {
 		if len(fi.Pages) > 1 || fi.Version > 2 {
 			where = fmt.Sprintf("page %d: sections SUFA, OCCB and LCP", i)
 		}
-		p, err := cpu.LoadPage(fi.Text, fi.Sigma, int(pg.Start), int(pg.End), int(pg.WinEnd), pageArrays(pg), threads)
+		load := cpu.LoadPage
+		if ix.searchOnly {
+			load = cpu.LoadSearchPage
+		}
+		p, err := load(fi.Text, fi.Sigma, int(pg.Start), int(pg.End), int(pg.WinEnd), pageArrays(pg), threads)
 		if err != nil {
 			return &formats.IndexError{Name: name, Where: where, Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
 		}
@@ -385,6 +411,9 @@ type earlyPagesBackend interface {
 // mapped arrays, built in no time; on a device (a GPU) from the same pages, copied there (while
 // they are checked, for an index from OpenIndexChecking).
 func (ix *Index) MatcherOn(b kernels.Backend, opts kernels.MatchOptions) (kernels.Matcher, error) {
+	if ix.searchOnly {
+		return nil, fmt.Errorf("the index was opened for count and locate, without its LCP: it cannot match")
+	}
 	checked := sync.OnceValues(func() (*cpu.Matcher, error) {
 		if err := ix.Wait(); err != nil {
 			return nil, err

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sapipe/sapipe/formats"
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
 )
@@ -403,6 +404,95 @@ func exercise(t *testing.T, ix *Index) {
 
 // TestIndexLoadErrors: files that are not indexes, or damaged ones, are errors of one line naming
 // the file, from OpenIndex as from ParseIndex.
+// TestSearchIndex: an index opened for count and locate leaves the LCP sections alone (a damaged
+// one is no error there, and OpenIndex still names it), searches as the whole index does, and
+// does not match.
+func TestSearchIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 6))
+	dir := t.TempDir()
+	fa, _ := randomFasta(rng, 3, 3000)
+	ix, err := BuildIndex(cpu.New(2), writeTemp(t, dir, "ref.fa", fa), false, nil, IndexOptions{PageSize: 2500, Overlap: 40, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Pages) < 2 {
+		t.Fatalf("%d pages", len(ix.Pages))
+	}
+	var buf bytes.Buffer
+	ix.Write(&buf, "", 2)
+	good := buf.Bytes()
+	var ps kernels.Patterns
+	for i := 0; i < len(ix.Ref.Text); i += 5 {
+		ps.Add(ix.Ref.Text[i:min(len(ix.Ref.Text), i+1+i%60)])
+	}
+	search := func(ix *Index, b kernels.Backend) kernels.Hits {
+		t.Helper()
+		s, err := ix.SearcherOn(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var h kernels.Hits
+		if err := s.Search(&ps, true, &h); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	want := search(ix, nil)
+	// Damage every LCP section of the last page (the table's entries name them).
+	bad := slices.Clone(good)
+	k := int(binary.LittleEndian.Uint32(bad[12:]))
+	damaged := 0
+	for i := range k {
+		e := bad[64+32*i : 96+32*i]
+		tag, page := string(e[:4]), binary.LittleEndian.Uint32(e[28:])
+		off, length := binary.LittleEndian.Uint64(e[8:]), binary.LittleEndian.Uint64(e[16:])
+		if slices.Contains(formats.LCPSections, tag) && int(page) == len(ix.Pages)-1 && length > 0 {
+			bad[off+length/2] ^= 0x5a
+			damaged++
+		}
+	}
+	if damaged < 3 {
+		t.Fatalf("%d LCP sections damaged", damaged)
+	}
+	p := writeTemp(t, dir, "bad.sai", string(bad))
+	if _, err := OpenIndex(p, 2); err == nil || !strings.Contains(err.Error(), "checksum mismatch") || !strings.Contains(err.Error(), "section LC") {
+		t.Fatalf("OpenIndex of damaged LCP sections: %v", err)
+	}
+	for _, checking := range []bool{false, true} {
+		open := OpenSearchIndex
+		if checking {
+			open = OpenSearchIndexChecking
+		}
+		six, err := open(p, 2)
+		if err != nil {
+			t.Fatalf("checking %v: %v", checking, err)
+		}
+		var eb earlyBackend
+		var b kernels.Backend
+		if checking {
+			b = &eb
+		}
+		if got := search(six, b); !reflect.DeepEqual(got, want) {
+			t.Errorf("checking %v: the search-only index's hits differ", checking)
+		}
+		if checking && eb.searches != len(ix.Pages) {
+			t.Errorf("%d early pages searched of %d", eb.searches, len(ix.Pages))
+		}
+		if _, err := six.Matcher(kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 20}); err == nil {
+			t.Error("a search-only index matched")
+		}
+		six.Close()
+	}
+	// Damage elsewhere is still an error.
+	bad = slices.Clone(good)
+	bad[len(bad)-3] ^= 0x5a // the last section: a page's tail rows
+	if six, err := OpenSearchIndex(writeTemp(t, dir, "bad2.sai", string(bad)), 2); err == nil {
+		six.Close()
+		t.Error("damage outside the LCP was taken")
+	}
+}
+
 func TestIndexLoadErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 5))
 	dir := t.TempDir()

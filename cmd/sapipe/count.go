@@ -190,7 +190,7 @@ func openSearchIndex(e *env, c *cli.Context, spec string, isIndex bool, threads 
 	}()
 	// For a device, the pages are checked while they are copied there (SearcherOn); on the CPU
 	// they are checked here.
-	ix, ixErr := openIndexFile(path, c.Bool("n"), c.IsSet("n"), threads, spec != "cpu", logf)
+	ix, ixErr := openIndexFile(path, c.Bool("n"), c.IsSet("n"), threads, spec != "cpu", true, logf)
 	o := <-done
 	if o.err != nil || ixErr != nil {
 		if ixErr == nil {

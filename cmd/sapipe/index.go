@@ -118,8 +118,9 @@ func runIndex(ctx context.Context, e *env, c *cli.Context, ref string) error {
 	return nil
 }
 
-// openIndex loads the index at path for a run that needs nucleotidesOnly (-n given, or not),
-// checking it on threads goroutines. With a backend b, a FASTA file (anything that is not an
+// openIndex loads the index at path for count or locate, for a run that needs nucleotidesOnly
+// (-n given, or not), checking it on threads goroutines (all but the LCP, which searches never
+// read). With a backend b, a FASTA file (anything that is not an
 // index file) is indexed in memory instead, its suffix array on b.
 func openIndex(e *env, path string, nucleotidesOnly, nSet bool, threads int, b kernels.Backend, logf func(string, ...any)) (*stages.Index, error) {
 	t0 := time.Now()
@@ -132,16 +133,22 @@ func openIndex(e *env, path string, nucleotidesOnly, nSet bool, threads int, b k
 		runtime.GC()
 		return ix, nil
 	}
-	return openIndexFile(path, nucleotidesOnly, nSet, threads, false, logf)
+	return openIndexFile(path, nucleotidesOnly, nSet, threads, false, true, logf)
 }
 
 // openIndexFile maps the index file at path and checks it, or with checking leaves its pages'
-// checks running (stages.OpenIndexChecking: for a device, which copies the arrays meanwhile).
-func openIndexFile(path string, nucleotidesOnly, nSet bool, threads int, checking bool, logf func(string, ...any)) (*stages.Index, error) {
+// checks running (stages.OpenIndexChecking: for a device, which copies the arrays meanwhile);
+// with search, for count and locate, which never read the LCP (stages.OpenSearchIndex).
+func openIndexFile(path string, nucleotidesOnly, nSet bool, threads int, checking, search bool, logf func(string, ...any)) (*stages.Index, error) {
 	t0 := time.Now()
 	open := stages.OpenIndex
-	if checking {
+	switch {
+	case checking && search:
+		open = stages.OpenSearchIndexChecking
+	case checking:
 		open = stages.OpenIndexChecking
+	case search:
+		open = stages.OpenSearchIndex
 	}
 	ix, err := open(path, threads)
 	if err != nil {

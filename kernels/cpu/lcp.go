@@ -167,8 +167,11 @@ func (l *compactLCP) less(k int, d int32) bool {
 	return d > lcpEscape && l.big(k) < d
 }
 
-// Bytes returns the memory the array holds.
+// Bytes returns the memory the array holds (none for a page loaded for searching only).
 func (l *compactLCP) Bytes() int {
+	if l == nil {
+		return 0
+	}
 	return len(l.small) + 4*(len(l.bigRow)+len(l.bigVal)+len(l.min1)+len(l.min2)+len(l.up))
 }
 

@@ -138,6 +138,17 @@ func symbolStarts(text []byte) (c [256]int) {
 // tables and block minima that agree with the LCP bytes. A damaged array is an error naming it,
 // never a page that could crash later.
 func LoadPage(text []byte, sigma, start, end, winEnd int, a PageArrays, threads int) (*Page, error) {
+	return loadPage(text, sigma, start, end, winEnd, a, threads, true)
+}
+
+// LoadSearchPage is LoadPage for a page that is only searched (NewSearcher: count and locate,
+// which never read the LCP): a.LCP... are neither checked nor kept, and the page cannot match
+// (NewMatcherFromPages refuses it).
+func LoadSearchPage(text []byte, sigma, start, end, winEnd int, a PageArrays, threads int) (*Page, error) {
+	return loadPage(text, sigma, start, end, winEnd, a, threads, false)
+}
+
+func loadPage(text []byte, sigma, start, end, winEnd int, a PageArrays, threads int, withLCP bool) (*Page, error) {
 	if start < 0 || start >= end || end > winEnd || winEnd > len(text) || winEnd-start > kernels.MaxWindow {
 		return nil, fmt.Errorf("page [%d, %d) of a window to %d in a text of %d codes", start, end, winEnd, len(text))
 	}
@@ -162,12 +173,14 @@ func LoadPage(text []byte, sigma, start, end, winEnd int, a PageArrays, threads 
 		wg.Wait()
 		return nil, err
 	}
-	lcp, err := loadLCP(a, n, threads)
-	if err != nil {
-		wg.Wait()
-		return nil, err
+	if withLCP {
+		lcp, err := loadLCP(a, n, threads)
+		if err != nil {
+			wg.Wait()
+			return nil, err
+		}
+		p.lcp = lcp
 	}
-	p.lcp = lcp
 	wg.Wait()
 	if tcErr != nil {
 		return nil, tcErr
@@ -523,6 +536,9 @@ func NewMatcherFromPages(ref *kernels.Reference, opts kernels.MatchOptions, page
 	for i, p := range pages {
 		if len(p.text) != len(ref.Text) || p.Start != next || p.End <= p.Start {
 			return nil, fmt.Errorf("page %d of the index does not follow the others in a text of %d codes (the reference has %d)", i, len(p.text), len(ref.Text))
+		}
+		if p.lcp == nil {
+			return nil, fmt.Errorf("page %d of the index was loaded for searching only (LoadSearchPage)", i)
 		}
 		if p.WinEnd < len(p.text) && p.WinEnd-p.End+1 < opts.MinLen {
 			return nil, fmt.Errorf("%w: -l %d, pages overlapping by %d (rebuild the index with sapipe index --overlap %d)", ErrOverlap, opts.MinLen, p.WinEnd-p.End, opts.MinLen-1)

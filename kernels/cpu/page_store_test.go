@@ -147,6 +147,22 @@ func TestMatcherFromPages(t *testing.T) {
 	if _, err := NewMatcherFromPages(ref, kernels.MatchOptions{MinLen: 12}, pages, 1); !errors.Is(err, ErrOverlap) {
 		t.Errorf("-l 12 over pages overlapping by 10: %v, want ErrOverlap", err)
 	}
+	// A page loaded for searching only neither checks nor keeps the LCP, and cannot match.
+	a := cloneArrays(NewPage(text, 6, 0, 500, 500).Arrays())
+	a.LCPMin1[1]++
+	if _, err := LoadPage(text, 6, 0, 500, 500, a, 1); err == nil {
+		t.Error("LoadPage took LCP block minima that disagree with the LCP")
+	}
+	sp, err := LoadSearchPage(text, 6, 0, 500, 500, a, 1)
+	if err != nil {
+		t.Fatalf("LoadSearchPage: %v", err)
+	}
+	if sp.lcp != nil || sp.Bytes() != 4*len(sp.sa)+sp.occ.Bytes() {
+		t.Error("a page loaded for searching keeps an LCP")
+	}
+	if _, err := NewMatcherFromPages(ref, kernels.MatchOptions{MinLen: 5}, []*Page{sp}, 1); err == nil {
+		t.Error("a page loaded for searching only was taken for matching")
+	}
 }
 
 // TestLoadPageDamage: each kind of damage to the arrays is an error, never a page.
