@@ -164,6 +164,9 @@ func IndexReference(b kernels.Backend, ref *kernels.Reference, nucleotidesOnly b
 // Write writes ix as an index file with the note (what made it, for people), computing the
 // checksums on up to threads goroutines.
 func (ix *Index) Write(w io.Writer, note string, threads int) error {
+	if ix.searchOnly {
+		return fmt.Errorf("the index was opened for count and locate, without its LCP: it cannot be written")
+	}
 	starts := make([]int64, len(ix.Ref.Starts))
 	for i, s := range ix.Ref.Starts {
 		starts[i] = int64(s)

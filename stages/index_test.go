@@ -482,6 +482,9 @@ func TestSearchIndex(t *testing.T) {
 		if _, err := six.Matcher(kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 20}); err == nil {
 			t.Error("a search-only index matched")
 		}
+		if err := six.Write(io.Discard, "", 1); err == nil {
+			t.Error("a search-only index was written")
+		}
 		six.Close()
 	}
 	// Damage elsewhere is still an error.

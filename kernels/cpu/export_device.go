@@ -29,17 +29,20 @@ const (
 	LCPEscape    = lcpEscape
 )
 
-// DeviceArrays returns the page's index arrays.
+// DeviceArrays returns the page's index arrays (without the LCP for a page loaded for searching
+// only).
 func (p *Page) DeviceArrays() DeviceArrays {
-	return DeviceArrays{
+	a := DeviceArrays{
 		Start: p.Start, End: p.End, WinEnd: p.WinEnd, N: p.n,
 		SA:  p.sa,
-		LCP: p.lcp.small, LCPBigRow: p.lcp.bigRow, LCPBigVal: p.lcp.bigVal,
-		LCPMin1: p.lcp.min1, LCPMin2: p.lcp.min2, LCPUp: p.lcp.up,
 		Occ: p.occ.data, OccPlanes: p.occ.planes, OccCounts: p.occ.counts, OccStride: p.occ.stride,
 		C:    p.c,
 		Deep: p.deep,
 	}
+	if l := p.lcp; l != nil {
+		a.LCP, a.LCPBigRow, a.LCPBigVal, a.LCPMin1, a.LCPMin2, a.LCPUp = l.small, l.bigRow, l.bigVal, l.min1, l.min2, l.up
+	}
+	return a
 }
 
 // UncheckedDeviceArrays returns the arrays of an index file's page of the window [start, winEnd)

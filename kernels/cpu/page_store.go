@@ -29,13 +29,14 @@ type PageArrays struct {
 	LCPMin2   []int32  // least of each 64 LCPMin1 values
 }
 
-// Arrays returns the page's arrays, shared with the page.
+// Arrays returns the page's arrays, shared with the page (without the LCP for a page loaded for
+// searching only).
 func (p *Page) Arrays() PageArrays {
-	return PageArrays{
-		SA: p.sa, Occ: p.occ.data,
-		LCPBytes: p.lcp.small, LCPRows: p.lcp.bigRow, LCPValues: p.lcp.bigVal,
-		LCPMin1: p.lcp.min1, LCPMin2: p.lcp.min2,
+	a := PageArrays{SA: p.sa, Occ: p.occ.data}
+	if l := p.lcp; l != nil {
+		a.LCPBytes, a.LCPRows, a.LCPValues, a.LCPMin1, a.LCPMin2 = l.small, l.bigRow, l.bigVal, l.min1, l.min2
 	}
+	return a
 }
 
 // Whole reports whether the page covers the whole text, as a persistent index does.
