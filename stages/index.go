@@ -347,15 +347,15 @@ func pageArrays(pg *formats.IndexPage) cpu.PageArrays {
 
 // loadPages checks the pages of a parsed index file and rebuilds them into ix.
 func (ix *Index) loadPages(name string, fi *formats.Index, threads int) error {
+	load := cpu.LoadPage
+	if ix.searchOnly {
+		load = cpu.LoadSearchPage
+	}
 	for i := range fi.Pages {
 		pg := &fi.Pages[i]
 		where := "section SUFA, OCCB or LCP"
 		if len(fi.Pages) > 1 || fi.Version > 2 {
 			where = fmt.Sprintf("page %d: sections SUFA, OCCB and LCP", i)
-		}
-		load := cpu.LoadPage
-		if ix.searchOnly {
-			load = cpu.LoadSearchPage
 		}
 		p, err := load(fi.Text, fi.Sigma, int(pg.Start), int(pg.End), int(pg.WinEnd), pageArrays(pg), threads)
 		if err != nil {

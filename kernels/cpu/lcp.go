@@ -76,18 +76,11 @@ const lcpLevels = 6
 // other), as compactLCP keeps them and DeviceArrays.LCPUp holds them.
 func LCPUp(min2 []int32) []int32 {
 	lens, all := LCPUpLens(len(min2))
-	up := make([]int32, all)
-	below, at := min2, 0
-	for _, l := range lens {
-		lv := up[at : at+l]
-		for b := range lv {
-			v := below[b*64]
-			for _, x := range below[b*64+1 : min(b*64+64, len(below))] {
-				v = min(v, x)
-			}
-			lv[b] = v
-		}
-		below, at = lv, at+l
+	up := make([]int32, 0, all)
+	below := min2
+	for range lens {
+		below = blockMins(below)
+		up = append(up, below...)
 	}
 	return up
 }
@@ -103,11 +96,9 @@ func LCPUpLens(n2 int) (lens [lcpLevels - 2]int, sum int) {
 	return lens, sum
 }
 
-// setLevels computes up from min2 (when up is nil) and points levels at every level.
+// setLevels computes up from min2 and points levels at every level.
 func (l *compactLCP) setLevels() {
-	if l.up == nil {
-		l.up = LCPUp(l.min2)
-	}
+	l.up = LCPUp(l.min2)
 	l.levels[1], l.levels[2] = l.min1, l.min2
 	at := 0
 	lens, _ := LCPUpLens(len(l.min2))
