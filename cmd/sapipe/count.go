@@ -104,9 +104,7 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 		return err
 	}
 	defer s.Close()
-	if d, sums := ix.CheckTime(); d > 0 {
-		logf("checked the index's pages in %v (checksums %v)", d.Round(time.Microsecond), sums.Round(time.Microsecond))
-	}
+	logChecks(ix, logf)
 	if _, onCPU := s.(*cpu.Searcher); !onCPU && !c.IsSet("batch-size") {
 		opts.BatchSize = 4 << 20 // a device call per batch: fewer, larger batches (16 MiB left most cores idle)
 	}

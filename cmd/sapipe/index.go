@@ -170,6 +170,13 @@ func openIndexFile(path string, nucleotidesOnly, nSet bool, threads int, checkin
 	return ix, nil
 }
 
+// logChecks logs how long the checks of an index left checking took (nothing for another).
+func logChecks(ix *stages.Index, logf func(string, ...any)) {
+	if d, sums := ix.CheckTime(); d > 0 {
+		logf("checked the index's pages in %v (checksums %v)", d.Round(time.Microsecond), sums.Round(time.Microsecond))
+	}
+}
+
 // checkIndexN refuses an index built with -n for a run without it, and the other way round (nSet:
 // the run gave or left out -n on purpose), closing it.
 func checkIndexN(ix *stages.Index, path string, nucleotidesOnly, nSet bool) error {

@@ -313,9 +313,7 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 				}
 				return nil, fmt.Errorf("%s: %w", cfg.ref, err)
 			}
-			if d, sums := ix.CheckTime(); d > 0 {
-				logf("checked the index's pages in %v (checksums %v)", d.Round(time.Microsecond), sums.Round(time.Microsecond))
-			}
+			logChecks(ix, logf)
 			logf("ready to match in %v", time.Since(t0).Round(time.Microsecond))
 			return m, nil
 		}
