@@ -67,9 +67,9 @@ type SuffixArraySizer interface {
 
 // PageIndexer is a backend that builds a page's whole index itself (a GPU: suffix array, LCP,
 // rank structure and k-mer table), identical to what the CPU builds from the suffix array.
-// MaxIndexPage is the longest window it can index now.
+// MaxIndexPage is the longest window of codes < sigma it can index now.
 type PageIndexer interface {
-	MaxIndexPage() int
+	MaxIndexPage(sigma int) int
 	IndexPage(text []byte, sigma, start, end, winEnd, k, threads int) (*cpu.Page, *cpu.KmerTable, error)
 }
 
@@ -83,12 +83,12 @@ func BuildIndex(b kernels.Backend, path string, nucleotidesOnly bool, stdin io.R
 	return IndexReference(b, ref, nucleotidesOnly, path, opts)
 }
 
-// IndexPageSize returns the page size that opts and backend b give a text of n codes: pages of
-// equal size, as few as MaxPageSize allows, each no larger than b can sort.
-func IndexPageSize(b kernels.Backend, n int, opts IndexOptions) int {
+// IndexPageSize returns the page size that opts and backend b give a text of n codes < sigma:
+// pages of equal size, as few as MaxPageSize allows, each no larger than b can sort.
+func IndexPageSize(b kernels.Backend, n, sigma int, opts IndexOptions) int {
 	most := kernels.MaxPageSize(opts.Overlap)
 	if pi, ok := b.(PageIndexer); ok {
-		most = min(most, max(pi.MaxIndexPage()-opts.Overlap, 1<<16))
+		most = min(most, max(pi.MaxIndexPage(sigma)-opts.Overlap, 1<<16))
 	} else if sz, ok := b.(SuffixArraySizer); ok {
 		most = min(most, max(sz.MaxSuffixArray()-opts.Overlap, 1<<16))
 	}
@@ -113,7 +113,7 @@ func IndexReference(b kernels.Backend, ref *kernels.Reference, nucleotidesOnly b
 	if opts.Overlap < 0 || opts.Overlap > formats.MaxIndexWindow/2 {
 		return nil, fmt.Errorf("%s: page overlap %d", name, opts.Overlap)
 	}
-	bounds := cpu.PageBoundsOverlap(n, IndexPageSize(b, n, opts), opts.Overlap)
+	bounds := cpu.PageBoundsOverlap(n, IndexPageSize(b, n, ref.Alpha.Size, opts), opts.Overlap)
 	if len(bounds) > formats.MaxIndexPages {
 		return nil, fmt.Errorf("%s: %d pages (an index holds at most %d): give a larger page size", name, len(bounds), formats.MaxIndexPages)
 	}

@@ -216,15 +216,20 @@ type devBuf struct {
 	n uint64
 }
 
-// ensure makes the buffer at least n bytes (and at least 256). The caller must have synchronised
-// any stream that still uses the old memory.
-func (b *devBuf) ensure(d *device, n uint64) error {
+// ensure makes the buffer at least n bytes (and at least 256), a quarter more when it allocates,
+// for growth. The caller must have synchronised any stream that still uses the old memory.
+func (b *devBuf) ensure(d *device, n uint64) error { return b.ensureRoom(d, n, n/4) }
+
+// ensureExact is ensure without the room to grow: for buffers sized once (a page's build).
+func (b *devBuf) ensureExact(d *device, n uint64) error { return b.ensureRoom(d, n, 0) }
+
+func (b *devBuf) ensureRoom(d *device, n, room uint64) error {
 	n = max(n, 256)
 	if n <= b.n {
 		return nil
 	}
 	b.free(d)
-	n += n / 4 // room to grow
+	n += room
 	if err := d.drv.check("cuMemAlloc", d.drv.cuMemAlloc(&b.p, n)); err != nil {
 		return err
 	}

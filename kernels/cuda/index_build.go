@@ -16,20 +16,32 @@ import (
 // (cpu.LoadPage), where building the rank structure and the LCP from the suffix array took it most
 // of a minute a billion bases on 16 cores.
 
-// indexPageBytes is the device memory that IndexPage needs for a window of n codes: the window,
-// the suffix array's construction and its output (the LCP's arrays, the page and the k-mer table
-// come after the construction's memory is given back, and take less).
-func indexPageBytes(n int) uint64 {
-	var c carver
-	layout(&c, n)
-	c.take(uint64(n) + 16)  // the window
-	c.take(4 * uint64(n+1)) // the suffix array
-	return c.used + c.used/32 + (64 << 20)
+// indexPageNeed is the least device memory that IndexPage needs for a window of n codes < sigma
+// at its peak (buildPageOn's lean order): the window and its suffix array, then the larger of the
+// suffix array's construction in slices of a tenth of the window (sa_sliced.go; sa.go's, about
+// 62 bytes a base, where the card has that) and the LCP's arrays with the page's frame (the
+// permuted LCP, and a side table of a sixteenth of the rows). The k-mer table comes after and
+// takes less.
+func indexPageNeed(n, sigma int) uint64 {
+	fixed := uint64(n+16) + uint64(4*(n+1))
+	sa := slicedBytes(n, min(n, max(n/10, slicedMinRows)))
+	s := pageShape{end: n, winEnd: n, n: n, nBig: n / 16}
+	s.occShape(max(sigma, 2))
+	lcp := uint64(4*n) + pageBytes(s)
+	return fixed + max(sa, lcp)
+}
+
+// indexPageBytes is indexPageNeed with budget's margins.
+func indexPageBytes(n, sigma int) uint64 {
+	need := indexPageNeed(n, sigma)
+	return need + need/32 + (64 << 20)
 }
 
 // MaxIndexPage returns the longest window whose whole index IndexPage can build on the GPU with
 // the memory free now.
-func (b *Backend) MaxIndexPage() int { return b.longestFitting(indexPageBytes) }
+func (b *Backend) MaxIndexPage(sigma int) int {
+	return b.longestFitting(func(n int) uint64 { return indexPageBytes(n, sigma) })
+}
 
 // IndexPage builds the index of the window text[start:winEnd] (codes < sigma), owning [start,
 // end), with its table of k-mers of length k (none for k 0), on the GPU. A window too large for
@@ -75,8 +87,8 @@ func (b *Backend) indexPageArrays(text []byte, sigma, start, end, winEnd, k int)
 	var rows []int32
 	if err := d.run(func() error { // before the window is copied up for nothing
 		avail, err := d.roomNow()
-		if err == nil && indexPageBytes(n) > avail {
-			err = fmt.Errorf("%w: a window of %d codes needs %d MiB, %d MiB free", errNoRoom, n, indexPageBytes(n)>>20, avail>>20)
+		if need := indexPageBytes(n, sigma); err == nil && need > avail {
+			err = fmt.Errorf("%w: a window of %d codes needs %d MiB, %d MiB free", errNoRoom, n, need>>20, avail>>20)
 		}
 		return err
 	}); err != nil {
@@ -92,7 +104,7 @@ func (b *Backend) indexPageArrays(text []byte, sigma, start, end, winEnd, k int)
 		})
 	}()
 	if err := d.run(func() error {
-		if err := win.ensure(d, uint64(n)+16); err != nil {
+		if err := win.ensureExact(d, uint64(n)+16); err != nil {
 			return err
 		}
 		if err := d.copyIn(win.p, text[start:winEnd]); err != nil {
@@ -165,10 +177,10 @@ func uint64Bytes(s []uint64) []byte {
 }
 
 // MaxIndexPage returns the longest window every card can index now.
-func (g *Group) MaxIndexPage() int {
+func (g *Group) MaxIndexPage(sigma int) int {
 	most := kernels.MaxWindow
 	for _, b := range g.cards {
-		most = min(most, b.MaxIndexPage())
+		most = min(most, b.MaxIndexPage(sigma))
 	}
 	return most
 }

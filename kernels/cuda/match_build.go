@@ -31,7 +31,7 @@ const (
 var plcpLongCap = uint32(1 << 21)
 
 // buildKernels are the kernels of page_build.cuh.
-var buildKernels = []string{"pb_phi", "pb_plcp", "pb_lcp", "pb_compact_lcp", "pb_block_min", "pb_deep", "pb_occ_planes",
+var buildKernels = []string{"pb_phi", "pb_plcp", "pb_lcp_escapes", "pb_lcp_rows", "pb_block_min", "pb_occ_planes",
 	"pb_occ_counts", "pb_copy_u32", "pb_kmers"}
 
 // buildPage builds the index of the window text[start:winEnd], owning [start, end), into frame f
@@ -45,7 +45,10 @@ func (m *gpuMatcher) buildPage(f *frame, start, end, winEnd int) error {
 // end), into frame f (growing its memory to fit), sets f.desc and returns the page's shape. The
 // text is at devText on the device (the window at devText+start, which is all that is read).
 // minLen sets the deep bits. With lean set, the suffix array's construction memory is given back
-// before the LCP's is taken, so that the build needs no more than the larger of the two.
+// before the LCP's is taken, so that the build needs no more than the larger of the two: about 15
+// bytes a base for the LCP's (the suffix array, the permuted LCP and the frame), and for the suffix
+// array's as much as the card has, down to about 15 (sa.go's construction where it fits, else
+// sa_sliced.go's).
 func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen, start, end, winEnd int, lean bool) (pageShape, error) {
 	w := text[start:winEnd]
 	n := len(w)
@@ -65,9 +68,9 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 	nb := shape.occWords / shape.stride
 	syms := sigma - 2
 	return shape, d.run(func() error {
-		var dSA, dPhi, dLCP, dBig, dOff, dCnt, dCntOff, dSums, dTot, dFailed devBuf
+		var dSA, dPhi, dEsc, dEscOff, dCnt, dCntOff, dSums, dTot, dFailed devBuf
 		defer func() {
-			for _, x := range []*devBuf{&dSA, &dPhi, &dLCP, &dBig, &dOff, &dCnt, &dCntOff, &dSums, &dTot, &dFailed} {
+			for _, x := range []*devBuf{&dSA, &dPhi, &dEsc, &dEscOff, &dCnt, &dCntOff, &dSums, &dTot, &dFailed} {
 				x.free(d)
 			}
 		}()
@@ -76,12 +79,13 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 			b *devBuf
 			n int
 		}
-		bufs := []sized{{&dSA, 4 * (n + 1)}, {&dPhi, 4 * n}, {&dLCP, 4 * rows}, {&dBig, 4 * rows}, {&dOff, 4 * rows},
-			{&dCnt, 4 * syms * nb}, {&dCntOff, 4 * syms * nb}, {&dSums, 4 * (ceilDiv(max(rows, syms*nb), scanTile) + 1)}, {&dTot, 16},
+		lcpBlocks := ceilDiv(rows, 256)
+		bufs := []sized{{&dSA, 4 * (n + 1)}, {&dPhi, 4 * n}, {&dEsc, 4 * lcpBlocks}, {&dEscOff, 4 * lcpBlocks},
+			{&dCnt, 4 * syms * nb}, {&dCntOff, 4 * syms * nb}, {&dSums, 4 * (ceilDiv(max(lcpBlocks, syms*nb), scanTile) + 1)}, {&dTot, 16},
 			{&dFailed, ceilDiv(n, plcpChunk) + 16}}
 		alloc := func(bufs []sized) error {
 			for _, x := range bufs {
-				if err := x.b.ensure(d, uint64(x.n)); err != nil {
+				if err := x.b.ensureExact(d, uint64(x.n)); err != nil {
 					return err
 				}
 			}
@@ -156,15 +160,15 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 				return err
 			}
 		}
-		if err := d.launch("pb_lcp", ceilDiv(rows, 256), 256, 0, dSA.p, dPhi.p, uint32(n), dLCP.p, dBig.p); err != nil {
+		if err := d.launch("pb_lcp_escapes", lcpBlocks, 256, 0, dSA.p, dPhi.p, uint32(n), dEsc.p); err != nil {
 			return err
 		}
-		nBig, err := scan(dBig.p, dOff.p, rows)
+		nBig, err := scan(dEsc.p, dEscOff.p, lcpBlocks)
 		if err != nil {
 			return err
 		}
 		shape.nBig = int(nBig)
-		if err := f.mem.ensure(d, pageBytes(shape)); err != nil {
+		if err := f.mem.ensureExact(d, pageBytes(shape)); err != nil {
 			return err
 		}
 		var desc pageDev
@@ -178,10 +182,9 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 		}
 		steps := []step{
 			{"pb_copy_u32", ceilDiv(n+1, 256), 256, []any{dSA.p, uint32(n + 1), desc.sa}},
-			{"pb_compact_lcp", ceilDiv(rows, 256), 256, []any{dLCP.p, uint32(rows), dBig.p, dOff.p, desc.lcp, desc.bigRow, desc.bigVal}},
-			{"pb_block_min", ceilDiv(min1, 256), 256, []any{dLCP.p, uint32(rows), desc.min1}},
+			{"pb_lcp_rows", lcpBlocks, 256, []any{dSA.p, dPhi.p, uint32(n), uint32(minLen), dEscOff.p, desc.lcp, desc.bigRow, desc.bigVal,
+				desc.min1, desc.deep}},
 			{"pb_block_min", ceilDiv(min2, 256), 256, []any{desc.min1, uint32(min1), desc.min2}},
-			{"pb_deep", ceilDiv(min1, 256), 256, []any{dLCP.p, uint32(rows), uint32(minLen), desc.deep}},
 		}
 		// The levels above min2 (cpu.LCPUp), each from the one below.
 		upLens, _ := shape.lcpUp()

@@ -229,14 +229,14 @@ func (p *matchPlan) est(ps int) int64 {
 	return int64(p.perBase*float64(ps+kernels.FirstCode+cpu.Overlap(p.minLen))) + 4096
 }
 
-// build is the device memory that building a page of ps bases takes: its suffix array's
-// construction (sa.go's layout) and the LCP's arrays (match_build.go, 20 bytes a position),
-// besides the pages built before it.
+// build is the least device memory that building a page of ps bases takes besides the pages
+// built before it: the LCP's arrays (match_build.go: the suffix array and the permuted LCP, 8 bytes
+// a position) and its suffix array's construction in slices of an eighth of the window
+// (sa_sliced.go; sa.go's takes more memory where the card has it).
 func (p *matchPlan) build(ps int) int64 {
-	var c carver
 	w := ps + cpu.Overlap(p.minLen)
-	layout(&c, w)
-	return int64(c.used+c.used/32+(64<<20)) + 20*int64(w)
+	sa := slicedBytes(w, min(w, max(w/8, slicedMinRows)))
+	return int64(sa+sa/32+(64<<20)) + 8*int64(w)
 }
 
 // fits reports whether count pages of ps bases, and the building of one more, fit the room.

@@ -49,30 +49,62 @@ extern "C" __global__ void __launch_bounds__(128) pb_plcp(const u8 *__restrict__
 	failed[c] = 0;
 }
 
-// pb_lcp: lcp[k] = plcp[sa[k]] for rows 2..n, 0 for rows 0, 1 and n+1; big[k] = 1 where the value
-// needs the compact LCP's side table.
-extern "C" __global__ void __launch_bounds__(256) pb_lcp(const int *__restrict__ sa, const int *__restrict__ plcp, u32 n,
-                                                         int *__restrict__ lcp, u32 *__restrict__ big) {
-	u32 k = blockIdx.x * blockDim.x + threadIdx.x;
-	if (k >= n + 2) return;
-	int v = (k <= 1 || k > n) ? 0 : plcp[sa[k]];
-	lcp[k] = v;
-	big[k] = v >= MT_LCP_ESCAPE;
+// pb_lcp_of: row k's LCP, plcp[sa[k]] for rows 2..n, 0 for rows 0, 1 and n+1.
+__device__ __forceinline__ int pb_lcp_of(const int *__restrict__ sa, const int *__restrict__ plcp, u32 n, u64 k) {
+	return (k <= 1 || k > n) ? 0 : plcp[sa[k]];
 }
 
-// pb_compact_lcp: the one-byte LCP, and the rows and values of the side table in row order.
-extern "C" __global__ void __launch_bounds__(256) pb_compact_lcp(const int *__restrict__ lcp, u32 rows, const u32 *__restrict__ big,
-                                                                 const u32 *__restrict__ off, u8 *__restrict__ small,
-                                                                 int *__restrict__ bigRow, int *__restrict__ bigVal) {
-	u32 k = blockIdx.x * blockDim.x + threadIdx.x;
-	if (k >= rows) return;
-	int v = lcp[k];
-	if (big[k]) {
-		small[k] = MT_LCP_ESCAPE;
-		bigRow[off[k]] = (int)k;
-		bigVal[off[k]] = v;
-	} else {
-		small[k] = (u8)v;
+// pb_lcp_escapes counts, per 256 rows, the rows whose LCP needs the compact LCP's side table.
+extern "C" __global__ void __launch_bounds__(256) pb_lcp_escapes(const int *__restrict__ sa, const int *__restrict__ plcp, u32 n,
+                                                                 u32 *__restrict__ cnt) {
+	typedef cub::BlockReduce<u32, 256> R;
+	__shared__ typename R::TempStorage tmp;
+	u64 k = (u64)blockIdx.x * 256 + threadIdx.x;
+	u32 e = k < n + 2 && pb_lcp_of(sa, plcp, n, k) >= MT_LCP_ESCAPE;
+	e = R(tmp).Sum(e);
+	if (threadIdx.x == 0) cnt[blockIdx.x] = e;
+}
+
+// pb_lcp_rows writes, from the permuted LCP, 256 rows a block: the one-byte LCP, the side table's
+// rows and values in row order (off: pb_lcp_escapes's exclusive scan), the least LCP of each 64 rows
+// (min1), and the deep bits (LCP at least minLen). The LCP is never stored a word a row.
+extern "C" __global__ void __launch_bounds__(256) pb_lcp_rows(const int *__restrict__ sa, const int *__restrict__ plcp, u32 n, u32 minLen,
+                                                              const u32 *__restrict__ off, u8 *__restrict__ small, int *__restrict__ bigRow,
+                                                              int *__restrict__ bigVal, int *__restrict__ min1, u64 *__restrict__ deep) {
+	typedef cub::BlockScan<u32, 256> S;
+	__shared__ typename S::TempStorage tmp;
+	__shared__ int wmin[8];
+	__shared__ u32 wdeep[8];
+	u64 k = (u64)blockIdx.x * 256 + threadIdx.x;
+	u64 rows = (u64)n + 2;
+	bool in = k < rows;
+	int v = in ? pb_lcp_of(sa, plcp, n, k) : 0x7fffffff;
+	u32 esc = in && v >= MT_LCP_ESCAPE, ex;
+	S(tmp).ExclusiveSum(esc, ex);
+	if (in) {
+		if (esc) {
+			small[k] = MT_LCP_ESCAPE;
+			bigRow[off[blockIdx.x] + ex] = (int)k;
+			bigVal[off[blockIdx.x] + ex] = v;
+		} else {
+			small[k] = (u8)v;
+		}
+	}
+	int m = v;
+	for (int d = 16; d > 0; d >>= 1) m = min(m, __shfl_xor_sync(0xffffffffu, m, d));
+	u32 bits = __ballot_sync(0xffffffffu, in && v >= (int)minLen);
+	u32 warp = threadIdx.x >> 5;
+	if ((threadIdx.x & 31) == 0) {
+		wmin[warp] = m;
+		wdeep[warp] = bits;
+	}
+	__syncthreads();
+	if (threadIdx.x < 4) {
+		u64 lo = (u64)blockIdx.x * 256 + threadIdx.x * 64; // the 64 rows of warps 2t and 2t+1
+		if (lo < rows) {
+			min1[lo / 64] = min(wmin[2 * threadIdx.x], wmin[2 * threadIdx.x + 1]);
+			deep[lo / 64] = (u64)wdeep[2 * threadIdx.x] | (u64)wdeep[2 * threadIdx.x + 1] << 32;
+		}
 	}
 }
 
@@ -85,18 +117,6 @@ extern "C" __global__ void __launch_bounds__(256) pb_block_min(const int *__rest
 	int v = in[lo];
 	for (u32 k = (u32)lo + 1; k < hi; k++) v = min(v, in[k]);
 	out[b] = v;
-}
-
-// pb_deep: bit k of deep is set when lcp[k] >= minLen.
-extern "C" __global__ void __launch_bounds__(256) pb_deep(const int *__restrict__ lcp, u32 rows, u32 minLen, u64 *__restrict__ deep) {
-	u32 j = blockIdx.x * blockDim.x + threadIdx.x;
-	u64 lo = (u64)j * 64;
-	if (lo >= rows) return;
-	u64 bits = 0;
-	u32 hi = (u32)min((u64)rows, lo + 64);
-	for (u32 k = (u32)lo; k < hi; k++)
-		if (lcp[k] >= (int)minLen) bits |= 1ull << (k - lo);
-	deep[j] = bits;
 }
 
 // pb_bwt_sym: the BWT symbol of row i.

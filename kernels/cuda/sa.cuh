@@ -93,20 +93,21 @@ extern "C" __global__ void __launch_bounds__(IK_T) init_keys32(const u8 *__restr
 	init_keys<u32>(text, n, codes, b, c, keys, vals);
 }
 
-// sa_init_flags marks group heads after the first sort: a key (its bits from shift up) differs
-// from the previous one, or either suffix is shorter than tail bytes (each such suffix is alone).
+// sa_init_flags marks group heads after the first sort of m of the n suffixes (all of them, or a
+// part of sa_sliced.cuh): a key (its bits from shift up) differs from the previous one, or either
+// suffix is shorter than tail bytes (each such suffix is alone).
 // tileMax[t] is the largest head position of tile t.
 template <typename K>
-__device__ __forceinline__ void sa_init_flags(const K *__restrict__ keys, const u32 *__restrict__ sa, u32 n, u32 shift, u32 tail,
+__device__ __forceinline__ void sa_init_flags(const K *__restrict__ keys, const u32 *__restrict__ sa, u32 m, u32 n, u32 shift, u32 tail,
                                               u8 *__restrict__ head, u32 *__restrict__ tileMax) {
 	typedef cub::BlockReduce<u32, FL_T> R;
 	__shared__ typename R::TempStorage tmp;
-	u32 items = fl_items(n);
+	u32 items = fl_items(m);
 	u64 base = (u64)blockIdx.x * FL_T * items;
 	u32 mx = 0;
 	for (u32 i = 0; i < items; i++) {
 		u64 j = base + i * FL_T + threadIdx.x;
-		if (j < n) {
+		if (j < m) {
 			bool h = j == 0;
 			if (!h) {
 				h = (keys[j] >> shift) != (keys[j - 1] >> shift) || n - sa[j] < tail || n - sa[j - 1] < tail;
@@ -119,14 +120,14 @@ __device__ __forceinline__ void sa_init_flags(const K *__restrict__ keys, const 
 	if (threadIdx.x == 0) tileMax[blockIdx.x] = mx;
 }
 
-extern "C" __global__ void __launch_bounds__(FL_T) sa_init_flags(const u64 *__restrict__ keys, const u32 *__restrict__ sa, u32 n, u32 shift, u32 tail,
-                                                                 u8 *__restrict__ head, u32 *__restrict__ tileMax) {
-	sa_init_flags<u64>(keys, sa, n, shift, tail, head, tileMax);
+extern "C" __global__ void __launch_bounds__(FL_T) sa_init_flags(const u64 *__restrict__ keys, const u32 *__restrict__ sa, u32 m, u32 n, u32 shift,
+                                                                 u32 tail, u8 *__restrict__ head, u32 *__restrict__ tileMax) {
+	sa_init_flags<u64>(keys, sa, m, n, shift, tail, head, tileMax);
 }
 
-extern "C" __global__ void __launch_bounds__(FL_T) sa_init_flags32(const u32 *__restrict__ keys, const u32 *__restrict__ sa, u32 n, u32 shift,
-                                                                   u32 tail, u8 *__restrict__ head, u32 *__restrict__ tileMax) {
-	sa_init_flags<u32>(keys, sa, n, shift, tail, head, tileMax);
+extern "C" __global__ void __launch_bounds__(FL_T) sa_init_flags32(const u32 *__restrict__ keys, const u32 *__restrict__ sa, u32 m, u32 n,
+                                                                   u32 shift, u32 tail, u8 *__restrict__ head, u32 *__restrict__ tileMax) {
+	sa_init_flags<u32>(keys, sa, m, n, shift, tail, head, tileMax);
 }
 
 // sa_flags marks group heads after a round's sort: a group's first member, or a key change.

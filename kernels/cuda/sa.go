@@ -163,6 +163,8 @@ type saStats struct {
 	Bits, Chars int // code width and characters in the first key
 	Rounds      int // doubling rounds after the first sort
 	MaxActive   int // most suffixes in unsorted groups after the first sort
+	Parts       int // sliced construction: parts of the first sort
+	Slices      int // sliced construction: most slices of a round
 
 	// With Profile set, the device is synchronised after each phase and Phases records the
 	// time of each (this slows the whole a little).
@@ -333,9 +335,18 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, samples []uint
 	if dio != nil {
 		n = dio.n
 	}
+	if dio != nil && sliceRowsForced > 0 {
+		return 0, d.suffixArraySliced(dio, sliceRowsForced, st)
+	}
 	var measure carver
 	layout(&measure, n)
 	if err := d.budget(measure.used); err != nil {
+		if dio != nil && errors.Is(err, errNoRoom) {
+			// In slices, as large as the memory allows.
+			if rows := d.sliceRoom(n); rows > 0 {
+				return 0, d.suffixArraySliced(dio, rows, st)
+			}
+		}
 		return 0, fmt.Errorf("%d bytes: %w", n, err)
 	}
 	c := carver{next: d.pool.base}
@@ -356,25 +367,10 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, samples []uint
 		return 0, err
 	}
 	// The alphabet: codes in byte order, b bits each, c of them in the first key.
-	if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(b.hist, 0, 256)); err != nil {
+	codes, bw, err := d.alphabet(&b, b.text, n)
+	if err != nil {
 		return 0, err
 	}
-	if err := d.launch("byte_hist", min(ceilDiv(n, 256), 8*d.info.SMs), 256, 0, b.text, uint32(n), b.hist); err != nil {
-		return 0, err
-	}
-	var hist [256]uint32
-	if err := d.toHost(unsafe.Pointer(&hist[0]), b.hist, 256*4); err != nil {
-		return 0, err
-	}
-	var codes [256]byte
-	sigma := 0
-	for i, h := range hist {
-		codes[i] = byte(sigma)
-		if h != 0 {
-			sigma++
-		}
-	}
-	bw := bitsFor(uint64(sigma - 1))
 	chars := 64 / bw
 	keyBits := (bw*chars + 7) &^ 7
 	keyBytes := 8
@@ -423,7 +419,7 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, samples []uint
 
 	// Groups after the first sort.
 	ftiles := flagTiles(n)
-	if err := d.launch("sa_init_flags"+sfx, ftiles, 256, 0, keysDev, saDev, uint32(n), uint32(keyTop-keyBits), uint32(tail), b.head, b.tileMax); err != nil {
+	if err := d.launch("sa_init_flags"+sfx, ftiles, 256, 0, keysDev, saDev, uint32(n), uint32(n), uint32(keyTop-keyBits), uint32(tail), b.head, b.tileMax); err != nil {
 		return 0, err
 	}
 	var totals [4]uint32
@@ -525,27 +521,8 @@ func (d *device) suffixArray(text []byte, sa []int32, bwt []byte, samples []uint
 // (0 at the start, when saIn is the SA itself and gposf is 0), and compaction into saNext and
 // gNext. totals receives the small members, small groups, large members and large groups left.
 func (d *device) refine(b *saBuffers, m, tiles int, saIn, gposf, saOut, saNext, gNext devPtr, totals *[4]uint32) error {
-	if err := d.launch("scan_max_single", 1, 1024, 0, b.tileMax, uint32(tiles)); err != nil {
+	if err := d.headRanks(b, m, tiles, saIn, gposf); err != nil {
 		return err
-	}
-	partition := m >= partitionMin
-	pairs := devPtr(0)
-	if partition {
-		pairs = b.k[0]
-	}
-	if err := d.launch("sa_headidx", tiles, 256, 0, b.head, uint32(m), b.tileMax, saIn, gposf, b.headIdx, b.grp, b.rank, pairs); err != nil {
-		return err
-	}
-	if partition {
-		// One radix pass on the top 8 bits of the position, then stores band by band.
-		lo := 32 + max(bitsFor(uint64(b.n-1))-8, 0)
-		r, err := d.radixSortOnesweep(b, b.k, [2]devPtr{}, m, lo, lo+8, 8)
-		if err != nil {
-			return err
-		}
-		if err := d.launch("rank_scatter", ceilDiv(m, 256), 256, 0, b.k[r], uint32(m), b.rank); err != nil {
-			return err
-		}
 	}
 	if err := d.launch("sa_classify", tiles, 256, 0, uint32(m), b.head, b.headIdx, b.grp, saIn, gposf, saOut, uint32(smallGroup()), b.cnt, uint32(tiles)); err != nil {
 		return err
@@ -558,6 +535,33 @@ func (d *device) refine(b *saBuffers, m, tiles int, saIn, gposf, saOut, saNext, 
 		return err
 	}
 	return d.toHost(unsafe.Pointer(&totals[0]), b.totals, 16)
+}
+
+// headRanks runs the first steps after a sort over m active members whose head flags are in
+// b.head and whose tile maxima are in b.tileMax: each member's head (b.headIdx), each group's
+// size at its head (b.grp), and the members' ranks. The sort keys in b.k may be overwritten.
+func (d *device) headRanks(b *saBuffers, m, tiles int, saIn, gposf devPtr) error {
+	if err := d.launch("scan_max_single", 1, 1024, 0, b.tileMax, uint32(tiles)); err != nil {
+		return err
+	}
+	partition := m >= partitionMin
+	pairs := devPtr(0)
+	if partition {
+		pairs = b.k[0]
+	}
+	if err := d.launch("sa_headidx", tiles, 256, 0, b.head, uint32(m), b.tileMax, saIn, gposf, b.headIdx, b.grp, b.rank, pairs); err != nil {
+		return err
+	}
+	if !partition {
+		return nil
+	}
+	// One radix pass on the top 8 bits of the position, then stores band by band.
+	lo := 32 + max(bitsFor(uint64(b.n-1))-8, 0)
+	r, err := d.radixSortOnesweep(b, b.k, [2]devPtr{}, m, lo, lo+8, 8)
+	if err != nil {
+		return err
+	}
+	return d.launch("rank_scatter", ceilDiv(m, 256), 256, 0, b.k[r], uint32(m), b.rank)
 }
 
 // send and receive copy between Go memory and the device, through the pinned ring when

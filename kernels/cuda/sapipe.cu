@@ -19,6 +19,7 @@ typedef uint64_t u64;
 #include "scan.cuh"
 #include "radix.cuh"
 #include "sa.cuh"
+#include "sa_sliced.cuh"
 #include "match.cuh"
 
 // probe writes v+i to out[i]: the smallest kernel, used to check that the module loads and runs.

@@ -76,6 +76,10 @@ struct MaxOp {
 	__device__ __forceinline__ u32 operator()(u32 a, u32 b) const { return a > b ? a : b; }
 };
 
+struct MinOp {
+	__device__ __forceinline__ u32 operator()(u32 a, u32 b) const { return a < b ? a : b; }
+};
+
 // scan_max_single: one block; exclusive running maximum of data[0..n) in place (0 first).
 extern "C" __global__ void __launch_bounds__(1024) scan_max_single(u32 *data, u32 n) {
 	typedef cub::BlockScan<u32, 1024> S;
