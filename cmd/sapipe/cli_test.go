@@ -183,6 +183,26 @@ func TestGPUMemoryOption(t *testing.T) {
 			t.Errorf("--gpu-memory %s: status %d, stderr %q, output differs: %v", v, st, stderr, !bytes.Equal(got, want))
 		}
 	}
+	// index: the same refusals, and the same file whatever the limit.
+	for _, v := range []string{"0", "-1", "12x", "1T", "G"} {
+		out, stderr, st := runSapipe(t, nil, "index", "--gpu-memory", v, "-o", filepath.Join(dir, "x.sai"), ref)
+		if st != 1 || len(out) != 0 || !strings.HasPrefix(string(stderr), "sapipe: --gpu-memory "+v+": ") || bytes.Count(stderr, []byte("\n")) != 1 {
+			t.Errorf("index --gpu-memory %s: status %d, stderr %q", v, st, stderr)
+		}
+	}
+	plain := filepath.Join(dir, "plain.sai")
+	if _, stderr, st := runSapipe(t, nil, "index", "-o", plain, ref); st != 0 {
+		t.Fatalf("index: status %d, %q", st, stderr)
+	}
+	wantIx, _ := os.ReadFile(plain)
+	for _, v := range []string{"64M", "16G"} {
+		out := filepath.Join(dir, "limited.sai")
+		_, stderr, st := runSapipe(t, nil, "index", "--gpu-memory", v, "-o", out, ref)
+		got, _ := os.ReadFile(out)
+		if st != 0 || len(stderr) != 0 || len(wantIx) == 0 || !bytes.Equal(got, wantIx) {
+			t.Errorf("index --gpu-memory %s: status %d, stderr %q, file differs: %v", v, st, stderr, !bytes.Equal(got, wantIx))
+		}
+	}
 }
 
 // FuzzArgs: no command line makes the parser panic, and every failure is one line on stderr.

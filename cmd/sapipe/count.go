@@ -183,7 +183,7 @@ func openSearchIndex(e *env, c *cli.Context, spec string, isIndex bool, threads 
 	}
 	done := make(chan opened, 1)
 	go func() {
-		b, note, err := openBackendNote(e, spec, threads, t)
+		b, note, err := openBackendNote(e, spec, threads, t, 0)
 		done <- opened{b, note, err}
 	}()
 	// For a device, the pages are checked while they are copied there (SearcherOn); on the CPU

@@ -81,7 +81,13 @@ func talkOf(c *cli.Context) talk { return talk{quiet: c.Bool("q"), verbose: c.Bo
 // With auto and no usable GPU it says on stderr, in one line, why the CPU is used, when a driver
 // is there but fails or with -v; not with -q.
 func openBackend(e *env, spec string, threads int, t talk) (kernels.Backend, error) {
-	b, note, err := openBackendNote(e, spec, threads, t)
+	return openBackendLimit(e, spec, threads, t, 0)
+}
+
+// openBackendLimit is openBackend with the device memory of suffix arrays, transforms and index
+// pages bounded on each GPU (limit 0: none).
+func openBackendLimit(e *env, spec string, threads int, t talk, limit int64) (kernels.Backend, error) {
+	b, note, err := openBackendNote(e, spec, threads, t, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -105,11 +111,11 @@ func printNote(e *env, note string) {
 // instead, for a caller that opens the backend on another goroutine and prints the note once it
 // has it. The backend's later notes (work handed to the CPU, SAPIPE_GPU_PROFILE's summary) are
 // printed as they come, unless quiet.
-func openBackendNote(e *env, spec string, threads int, t talk) (kernels.Backend, string, error) {
+func openBackendNote(e *env, spec string, threads int, t talk, limit int64) (kernels.Backend, string, error) {
 	if threads < 1 {
 		return nil, "", usageError{fmt.Sprintf("-t %d: want a positive number of threads", threads)}
 	}
-	opts := device.Options{Threads: threads, Verbose: t.verbose}
+	opts := device.Options{Threads: threads, Verbose: t.verbose, MemoryLimit: limit}
 	if !t.quiet {
 		opts.Note = func(msg string) { printNote(e, msg) }
 	}

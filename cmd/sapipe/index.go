@@ -43,12 +43,13 @@ func indexCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:        "index",
 		Usage:       "persistent index of a reference for mummer, count and locate",
-		UsageText:   "sapipe index [-n] [-o FILE] [--page-size N] [--overlap N] [--device D] [-t N] <reference-file>",
+		UsageText:   "sapipe index [-n] [-o FILE] [--page-size N] [--overlap N] [--gpu-memory SIZE] [--device D] [-t N] <reference-file>",
 		Description: indexHelp,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "n", Usage: "match only a, c, g, t (as sapipe mummer -n)"},
 			&cli.IntFlag{Name: "page-size", Usage: "most bases a page owns (0: as many as fit one page or the device)"},
 			&cli.IntFlag{Name: "overlap", Value: stages.DefaultIndexOverlap, Usage: "bases each page's window runs past what the page owns"},
+			&cli.StringFlag{Name: "gpu-memory", Usage: "most device memory a page's build takes on each GPU (`SIZE`, k, M, G suffixes; default: what the card has free); pages are sized to it"},
 		}, runFlags("host threads (checksums; suffix array on the CPU)")...),
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
 		Action: func(c *cli.Context) error {
@@ -77,7 +78,15 @@ func runIndex(ctx context.Context, e *env, c *cli.Context, ref string) error {
 	if c.Int("page-size") < 0 || c.Int("overlap") < 0 {
 		return usageError{"--page-size and --overlap must not be negative"}
 	}
-	b, err := openBackend(e, autoDevice(c.String("device"), smallSAInput, ref), threads, talkOf(c))
+	var limit int64
+	if s := c.String("gpu-memory"); s != "" {
+		v, ok := parseSuffixedSize(s, 1<<50)
+		if !ok || v <= 0 {
+			return usageError{fmt.Sprintf("--gpu-memory %s: want a size such as 16G", s)}
+		}
+		limit = v
+	}
+	b, err := openBackendLimit(e, autoDevice(c.String("device"), smallSAInput, ref), threads, talkOf(c), limit)
 	if err != nil {
 		return err
 	}
@@ -97,6 +106,14 @@ func runIndex(ctx context.Context, e *env, c *cli.Context, ref string) error {
 		return err
 	}
 	logf("indexed on %s in %v (%d pages)", b.Name(), time.Since(t1).Round(time.Millisecond), len(ix.Pages))
+	if pm, ok := b.(interface{ PeakMemory() int64 }); ok && len(ix.Pages) > 0 {
+		widest := 0
+		for _, p := range ix.Pages {
+			widest = max(widest, p.WinEnd-p.Start)
+		}
+		peak := pm.PeakMemory()
+		logf("device memory at most %d MiB at once: %.1f bytes a base of the widest page", peak>>20, float64(peak)/float64(widest))
+	}
 	w, commit, abort, err := openOutput(out, e.stdout)
 	if err != nil {
 		return err

@@ -184,7 +184,7 @@ type backendFuture struct {
 func openBackendAsync(e *env, spec string, threads int, t talk, t0 time.Time) *backendFuture {
 	f := &backendFuture{done: make(chan struct{})}
 	go func() {
-		f.b, f.note, f.err = openBackendNote(e, spec, threads, t)
+		f.b, f.note, f.err = openBackendNote(e, spec, threads, t, 0)
 		cuda.Trace("backend opened", t0)
 		close(f.done)
 	}()

@@ -28,6 +28,10 @@ type Options struct {
 	// Note, when set, receives one line whenever work goes to the CPU instead of the GPU (a text
 	// too large for the memory left on the card, say).
 	Note func(msg string)
+	// MemoryLimit, when positive, bounds the device memory that suffix arrays, transforms and
+	// index pages take on each card (sapipe index --gpu-memory): they are sized to it, as to a
+	// smaller card. A matcher's budget is MatchOptions.DeviceMemory.
+	MemoryLimit int64
 }
 
 // Backend runs sapipe's kernels on one GPU.
@@ -48,8 +52,13 @@ func Open(ordinal int, opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	dev.limit = uint64(max(opts.MemoryLimit, 0))
 	return &Backend{dev: dev, cpu: cpu.New(opts.Threads), opts: opts}, nil
 }
+
+// PeakMemory is the most device memory the backend's buffers have held at once since it was
+// opened (the driver's own context aside).
+func (b *Backend) PeakMemory() int64 { return b.dev.peak.Load() }
 
 // Name returns "gpu:N (device name)".
 func (b *Backend) Name() string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -32,6 +33,11 @@ type device struct {
 
 	pool  pool   // device memory kept between calls
 	stage stager // pinned host buffers for large copies
+
+	// limit, when not zero, bounds the device memory this device's buffers and pool take
+	// together (Options.MemoryLimit); allocated is what they hold now.
+	limit           uint64
+	allocated, peak atomic.Int64 // peak: the most allocated at once (tests)
 
 	prof *kernelProfile // when set, every launch is timed with events
 }
@@ -353,12 +359,21 @@ func (p *pool) reserve(d *device, n uint64) error {
 		return err
 	}
 	p.base, p.size = ptr, n
+	d.took(n)
 	return nil
+}
+
+// took counts n more bytes allocated by the device's buffers or pool.
+func (d *device) took(n uint64) {
+	v := d.allocated.Add(int64(n))
+	for p := d.peak.Load(); v > p && !d.peak.CompareAndSwap(p, v); p = d.peak.Load() {
+	}
 }
 
 func (p *pool) release(d *device) {
 	if p.size != 0 {
 		d.drv.cuMemFree(p.base)
+		d.allocated.Add(-int64(p.size))
 		p.base, p.size = 0, 0
 	}
 }

@@ -234,12 +234,14 @@ func (b *devBuf) ensureRoom(d *device, n, room uint64) error {
 		return err
 	}
 	b.n = n
+	d.took(n)
 	return nil
 }
 
 func (b *devBuf) free(d *device) {
 	if b.n != 0 {
 		d.drv.cuMemFree(b.p)
+		d.allocated.Add(-int64(b.n))
 		b.p, b.n = 0, 0
 	}
 }

@@ -42,6 +42,15 @@ func OpenGroup(ordinals []int, opts Options) (*Group, error) {
 // Cards returns the group's GPUs.
 func (g *Group) Cards() []*Backend { return g.cards }
 
+// PeakMemory is the most device memory one card's buffers have held at once.
+func (g *Group) PeakMemory() int64 {
+	var most int64
+	for _, b := range g.cards {
+		most = max(most, b.PeakMemory())
+	}
+	return most
+}
+
 // Name returns "gpu:0,1 (2 x NVIDIA H100 80GB HBM3)", or the cards' names when they differ.
 func (g *Group) Name() string {
 	var ords, names []string

@@ -57,16 +57,34 @@ var errNoRoom = errors.New("not enough GPU memory")
 // memLimit, when not zero, caps the device memory a construction may use (tests of the fallback).
 var memLimit uint64
 
+// limitLeft returns what the device's limit (Options.MemoryLimit, or memLimit when a test sets
+// one: the smaller) leaves to the pool now, besides the device's other buffers; ok is false when
+// there is no limit.
+func (d *device) limitLeft() (left uint64, ok bool) {
+	lim := d.limit
+	if memLimit != 0 && (lim == 0 || memLimit < lim) {
+		lim = memLimit
+	}
+	if lim == 0 {
+		return 0, false
+	}
+	others := uint64(max(d.allocated.Load()-int64(d.pool.size), 0))
+	if others >= lim {
+		return 0, true
+	}
+	return lim - others, true
+}
+
 // roomNow returns the device memory a computation may take now: what the card has free plus what
-// the pool holds, within memLimit when a test sets one. Device goroutine only.
+// the pool holds, within what the limit leaves when there is one. Device goroutine only.
 func (d *device) roomNow() (uint64, error) {
 	free, _, err := d.memInfo()
 	if err != nil {
 		return 0, err
 	}
 	avail := free + d.pool.size
-	if memLimit != 0 {
-		avail = min(avail, memLimit)
+	if left, ok := d.limitLeft(); ok {
+		avail = min(avail, left)
 	}
 	return avail, nil
 }
@@ -75,8 +93,8 @@ func (d *device) roomNow() (uint64, error) {
 // (cuMemGetInfo, plus what the pool already holds) has not that much to spare, or when the
 // allocation fails for want of memory all the same (another process took it meanwhile).
 func (d *device) budget(need uint64) error {
-	if memLimit != 0 && need+need/32+(64<<20) > memLimit {
-		return fmt.Errorf("%w: need %d MiB, %d MiB allowed", errNoRoom, need>>20, memLimit>>20)
+	if left, ok := d.limitLeft(); ok && need+need/32+(64<<20) > left {
+		return fmt.Errorf("%w: need %d MiB, %d MiB allowed", errNoRoom, need>>20, left>>20)
 	}
 	if need <= d.pool.size {
 		return nil

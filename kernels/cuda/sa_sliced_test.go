@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
 )
 
@@ -211,5 +212,62 @@ func TestGPUIndexPageSliced(t *testing.T) {
 				t.Fatalf("%s page %d (%d codes): arrays differ from the CPU's", c.name, i, w)
 			}
 		}
+	}
+}
+
+// TestGPUIndexPageLimit: under a device memory limit that sa.go's construction does not fit, a
+// page is built on the device all the same (its suffix array in slices), the CPU's arrays, and the
+// device's buffers never take more than the limit at once; MaxIndexPage stays within it too.
+func TestGPUIndexPageLimit(t *testing.T) {
+	b := gpuBackend(t)
+	var notes []string
+	b.opts.Note = func(s string) { notes = append(notes, s) }
+	defer func() { b.opts.Note, b.dev.limit = nil, 0 }()
+	rng := rand.New(rand.NewPCG(37, 38))
+	host := cpu.New(2)
+	rb := kernels.NewReferenceBuilder(false)
+	rb.Add("g", genomeLike(rng, 4_000_000))
+	ref, err := rb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(ref.Text)
+	if err := b.dev.run(func() error { b.dev.pool.release(b.dev); return nil }); err != nil { // a pool of earlier tests
+		t.Fatal(err)
+	}
+	base := b.dev.allocated.Load()
+	limit := uint64(base) + indexPageBytes(n, ref.Alpha.Size) + indexPageBytes(n, ref.Alpha.Size)/4
+	var c carver
+	layout(&c, n)
+	if c.used < limit {
+		t.Fatalf("the limit %d MiB holds sa.go's construction (%d MiB): no test", limit>>20, c.used>>20)
+	}
+	b.dev.limit = limit
+	b.dev.peak.Store(base)
+	if most := b.MaxIndexPage(ref.Alpha.Size); most < n || most > 2*n {
+		t.Errorf("MaxIndexPage under a limit of %d MiB: %d codes, want about %d", limit>>20, most, n)
+	}
+	sa := make([]int32, n+1)
+	if err := host.SuffixArray(ref.Text, sa[1:]); err != nil {
+		t.Fatal(err)
+	}
+	k := cpu.KmerLength(n, ref.Alpha.Size)
+	wp, _ := cpu.NewPageFromSAKmers(ref.Text, ref.Alpha.Size, 0, n, n, sa, k, 2)
+	gp, _, err := b.IndexPage(ref.Text, ref.Alpha.Size, 0, n, n, k, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) > 0 {
+		t.Fatalf("built with notes %q, want on the device", notes)
+	}
+	wa, ga := wp.Arrays(), gp.Arrays()
+	if !slices.Equal(ga.SA, wa.SA) || !slices.Equal(ga.LCPBytes, wa.LCPBytes) || !slices.Equal(ga.Occ, wa.Occ) {
+		t.Fatal("arrays differ from the CPU's")
+	}
+	if peak := uint64(b.dev.peak.Load()); peak > limit {
+		t.Errorf("device buffers took %d MiB at once under a limit of %d MiB", peak>>20, limit>>20)
+	} else {
+		t.Logf("%d codes: peak %.1f bytes a base (limit %.1f), sa.go's construction alone %.1f", n,
+			float64(peak-uint64(base))/float64(n), float64(limit-uint64(base))/float64(n), float64(c.used)/float64(n))
 	}
 }

@@ -25,6 +25,9 @@ type Options struct {
 	// Verbose makes auto say why it uses the CPU also when no CUDA driver is installed, which it
 	// otherwise passes over in silence: a CPU node is a normal place to run.
 	Verbose bool
+	// MemoryLimit, when positive, bounds the device memory of suffix arrays, transforms and index
+	// pages on each GPU (cuda.Options.MemoryLimit).
+	MemoryLimit int64
 }
 
 // ErrNoGPU reports that no usable GPU was found; the wrapped error says why.
@@ -33,7 +36,7 @@ var ErrNoGPU = errors.New("no usable GPU")
 // openGPU opens GPU ordinal through the CUDA backend, which loads the driver on first use. Every
 // failure (no driver, no device, an unsupported device) wraps ErrNoGPU and says why.
 var openGPU = func(ordinal int, opts Options) (kernels.Backend, error) {
-	b, err := cuda.Open(ordinal, cuda.Options{Threads: opts.Threads, Note: opts.Note})
+	b, err := cuda.Open(ordinal, cuda.Options{Threads: opts.Threads, Note: opts.Note, MemoryLimit: opts.MemoryLimit})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
 	}
@@ -42,7 +45,7 @@ var openGPU = func(ordinal int, opts Options) (kernels.Backend, error) {
 
 // openGroup opens the GPUs of ordinals as one backend.
 var openGroup = func(ordinals []int, opts Options) (kernels.Backend, error) {
-	g, err := cuda.OpenGroup(ordinals, cuda.Options{Threads: opts.Threads, Note: opts.Note})
+	g, err := cuda.OpenGroup(ordinals, cuda.Options{Threads: opts.Threads, Note: opts.Note, MemoryLimit: opts.MemoryLimit})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
 	}
