@@ -19,8 +19,9 @@ compressed, "-" is stdin) and writes one file holding the names and offsets of t
 encoded text, its suffix array, the rank structure of its BWT and its LCP array, each section
 checksummed. "sapipe mummer --index", "sapipe count" and "sapipe locate" map the file into memory
 and start at once instead of building anything; a damaged, truncated, foreign or wrong-version
-file is refused with an error. The suffix arrays are built on the device (--device), the rest on
-the CPU. The file takes about 12.5 bytes a base up to 2^27 bases, about 6.6 over that (the keys
+file is refused with an error. On a GPU (--device) each page's whole index is built there, in
+pages sized to the card (about 15 bytes a base of device memory for DNA), or to --gpu-memory on a
+card shared with other work; on the CPU, on every thread. The file is the same. The file takes about 12.5 bytes a base up to 2^27 bases, about 6.6 over that (the keys
 of the fastest count and locate are left out there).
 
 A reference of any length is indexed: one longer than 2^31-3 bases (or than --page-size, or than
@@ -37,6 +38,7 @@ Without -o the index is written beside the reference as REFERENCE.sai.
 Examples:
    sapipe index -o ecoli.sai ecoli.fa.gz
    sapipe index ecoli.fa -o ecoli.sai
+   sapipe index --device gpu --gpu-memory 8G -o hs.sai hs.fa
    sapipe mummer --index ecoli.sai -maxmatch -l 20 -b reads.fq.gz > hits.mums`
 
 func indexCommand(e *env) *cli.Command {
