@@ -30,13 +30,21 @@ type Index struct {
 	File            *formats.IndexFile // the mapped file; nil when built in memory
 	Threads         int                // goroutines for what the matchers and searchers build
 
-	// From OpenIndexChecking: the file's parsed arrays, and the checks, which close checking
-	// when done (checkErr set).
+	// From OpenIndexChecking: the file's parsed arrays, and the checks: the checksums close
+	// summed (sumErr set), then the pages' checks on the host (hostChecks: checkErr) run on the
+	// same goroutine, or with deferHost at the first Wait (a device that checks the pages itself
+	// may leave them undone); checking closes when the goroutine is done.
 	early     *formats.Index
+	summed    chan struct{}
 	checking  chan struct{}
+	sumErr    error
+	deferHost bool
+	hostOnce  sync.Once
 	checkErr  error
 	checkTime time.Duration
 	sumTime   time.Duration // of checkTime, the checksums'
+	t0        time.Time
+	path      string
 
 	searchOnly bool // opened for count and locate: the pages hold no LCP (cpu.LoadSearchPage)
 }
@@ -167,6 +175,9 @@ func (ix *Index) Write(w io.Writer, note string, threads int) error {
 	if ix.searchOnly {
 		return fmt.Errorf("the index was opened for count and locate, without its LCP: it cannot be written")
 	}
+	if err := ix.Wait(); err != nil { // an index file's pages, checked on the host
+		return err
+	}
 	starts := make([]int64, len(ix.Ref.Starts))
 	for i, s := range ix.Ref.Starts {
 		starts[i] = int64(s)
@@ -259,7 +270,9 @@ func openIndex(path string, threads int, search bool) (*Index, error) {
 // running on other goroutines: the index returned has its reference (ix.Ref: the header, records
 // and alphabet are checked) at once, and its pages once Wait returns nil. MatcherOn and SearcherOn
 // wait for them; a GPU's MatcherOn copies the arrays to the device meanwhile, and matches nothing
-// before they pass. Close waits for the checks.
+// before they pass. The pages' checks on the host wait for the first Wait (MatcherOn on the CPU
+// calls it at once): a GPU that checks the pages itself leaves them to the card, and the host
+// reads the file once, for the checksums. Close waits for the checks.
 func OpenIndexChecking(path string, threads int) (*Index, error) {
 	return openIndexChecking(path, threads, false)
 }
@@ -280,32 +293,55 @@ func openIndexChecking(path string, threads int, search bool) (*Index, error) {
 	}
 	threads = max(threads, 1)
 	ix := indexRef(f.Index, threads)
-	ix.File, ix.early, ix.checking, ix.searchOnly = f, f.Index, make(chan struct{}), search
-	t0 := time.Now()
+	ix.File, ix.early, ix.searchOnly, ix.path = f, f.Index, search, path
+	ix.summed, ix.checking, ix.deferHost, ix.t0 = make(chan struct{}), make(chan struct{}), !search, time.Now()
 	go func() {
 		defer close(ix.checking)
-		defer func() { ix.checkTime = time.Since(t0) }()
-		ix.checkErr = verify()
-		ix.sumTime = time.Since(t0)
-		if ix.checkErr == nil {
-			ix.checkErr = ix.loadPages(path, f.Index, threads)
+		ix.sumErr = verify()
+		ix.sumTime = time.Since(ix.t0)
+		close(ix.summed)
+		if ix.sumErr == nil && !ix.deferHost {
+			ix.hostChecks()
 		}
 	}()
 	return ix, nil
 }
 
-// Wait waits for the checks of an index from OpenIndexChecking and returns their error; at once
-// nil for any other index.
+// hostChecks checks the pages on the host and rebuilds them into ix, once.
+func (ix *Index) hostChecks() {
+	ix.hostOnce.Do(func() {
+		ix.checkErr = ix.loadPages(ix.path, ix.early, ix.Threads)
+		ix.checkTime = time.Since(ix.t0)
+	})
+}
+
+// Wait waits for the checks of an index from OpenIndexChecking (running the pages' checks on the
+// host if they have not run) and returns their error, the checksums' first; at once nil for any
+// other index.
 func (ix *Index) Wait() error {
 	if ix.checking == nil {
 		return nil
 	}
-	<-ix.checking
+	if err := ix.Sums(); err != nil {
+		return err
+	}
+	ix.hostChecks()
 	return ix.checkErr
 }
 
+// Sums waits for the checksums of an index from OpenIndexChecking and returns their error; at once
+// nil for any other index.
+func (ix *Index) Sums() error {
+	if ix.summed == nil {
+		return nil
+	}
+	<-ix.summed
+	return ix.sumErr
+}
+
 // CheckTime is how long the checks of an index from OpenIndexChecking took, once Wait returned (0
-// for any other index), and of that how long the checksums took.
+// for any other index, and where the host did not check the pages), and how long the checksums
+// took (once Sums returned).
 func (ix *Index) CheckTime() (all, sums time.Duration) { return ix.checkTime, ix.sumTime }
 
 // ParseIndex is OpenIndex for an index file held in data.
@@ -384,7 +420,9 @@ func (ix *Index) Close() error {
 	if ix.File == nil {
 		return nil
 	}
-	ix.Wait() // the checks read the mapping
+	if ix.checking != nil {
+		<-ix.checking // the checks read the mapping
+	}
 	err := ix.File.Close()
 	ix.File = nil
 	return err
@@ -407,7 +445,7 @@ type pagesMatcherBackend interface {
 // C and Deep) to its memory while they are checked; checked returns the matcher of the checked
 // pages, and the backend matches nothing before it has.
 type earlyPagesBackend interface {
-	NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error)
+	NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, sums func() error, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error)
 }
 
 // MatcherOn returns a matcher over the index on backend b: on the CPU (or b nil) from the
@@ -430,7 +468,11 @@ func (ix *Index) MatcherOn(b kernels.Backend, opts kernels.MatchOptions) (kernel
 			pg := &fi.Pages[i]
 			early[i] = cpu.UncheckedDeviceArrays(int(pg.Start), int(pg.End), int(pg.WinEnd), fi.Sigma, pageArrays(pg))
 		}
-		return eb.NewMatcherFromEarlyPages(ix.Ref, opts, early, checked)
+		var sums func() error
+		if ix.deferHost {
+			sums = ix.Sums // the device checks the pages
+		}
+		return eb.NewMatcherFromEarlyPages(ix.Ref, opts, early, sums, checked)
 	}
 	m, err := checked()
 	if err != nil {

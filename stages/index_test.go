@@ -604,7 +604,7 @@ func (eb *earlyBackend) NewPatternSearcherEarly(early *cpu.DeviceIndex, checked 
 	return s, nil
 }
 
-func (eb *earlyBackend) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error) {
+func (eb *earlyBackend) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, sums func() error, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error) {
 	m, err := checked()
 	if err != nil {
 		return nil, err

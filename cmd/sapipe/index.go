@@ -191,8 +191,11 @@ func openIndexFile(path string, nucleotidesOnly, nSet bool, threads int, checkin
 
 // logChecks logs how long the checks of an index left checking took (nothing for another).
 func logChecks(ix *stages.Index, logf func(string, ...any)) {
-	if d, sums := ix.CheckTime(); d > 0 {
+	switch d, sums := ix.CheckTime(); {
+	case d > 0:
 		logf("checked the index's pages in %v (checksums %v)", d.Round(time.Microsecond), sums.Round(time.Microsecond))
+	case sums > 0:
+		logf("checked the index's checksums in %v, its pages on the device", sums.Round(time.Microsecond))
 	}
 }
 

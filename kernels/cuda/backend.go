@@ -100,14 +100,16 @@ func (b *Backend) NewMatcherFromPages(ref *kernels.Reference, opts kernels.Match
 // NewMatcherFromEarlyPages is NewMatcherFromPages for an index file's pages while the host checks
 // them (early: their arrays without C and Deep; checked: the checked pages' matcher): the arrays
 // are copied to the device meanwhile when they all fit it, and nothing is matched before the
-// checks pass. The checks' error comes first, before any of the device's.
-func (b *Backend) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error) {
-	e := &earlyPages{arrays: early, checked: sync.OnceValues(checked)}
+// checks pass. The checks' error comes first, before any of the device's. With sums (the file's
+// checksums) given, the card checks the pages itself (check.go) and checked runs only where they
+// fail (for the error's words) or the pages do not all fit.
+func (b *Backend) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, sums func() error, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error) {
+	e := &earlyPages{arrays: early, sums: sums, checked: sync.OnceValues(checked)}
 	m, err := newMatcher(b, ref, opts, matchConfig{early: e}, nil)
 	if err == nil {
 		return m, nil
 	}
-	host, cerr := e.checked()
+	host, cerr := e.fallback()
 	if cerr != nil {
 		return nil, cerr
 	}

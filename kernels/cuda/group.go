@@ -141,17 +141,17 @@ func (g *Group) NewMatcherFromPages(ref *kernels.Reference, opts kernels.MatchOp
 // NewMatcherFromEarlyPages is Backend.NewMatcherFromEarlyPages over every card: each copies the
 // whole index while the host checks it, where every card holds it; otherwise, once checked, as
 // NewMatcherFromPages (the pages over the cards, or each card paging through them).
-func (g *Group) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error) {
+func (g *Group) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, sums func() error, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error) {
 	if err := opts.Validate(ref); err != nil {
 		return nil, err
 	}
-	e := &earlyPages{arrays: early, checked: sync.OnceValues(checked)}
+	e := &earlyPages{arrays: early, sums: sums, checked: sync.OnceValues(checked)}
 	gm := &groupMatcher{reqs: make(chan *request), quit: make(chan struct{})}
 	_, err := gm.start(g.cards, ref, opts, nil, func(int) matchConfig { return matchConfig{Requests: gm.reqs, early: e} })
 	if err == nil {
 		return gm, nil
 	}
-	host, cerr := e.checked()
+	host, cerr := e.fallback()
 	if cerr != nil {
 		return nil, cerr
 	}

@@ -394,7 +394,7 @@ func TestGroupEarlyPages(t *testing.T) {
 			early[i].C, early[i].Deep = [256]int{}, nil
 		}
 		what := fmt.Sprintf("iter %d (%v, %d pages, chain %v)", iter, mode, len(early), chain)
-		m, err := g.NewMatcherFromEarlyPages(ref, opts, early, func() (*cpu.Matcher, error) { return want, nil })
+		m, err := g.NewMatcherFromEarlyPages(ref, opts, early, nil, func() (*cpu.Matcher, error) { return want, nil })
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}

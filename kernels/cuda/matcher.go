@@ -441,7 +441,19 @@ func (m *gpuMatcher) uploadHost(host *cpu.Matcher, pages []*cpu.Page, room, budg
 // the checks' error).
 type earlyPages struct {
 	arrays  []cpu.DeviceArrays // without C, Deep and LCPUp
+	sums    func() error       // the file's checksums, when the device checks the pages (check.go)
 	checked func() (*cpu.Matcher, error)
+}
+
+// fallback returns the pages checked on the host, for a matcher that could not take the early
+// pages as they are (or the error of the checksums, which comes first, or of the host's checks).
+func (e *earlyPages) fallback() (*cpu.Matcher, error) {
+	if e.sums != nil {
+		if err := e.sums(); err != nil {
+			return nil, err
+		}
+	}
+	return e.checked()
 }
 
 // errNotResident: the early pages do not all fit the device at once.
@@ -458,6 +470,9 @@ func (m *gpuMatcher) uploadEarly(e *earlyPages, room int64) error {
 	for i, a := range e.arrays {
 		hps[i] = hostPageOf(a)
 		total += hps[i].bytes
+		if !earlyShapeOK(&hps[i].a, hps[i].shape) {
+			return errNotResident // arrays of other lengths than their page's: the host's checks say which
+		}
 	}
 	if room < 0 || total > uint64(room) {
 		return errNotResident
@@ -482,6 +497,14 @@ func (m *gpuMatcher) uploadEarly(e *earlyPages, room int64) error {
 		return err
 	}
 	trace("matcher: unchecked pages sent", t0)
+	if e.sums != nil {
+		err := m.checkEarly(e, hps)
+		trace(fmt.Sprintf("matcher: pages checked on the device (%v)", err), t0)
+		if !errors.Is(err, errDeviceCheck) {
+			return err
+		}
+		// The host's checks, for the error's words.
+	}
 	host, err := e.checked()
 	if err != nil {
 		return err

@@ -632,7 +632,7 @@ func TestGPUMatcherEarlyPages(t *testing.T) {
 			return want, nil
 		}
 		what := fmt.Sprintf("iter %d (%v, %d pages, copies %v)", iter, mode, len(early), copied)
-		m, err := b.NewMatcherFromEarlyPages(ref, opts, early, checked)
+		m, err := b.NewMatcherFromEarlyPages(ref, opts, early, nil, checked)
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
@@ -643,7 +643,7 @@ func TestGPUMatcherEarlyPages(t *testing.T) {
 		compareMatch(t, what, want, m, queryBatch(seqs, &ref.Alpha, true, false, 1+rng.IntN(200)))
 		m.Close()
 		failed := errors.New("page 0: sections SUFA, OCCB and LCP: damaged")
-		_, err = b.NewMatcherFromEarlyPages(ref, opts, early, func() (*cpu.Matcher, error) { return nil, failed })
+		_, err = b.NewMatcherFromEarlyPages(ref, opts, early, nil, func() (*cpu.Matcher, error) { return nil, failed })
 		if !errors.Is(err, failed) {
 			t.Fatalf("%s: a failed check gave %v", what, err)
 		}

@@ -21,6 +21,7 @@ typedef uint64_t u64;
 #include "sa.cuh"
 #include "sa_sliced.cuh"
 #include "match.cuh"
+#include "check.cuh"
 
 // probe writes v+i to out[i]: the smallest kernel, used to check that the module loads and runs.
 extern "C" __global__ void probe(u32 *out, u32 n, u32 v) {
