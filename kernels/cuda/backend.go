@@ -109,14 +109,9 @@ func (b *Backend) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.
 	if err == nil {
 		return m, nil
 	}
-	host, cerr := e.fallback()
-	if cerr != nil {
-		return nil, cerr
-	}
-	if errors.Is(err, errNotResident) || errors.Is(err, errNoRoom) {
+	return e.fallback(err, func(host *cpu.Matcher) (kernels.Matcher, error) {
 		return b.NewMatcherFromPages(ref, opts, host) // pages loaded in turn, or the CPU
-	}
-	return nil, err
+	})
 }
 
 // MaxSuffixArray returns the longest text whose suffix array fits the GPU's free memory now (with

@@ -151,14 +151,7 @@ func (g *Group) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.Ma
 	if err == nil {
 		return gm, nil
 	}
-	host, cerr := e.fallback()
-	if cerr != nil {
-		return nil, cerr
-	}
-	if errors.Is(err, errNotResident) || errors.Is(err, errNoRoom) || isOutOfMemory(err) {
-		return g.newMatcher(ref, opts, host)
-	}
-	return nil, err
+	return e.fallback(err, func(host *cpu.Matcher) (kernels.Matcher, error) { return g.newMatcher(ref, opts, host) })
 }
 
 // groupMatcher is a matcher over a copy of the index on each card, whose device workers take

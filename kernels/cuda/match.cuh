@@ -577,9 +577,9 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 			u32 slot = pc.slot + ((u32)pos - pc.from);
 			// What this position needs, requested before the ranks of the next step are
 			// computed, so that the reads are under way together.
-			bool deep = m >= minLen;
+			bool longEnough = m >= minLen;
 			u32 sLo = sRow;
-			if (deep && sLo == MT_NO_ROW && hi - lo <= p.n - p.owned + 1) sLo = (u32)__ldg(p.sa + lo);
+			if (longEnough && sLo == MT_NO_ROW && hi - lo <= p.n - p.owned + 1) sLo = (u32)__ldg(p.sa + lo);
 			uint4 v = make_uint4(0, 0, 0, 0);
 			if (!first) v = best[slot];
 			bool more = pos > (int)pc.from;
@@ -587,7 +587,7 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 			u32 r1 = 0, r2 = 0;
 			if (x >= MT_FIRST) pg_rank_pair(p, x, lo, hi, r1, r2);
 			Cand b = {v.x, v.y, (u64)v.w << 32 | v.z};
-			if (deep) {
+			if (longEnough) {
 				Cand c = pg_best(p, q, pc.len, pos, lo, hi, m, minLen, sLo);
 				if (c.count == 0) {
 				} else if (c.len > b.len) {

@@ -127,16 +127,34 @@ func (h *hostPage) upload(d *device, base devPtr, text devPtr, textLen int) (pag
 		{desc.min1, ptrOf(a.LCPMin1), 4 * len(a.LCPMin1)},
 		{desc.min2, ptrOf(a.LCPMin2), 4 * len(a.LCPMin2)},
 		{desc.occ, ptrOf(a.Occ), 8 * len(a.Occ)},
-		{desc.deep, ptrOf(a.Deep), 8 * len(a.Deep)},
-		{desc.c, unsafe.Pointer(&h.c[0]), 4 * 256},
-		{desc.up, ptrOf(a.LCPUp), 4 * len(a.LCPUp)},
 	}
 	for _, cp := range copies {
 		if err := d.copyInFrom(cp.dst, cp.src, cp.n); err != nil {
 			return desc, err
 		}
 	}
-	return desc, nil
+	return desc, h.uploadMade(d, &desc)
+}
+
+// uploadMade copies what the host makes of page h besides the index file's arrays (the deep rows,
+// C and the levels of LCP minima) into the page at desc: the end of upload, and what follows the
+// host's checks of an early page. Device goroutine only.
+func (h *hostPage) uploadMade(d *device, desc *pageDev) error {
+	a := &h.a
+	for _, cp := range []struct {
+		dst devPtr
+		src unsafe.Pointer
+		n   int
+	}{
+		{desc.deep, ptrOf(a.Deep), 8 * len(a.Deep)},
+		{desc.c, unsafe.Pointer(&h.c[0]), 4 * 256},
+		{desc.up, ptrOf(a.LCPUp), 4 * len(a.LCPUp)},
+	} {
+		if err := d.copyInFrom(cp.dst, cp.src, cp.n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sameArrays reports whether a and b are the same memory (the arrays a page's upload copies,

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
@@ -445,15 +444,24 @@ type earlyPages struct {
 	checked func() (*cpu.Matcher, error)
 }
 
-// fallback returns the pages checked on the host, for a matcher that could not take the early
-// pages as they are (or the error of the checksums, which comes first, or of the host's checks).
-func (e *earlyPages) fallback() (*cpu.Matcher, error) {
+// fallback is what a backend does when a matcher could not take the early pages (err): the
+// checksums' error, or the host's checks' error, comes first; then where the pages did not fit or
+// memory ran out, again (with the pages checked on the host: paging, the CPU, or the pages over
+// several cards); any other error is returned.
+func (e *earlyPages) fallback(err error, again func(host *cpu.Matcher) (kernels.Matcher, error)) (kernels.Matcher, error) {
 	if e.sums != nil {
-		if err := e.sums(); err != nil {
-			return nil, err
+		if serr := e.sums(); serr != nil {
+			return nil, serr
 		}
 	}
-	return e.checked()
+	host, cerr := e.checked()
+	if cerr != nil {
+		return nil, cerr
+	}
+	if errors.Is(err, errNotResident) || isOutOfMemory(err) {
+		return again(host)
+	}
+	return nil, err
 }
 
 // errNotResident: the early pages do not all fit the device at once.
@@ -531,16 +539,8 @@ func (m *gpuMatcher) uploadEarly(e *earlyPages, room int64) error {
 					return err
 				}
 				f.desc = desc
-			} else {
-				if err := d.copyInFrom(f.desc.deep, ptrOf(hp.a.Deep), 8*len(hp.a.Deep)); err != nil {
-					return err
-				}
-				if err := d.copyInFrom(f.desc.c, unsafe.Pointer(&hp.c[0]), 4*256); err != nil {
-					return err
-				}
-				if err := d.copyInFrom(f.desc.up, ptrOf(hp.a.LCPUp), 4*len(hp.a.LCPUp)); err != nil {
-					return err
-				}
+			} else if err := hp.uploadMade(d, &f.desc); err != nil {
+				return err
 			}
 			m.pages = append(m.pages, hp)
 		}
