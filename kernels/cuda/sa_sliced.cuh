@@ -18,6 +18,13 @@
 #define SP_T 256
 #define SP_ROWS (SP_T * 32) // rows a tile of the bitmaps' kernels: a 32-bit word a thread
 
+// sp_bin returns the bin of suffix i: its first q codes of b bits (codes past the end are 0).
+__device__ __forceinline__ u32 sp_bin(const u8 *__restrict__ text, u32 n, const u8 *code, u32 b, u32 q, u64 i) {
+	u32 bin = 0;
+	for (u32 k = 0; k < q; k++) bin = (bin << b) | (i + k < n ? code[text[i + k]] : 0);
+	return bin;
+}
+
 // sp_prefix_hist counts the suffixes of text by their first q codes (b bits each; codes past the
 // end are 0), the top q*b bits of sa.cuh's first key.
 extern "C" __global__ void sp_prefix_hist(const u8 *__restrict__ text, u32 n, const u8 *__restrict__ codes, u32 b, u32 q,
@@ -26,11 +33,7 @@ extern "C" __global__ void sp_prefix_hist(const u8 *__restrict__ text, u32 n, co
 	code[threadIdx.x] = codes[threadIdx.x];
 	__syncthreads();
 	u64 stride = (u64)gridDim.x * blockDim.x;
-	for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-		u32 bin = 0;
-		for (u32 k = 0; k < q; k++) bin = (bin << b) | (i + k < n ? code[text[i + k]] : 0);
-		atomicAdd(&hist[bin], 1);
-	}
+	for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) atomicAdd(&hist[sp_bin(text, n, code, b, q, i)], 1);
 }
 
 // sp_key returns sa.cuh's first key of suffix i: c codes of b bits from the top of 64 bits.
@@ -43,6 +46,19 @@ __device__ __forceinline__ u64 sp_key(const u8 *__restrict__ text, u32 n, const 
 #define SPP_I 8 // positions a thread of the part kernels
 #define SPP_TILE (SP_T * SPP_I)
 
+// sp_part_select returns the bits k of the thread's SPP_I positions from base whose suffix's bin
+// lies in [lo, hi).
+__device__ __forceinline__ u32 sp_part_select(const u8 *__restrict__ text, u32 n, const u8 *code, u32 b, u32 q, u32 lo, u32 hi, u64 base) {
+	u32 sel = 0;
+	for (int k = 0; k < SPP_I; k++) {
+		u64 i = base + k;
+		if (i >= n) break;
+		u32 bin = sp_bin(text, n, code, b, q, i);
+		if (bin >= lo && bin < hi) sel |= 1u << k;
+	}
+	return sel;
+}
+
 // sp_part_count counts, per tile of SPP_TILE positions, the suffixes whose first q codes (their
 // bin) lie in [lo, hi).
 extern "C" __global__ void __launch_bounds__(SP_T) sp_part_count(const u8 *__restrict__ text, u32 n, const u8 *__restrict__ codes, u32 b,
@@ -53,16 +69,7 @@ extern "C" __global__ void __launch_bounds__(SP_T) sp_part_count(const u8 *__res
 	code[threadIdx.x] = codes[threadIdx.x];
 	__syncthreads();
 	u64 base = (u64)blockIdx.x * SPP_TILE + (u64)threadIdx.x * SPP_I;
-	u32 c = 0;
-	for (int k = 0; k < SPP_I; k++) {
-		u64 i = base + k;
-		if (i < n) {
-			u32 bin = 0;
-			for (u32 j = 0; j < q; j++) bin = (bin << b) | (i + j < n ? code[text[i + j]] : 0);
-			c += bin >= lo && bin < hi;
-		}
-	}
-	c = R(tmp).Sum(c);
+	u32 c = R(tmp).Sum(__popc(sp_part_select(text, n, code, b, q, lo, hi, base)));
 	if (threadIdx.x == 0) cnt[blockIdx.x] = c;
 }
 
@@ -79,20 +86,8 @@ extern "C" __global__ void __launch_bounds__(SP_T) sp_part_keys(const u8 *__rest
 	code[threadIdx.x] = codes[threadIdx.x];
 	__syncthreads();
 	u64 base = (u64)blockIdx.x * SPP_TILE + (u64)threadIdx.x * SPP_I;
-	u32 sel = 0, cnt = 0;
-	for (int k = 0; k < SPP_I; k++) {
-		u64 i = base + k;
-		if (i < n) {
-			u32 bin = 0;
-			for (u32 j = 0; j < q; j++) bin = (bin << b) | (i + j < n ? code[text[i + j]] : 0);
-			if (bin >= lo && bin < hi) {
-				sel |= 1u << k;
-				cnt++;
-			}
-		}
-	}
-	u32 ex;
-	S(tmp).ExclusiveSum(cnt, ex);
+	u32 sel = sp_part_select(text, n, code, b, q, lo, hi, base), ex;
+	S(tmp).ExclusiveSum((u32)__popc(sel), ex);
 	u32 r = off[blockIdx.x] + ex;
 	for (int k = 0; k < SPP_I; k++) {
 		if (sel >> k & 1) {
