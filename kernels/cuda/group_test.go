@@ -370,13 +370,13 @@ func TestGroupChainFailure(t *testing.T) {
 	}
 }
 
-// TestGroupEarlyPages: an index file's pages copied to every card while they are checked give the
-// CPU's results; with room for half the index on each card, the checked pages go over the cards
-// (a chain) instead.
+// TestGroupEarlyPages: an index file's pages copied to every card while they are checked (on the
+// host, or with the checksums given on every card) give the CPU's results; with room for half the
+// index on each card, the pages checked on the host go over the cards (a chain) instead.
 func TestGroupEarlyPages(t *testing.T) {
 	g := testChainGroup(t)
 	rng := rand.New(rand.NewPCG(47, 2))
-	for iter := range 4 {
+	for iter := range 8 {
 		ref, all := randomReference(rng, 2, 30000, false, false)
 		mode := allModes[iter%3]
 		opts := kernels.MatchOptions{Mode: mode, MinLen: 12 + rng.IntN(10), PageSize: len(ref.Text)/3 + 1}
@@ -393,10 +393,22 @@ func TestGroupEarlyPages(t *testing.T) {
 			early[i] = p.DeviceArrays()
 			early[i].C, early[i].Deep = [256]int{}, nil
 		}
-		what := fmt.Sprintf("iter %d (%v, %d pages, chain %v)", iter, mode, len(early), chain)
-		m, err := g.NewMatcherFromEarlyPages(ref, opts, early, nil, func() (*cpu.Matcher, error) { return want, nil })
+		var sums func() error
+		if iter >= 4 {
+			sums = func() error { return nil } // the cards check the pages
+		}
+		what := fmt.Sprintf("iter %d (%v, %d pages, chain %v, checked on the cards %v)", iter, mode, len(early), chain, sums != nil)
+		checks := 0
+		m, err := g.NewMatcherFromEarlyPages(ref, opts, early, sums, func() (*cpu.Matcher, error) { checks++; return want, nil })
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
+		}
+		wantChecks := 1 // the host's, once for every card
+		if sums != nil && !chain {
+			wantChecks = 0
+		}
+		if checks != wantChecks {
+			t.Fatalf("%s: the host's checks ran %d times, want %d", what, checks, wantChecks)
 		}
 		gm := m.(*groupMatcher)
 		if (gm.links != nil) != chain || len(gm.members) != 2 {
