@@ -422,6 +422,8 @@ func (ix *Index) Close() error {
 	}
 	if ix.checking != nil {
 		<-ix.checking // the checks read the mapping
+		// Host checks running on another goroutine are waited for; none starts after.
+		ix.hostOnce.Do(func() { ix.checkErr = errors.New("the index is closed") })
 	}
 	err := ix.File.Close()
 	ix.File = nil
