@@ -420,7 +420,7 @@ func (m *gpuMatcher) uploadHost(host *cpu.Matcher, pages []*cpu.Page, room, budg
 			if m.fs.resident {
 				size = m.pages[i].bytes
 			}
-			if err := f.mem.ensure(d, size); err != nil {
+			if err := f.mem.ensureExact(d, size); err != nil {
 				return err
 			}
 			if m.fs.resident {
@@ -490,7 +490,7 @@ func (m *gpuMatcher) uploadEarly(e *earlyPages, room int64) error {
 		for i := range hps {
 			f := &frame{page: -1}
 			m.fs.frames = append(m.fs.frames, f)
-			if err := f.mem.ensure(d, hps[i].bytes); err != nil {
+			if err := f.mem.ensureExact(d, hps[i].bytes); err != nil {
 				return err
 			}
 			desc, err := hps[i].upload(d, f.mem.p, m.text.p, n)
@@ -531,7 +531,7 @@ func (m *gpuMatcher) uploadEarly(e *earlyPages, room int64) error {
 			if hp.shape != hps[i].shape || !sameArrays(&hp.a, &hps[i].a) {
 				// The checks gave other arrays (copies of the file's): send the page again, in a
 				// frame of its size.
-				if err := f.mem.ensure(d, hp.bytes); err != nil {
+				if err := f.mem.ensureExact(d, hp.bytes); err != nil {
 					return err
 				}
 				desc, err := hp.upload(d, f.mem.p, m.text.p, n)
