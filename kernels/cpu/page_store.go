@@ -149,6 +149,50 @@ func LoadSearchPage(text []byte, sigma, start, end, winEnd int, a PageArrays, th
 	return loadPage(text, sigma, start, end, winEnd, a, threads, false)
 }
 
+// UncheckedSearchPage is LoadSearchPage without the checks that read the arrays (the suffix
+// array's range, the window's codes, the rank structure's counts), for a page that a device checks
+// itself (kernels/cuda) before anything searches it: only the lengths are checked, and C is taken
+// from the rank structure's last block. Nothing may search the page, or read its suffix array,
+// before the device's checks have passed.
+func UncheckedSearchPage(text []byte, sigma, start, end, winEnd int, a PageArrays) (*Page, error) {
+	if start < 0 || start >= end || end > winEnd || winEnd > len(text) || winEnd-start > kernels.MaxWindow {
+		return nil, fmt.Errorf("page [%d, %d) of a window to %d in a text of %d codes", start, end, winEnd, len(text))
+	}
+	if sigma < 2 || sigma > 256 {
+		return nil, fmt.Errorf("alphabet of %d codes", sigma)
+	}
+	n := winEnd - start
+	o := newOccLayout(sigma)
+	rows := n + 1
+	nb := rows/occBlock + 1
+	if len(a.SA) != n+1 || len(a.Occ) != nb*o.stride {
+		return nil, fmt.Errorf("suffix array of %d rows or rank structure of %d words for a window of %d codes", len(a.SA), len(a.Occ), n)
+	}
+	o.data = a.Occ
+	// The totals: the last block's stored counts and its rows' symbols.
+	var total [256]int
+	var ms [256][2]uint64
+	last := nb - 1
+	o.blockMasks(last*o.stride, &ms)
+	valid := rows - last*occBlock // rows of the last block that exist, 0..127
+	vlo, vhi := uint64(1)<<min(valid, 63)-1, uint64(0)
+	if valid >= 64 {
+		vlo, vhi = ^uint64(0), uint64(1)<<(valid-64)-1
+	}
+	matchable := 0
+	for c := kernels.FirstCode; c < sigma; c++ {
+		total[c] = o.storedCount(last, c) + bits.OnesCount64(ms[c][0]&vlo) + bits.OnesCount64(ms[c][1]&vhi)
+		matchable += total[c]
+	}
+	total[kernels.CodeNone] = max(n-matchable, 0)
+	p := &Page{Start: start, End: end, WinEnd: winEnd, text: text, w: text[start:winEnd], n: n, sa: a.SA, occ: o}
+	p.c[0] = 1
+	for x := 1; x < 256; x++ {
+		p.c[x] = p.c[x-1] + total[x-1]
+	}
+	return p, nil
+}
+
 func loadPage(text []byte, sigma, start, end, winEnd int, a PageArrays, threads int, withLCP bool) (*Page, error) {
 	if start < 0 || start >= end || end > winEnd || winEnd > len(text) || winEnd-start > kernels.MaxWindow {
 		return nil, fmt.Errorf("page [%d, %d) of a window to %d in a text of %d codes", start, end, winEnd, len(text))

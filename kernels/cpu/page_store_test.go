@@ -314,3 +314,54 @@ func TestLoadPageMinima(t *testing.T) {
 		}
 	}
 }
+
+// TestUncheckedSearchPage: a page taken without its checks has LoadSearchPage's C (from the rank
+// structure's last block, windows of every length modulo a block, with separators and without),
+// and searches as it does; wrong lengths are refused.
+func TestUncheckedSearchPage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	for r := range 60 {
+		n := 1 + rng.IntN(700)
+		sigma := 3 + rng.IntN(5)
+		text := searchText(rng, n, sigma)
+		if r%3 == 0 {
+			for range 1 + n/100 {
+				text[rng.IntN(n)] = kernels.CodeNone
+			}
+		}
+		start := rng.IntN(n)
+		end := start + 1 + rng.IntN(n-start)
+		winEnd := end + rng.IntN(n-end+1)
+		a := NewPage(text, sigma, start, end, winEnd).Arrays()
+		want, err := LoadSearchPage(text, sigma, start, end, winEnd, a, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := UncheckedSearchPage(text, sigma, start, end, winEnd, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.c != want.c {
+			t.Fatalf("round %d (window %d, sigma %d): C %v, want %v", r, winEnd-start, sigma, got.c[:sigma+1], want.c[:sigma+1])
+		}
+		ws, _ := NewSearcher(want, nil)
+		gs, _ := NewSearcher(got, nil)
+		var pats kernels.Patterns
+		for range 20 {
+			a := start + rng.IntN(winEnd-start)
+			pats.Add(text[a:min(winEnd, a+1+rng.IntN(12))])
+		}
+		wi, gi := make([]Interval, pats.Len()), make([]Interval, pats.Len())
+		ws.Intervals(&pats, wi)
+		gs.Intervals(&pats, gi)
+		if !slices.Equal(wi, gi) {
+			t.Fatalf("round %d: intervals %v, want %v", r, gi, wi)
+		}
+	}
+	text := searchText(rng, 300, 6)
+	a := NewPage(text, 6, 0, 300, 300).Arrays()
+	a.Occ = a.Occ[:len(a.Occ)-1]
+	if _, err := UncheckedSearchPage(text, 6, 0, 300, 300, a); err == nil {
+		t.Error("a rank structure of the wrong length was taken")
+	}
+}
