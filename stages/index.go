@@ -46,6 +46,10 @@ type Index struct {
 	t0        time.Time
 	path      string
 
+	uncheckedOnce sync.Once // uncheckedPages
+	uncheckedErr  error
+	pagesMu       sync.Mutex // Pages, Kmers and Tails, where they may be rebuilt (page)
+
 	searchOnly bool // opened for count and locate: the pages hold no LCP (cpu.LoadSearchPage)
 }
 
@@ -294,7 +298,7 @@ func openIndexChecking(path string, threads int, search bool) (*Index, error) {
 	threads = max(threads, 1)
 	ix := indexRef(f.Index, threads)
 	ix.File, ix.early, ix.searchOnly, ix.path = f, f.Index, search, path
-	ix.summed, ix.checking, ix.deferHost, ix.t0 = make(chan struct{}), make(chan struct{}), !search, time.Now()
+	ix.summed, ix.checking, ix.deferHost, ix.t0 = make(chan struct{}), make(chan struct{}), true, time.Now()
 	go func() {
 		defer close(ix.checking)
 		ix.sumErr = verify()
@@ -387,6 +391,35 @@ func (ix *Index) loadPages(name string, fi *formats.Index, threads int) error {
 	if ix.searchOnly {
 		load = cpu.LoadSearchPage
 	}
+	return ix.loadPagesWith(name, fi, threads, load)
+}
+
+// uncheckedPages rebuilds the pages of an index from OpenSearchIndexChecking into ix without the
+// host's checks of their arrays (cpu.UncheckedSearchPage), once: for a device that checks them
+// itself. The k-mer tables and tail rows are checked as by loadPages.
+func (ix *Index) uncheckedPages() error {
+	ix.uncheckedOnce.Do(func() {
+		ix.uncheckedErr = ix.loadPagesWith(ix.path, ix.early, ix.Threads, func(text []byte, sigma, start, end, winEnd int, a cpu.PageArrays, _ int) (*cpu.Page, error) {
+			return cpu.UncheckedSearchPage(text, sigma, start, end, winEnd, a)
+		})
+	})
+	return ix.uncheckedErr
+}
+
+// page returns page i and its k-mer table (pages may be rebuilt on another goroutine: checked
+// after unchecked).
+func (ix *Index) page(i int) (*cpu.Page, *cpu.KmerTable) {
+	ix.pagesMu.Lock()
+	defer ix.pagesMu.Unlock()
+	return ix.Pages[i], ix.Kmers[i]
+}
+
+// loadPagesWith is loadPages with the pages taken by load.
+func (ix *Index) loadPagesWith(name string, fi *formats.Index, threads int,
+	load func(text []byte, sigma, start, end, winEnd int, a cpu.PageArrays, threads int) (*cpu.Page, error)) error {
+	var pages []*cpu.Page
+	var kmers []*cpu.KmerTable
+	var tails [][]int32
 	for i := range fi.Pages {
 		pg := &fi.Pages[i]
 		where := "section SUFA, OCCB or LCP"
@@ -408,10 +441,13 @@ func (ix *Index) loadPages(name string, fi *formats.Index, threads int) error {
 		if err := p.CheckTailRows(tail); err != nil {
 			return &formats.IndexError{Name: name, Where: fmt.Sprintf("page %d: section TAIL", i), Err: fmt.Errorf("%w: %v", formats.ErrIndexDamaged, err)}
 		}
-		ix.Pages = append(ix.Pages, p)
-		ix.Kmers = append(ix.Kmers, kt)
-		ix.Tails = append(ix.Tails, tail)
+		pages = append(pages, p)
+		kmers = append(kmers, kt)
+		tails = append(tails, tail)
 	}
+	ix.pagesMu.Lock()
+	ix.Pages, ix.Kmers, ix.Tails = pages, kmers, tails
+	ix.pagesMu.Unlock()
 	return nil
 }
 
@@ -525,9 +561,11 @@ func (ix *Index) SearcherOn(b kernels.Backend) (kernels.Searcher, error) {
 }
 
 // earlySearchBackend is a patternSearchBackend that copies an index file's page (early: without
-// C) to its memory while it is checked; checked returns the checked page's searcher.
+// C) to its memory while it is checked; checked returns the checked page's searcher. With sums
+// (the checksums' wait) given, the backend checks the page itself, and unchecked returns the
+// searcher of the page taken without the host's checks.
 type earlySearchBackend interface {
-	NewPatternSearcherEarly(early *cpu.DeviceIndex, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error)
+	NewPatternSearcherEarly(early *cpu.DeviceIndex, sums func() error, unchecked, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error)
 }
 
 // searcherEarly is SearcherOn on b for an index from OpenIndexChecking: every page's arrays go to
@@ -541,14 +579,24 @@ func (ix *Index) searcherEarly(b kernels.Backend, eb earlySearchBackend) (kernel
 	for i := range fi.Pages {
 		pg := &fi.Pages[i]
 		early := cpu.UncheckedDeviceIndex(fi.Text[pg.Start:pg.WinEnd], fi.Sigma, pageArrays(pg), fi.KmerLen, pg.Kmers)
+		var sums func() error
+		unchecked := func() (*cpu.Searcher, error) {
+			if err := ix.uncheckedPages(); err != nil {
+				return nil, err
+			}
+			return cpu.NewSearcher(ix.page(i))
+		}
+		if ix.deferHost {
+			sums = ix.Sums // the device checks the pages
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			all[i], errs[i] = eb.NewPatternSearcherEarly(early, func() (*cpu.Searcher, error) {
+			all[i], errs[i] = eb.NewPatternSearcherEarly(early, sums, unchecked, func() (*cpu.Searcher, error) {
 				if err := ix.Wait(); err != nil {
 					return nil, err
 				}
-				return cpu.NewSearcher(ix.Pages[i], ix.Kmers[i])
+				return cpu.NewSearcher(ix.page(i))
 			})
 		}()
 	}

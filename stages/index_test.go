@@ -544,8 +544,8 @@ func TestIndexLoadErrors(t *testing.T) {
 		if lerr == nil && !eb.matched {
 			t.Fatalf("case %d: the early arrays were not those of the checked pages", i)
 		}
-		// And from SearcherOn.
-		eb = earlyBackend{}
+		// And from SearcherOn, with the pages taken unchecked in every other case.
+		eb = earlyBackend{onDevice: i%2 == 1}
 		late, lerr = OpenIndexChecking(p, 2)
 		if lerr == nil {
 			var s kernels.Searcher
@@ -581,11 +581,18 @@ type earlyBackend struct {
 	cpu.Backend
 	matched  bool
 	searches int
+	onDevice bool // search the pages taken unchecked (after the host's checks passed, to compare)
 	mu       sync.Mutex
 }
 
-func (eb *earlyBackend) NewPatternSearcherEarly(early *cpu.DeviceIndex, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error) {
+func (eb *earlyBackend) NewPatternSearcherEarly(early *cpu.DeviceIndex, sums func() error, unchecked, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error) {
 	s, err := checked()
+	if eb.onDevice && err == nil {
+		// As a device that checks the page itself: the checksums, then the page taken unchecked.
+		if err = sums(); err == nil {
+			s, err = unchecked()
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,17 @@ func earlyShapeOK(a *cpu.DeviceArrays, s pageShape) bool {
 		len(a.LCPMin1) == min1 && len(a.LCPMin2) == min2 && s.stride > 0 && len(a.Occ) == ((n+1)/cpu.OccBlockRows+1)*s.stride
 }
 
+// checkArgs are the arrays of a page on the device that checkOnDevice checks: the window of n
+// codes < sigma, its suffix array (n+1 rows), its rank structure, and its compact LCP (lcp 0: a
+// page that is only searched, without one).
+type checkArgs struct {
+	n, sigma                        int
+	win, sa, occ                    devPtr
+	planes, counts, stride          int
+	lcp, bigRow, bigVal, min1, min2 devPtr
+	nBig                            int
+}
+
 // checkPage checks the page of arrays a (early, as copied to desc) of a text of sigma codes on the
 // device and returns its C; errDeviceCheck when a check fails. It also makes the page's levels of
 // LCP minima and its deep rows for minLen. Device goroutine only.
@@ -56,21 +67,54 @@ func (m *gpuMatcher) checkPage(a *cpu.DeviceArrays, s pageShape, desc *pageDev, 
 	if !earlyShapeOK(a, s) || a.SA[0] != int32(n) || a.LCP[0] != 0 || a.LCP[1] != 0 || a.LCP[n+1] != 0 || sigma < 2 || sigma > 256 {
 		return c, fmt.Errorf("%w: lengths or first rows", errDeviceCheck)
 	}
+	c, err := d.checkOnDevice(checkArgs{n: n, sigma: sigma, win: desc.text + devPtr(desc.start), sa: desc.sa, occ: desc.occ,
+		planes: s.planes, counts: s.counts, stride: s.stride,
+		lcp: desc.lcp, bigRow: desc.bigRow, bigVal: desc.bigVal, min1: desc.min1, min2: desc.min2, nBig: s.nBig})
+	if err != nil {
+		return c, err
+	}
+	// What the host would make: the deep rows and the levels above min2.
 	min1, min2 := s.lcpBlocks()
+	if err := d.launch("pb_deep_small", ceilDiv(min1, 256), 256, 0, desc.lcp, uint32(rows), uint32(minLen), desc.bigRow, desc.bigVal,
+		uint32(s.nBig), desc.deep); err != nil {
+		return c, err
+	}
+	upLens, _ := s.lcpUp()
+	below, belowLen, out := desc.min2, min2, desc.up
+	for _, l := range upLens {
+		if err := d.launch("pb_block_min", ceilDiv(l, 256), 256, 0, below, uint32(belowLen), out); err != nil {
+			return c, err
+		}
+		below, belowLen, out = out, l, out+devPtr(4*l)
+	}
+	if err := d.copyInFrom(desc.c, unsafe.Pointer(&c[0]), 4*256); err != nil {
+		return c, err
+	}
+	return c, d.sync()
+}
+
+// checkOnDevice runs the checks of cpu.LoadPage (LoadSearchPage without an LCP) that read the
+// arrays of x, on the device, and returns the page's C; errDeviceCheck when one fails. The lengths
+// are the caller's to check first. Device goroutine only.
+func (d *device) checkOnDevice(x checkArgs) ([256]uint32, error) {
+	var c [256]uint32
+	n, rows := x.n, x.n+2
+	min1 := (rows + 63) / 64
+	min2 := (min1 + 63) / 64
 	nb := (n+1)/cpu.OccBlockRows + 1
-	syms := max(sigma-kernels.FirstCode, 0)
+	syms := max(x.sigma-kernels.FirstCode, 0)
 	var bad, hist, cnt, off, sums devBuf
 	defer func() {
 		for _, b := range []*devBuf{&bad, &hist, &cnt, &off, &sums} {
 			b.free(d)
 		}
 	}()
-	for _, x := range []struct {
+	for _, b := range []struct {
 		b *devBuf
 		n int
 	}{{&bad, 8 * ckSlots}, {&hist, 4 * 256}, {&cnt, 4 * max(syms*nb, 1)}, {&off, 4 * max(syms*nb, 1)},
 		{&sums, 4 * (ceilDiv(max(syms*nb, 1), scanTile) + 1)}} {
-		if err := x.b.ensureExact(d, uint64(x.n)); err != nil {
+		if err := b.b.ensureExact(d, uint64(b.n)); err != nil {
 			return c, err
 		}
 	}
@@ -83,20 +127,23 @@ func (m *gpuMatcher) checkPage(a *cpu.DeviceArrays, s pageShape, desc *pageDev, 
 	if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(hist.p, 0, 256)); err != nil {
 		return c, err
 	}
-	win := desc.text + devPtr(desc.start)
 	grid := func(k int) int { return min(ceilDiv(k, 256), 16*d.info.SMs) }
-	launches := []struct {
+	type launch struct {
 		name        string
 		grid, block int
 		args        []any
-	}{
-		{"ck_text_hist", grid(n), 256, []any{win, uint32(n), hist.p}},
-		{"ck_sa", grid(n), 256, []any{desc.sa, uint32(n), bad.p}},
-		{"ck_lcp_side", ceilDiv(max(s.nBig, 1), 256), 256, []any{desc.bigRow, desc.bigVal, uint32(s.nBig), desc.lcp, uint32(rows), uint32(n), bad.p}},
-		{"ck_lcp_blocks", ceilDiv(min1, 256), 256, []any{desc.lcp, uint32(rows), desc.min1, desc.bigRow, desc.bigVal, uint32(s.nBig), bad.p}},
-		{"ck_min2", ceilDiv(min2, 256), 256, []any{desc.min1, uint32(min1), desc.min2, uint32(min2), bad.p}},
-		{"ck_occ_syms", nb, cpu.OccBlockRows, []any{desc.occ, uint32(n + 1), uint32(nb), uint32(sigma), uint32(s.planes), uint32(s.counts),
-			uint32(s.stride), cnt.p, bad.p}},
+	}
+	launches := []launch{
+		{"ck_text_hist", grid(n), 256, []any{x.win, uint32(n), hist.p}},
+		{"ck_sa", grid(n), 256, []any{x.sa, uint32(n), bad.p}},
+		{"ck_occ_syms", nb, cpu.OccBlockRows, []any{x.occ, uint32(n + 1), uint32(nb), uint32(x.sigma), uint32(x.planes), uint32(x.counts),
+			uint32(x.stride), cnt.p, bad.p}},
+	}
+	if x.lcp != 0 {
+		launches = append(launches,
+			launch{"ck_lcp_side", ceilDiv(max(x.nBig, 1), 256), 256, []any{x.bigRow, x.bigVal, uint32(x.nBig), x.lcp, uint32(rows), uint32(n), bad.p}},
+			launch{"ck_lcp_blocks", ceilDiv(min1, 256), 256, []any{x.lcp, uint32(rows), x.min1, x.bigRow, x.bigVal, uint32(x.nBig), bad.p}},
+			launch{"ck_min2", ceilDiv(min2, 256), 256, []any{x.min1, uint32(min1), x.min2, uint32(min2), bad.p}})
 	}
 	for _, l := range launches {
 		if err := d.launch(l.name, l.grid, l.block, 0, l.args...); err != nil {
@@ -108,7 +155,7 @@ func (m *gpuMatcher) checkPage(a *cpu.DeviceArrays, s pageShape, desc *pageDev, 
 		if err := d.exclusiveScan(cnt.p, off.p, syms*nb, sums.p, 0); err != nil {
 			return c, err
 		}
-		if err := d.launch("ck_occ_counts", ceilDiv(nb, 256), 256, 0, desc.occ, off.p, uint32(nb), uint32(sigma), uint32(s.stride), bad.p); err != nil {
+		if err := d.launch("ck_occ_counts", ceilDiv(nb, 256), 256, 0, x.occ, off.p, uint32(nb), uint32(x.sigma), uint32(x.stride), bad.p); err != nil {
 			return c, err
 		}
 		for k := range syms { // the code's total: its last block's start and count, less its first block's start
@@ -135,12 +182,12 @@ func (m *gpuMatcher) checkPage(a *cpu.DeviceArrays, s pageShape, desc *pageDev, 
 			return c, fmt.Errorf("%w (check %d at %d)", errDeviceCheck, k, flags[k])
 		}
 	}
-	if flags[ckEscapes] != uint64(s.nBig) || flags[ckEnds] != 1 || h[0] != 0 {
-		return c, fmt.Errorf("%w: %d escapes for %d side-table rows, %d end symbols, %d zero codes", errDeviceCheck, flags[ckEscapes], s.nBig, flags[ckEnds], h[0])
+	if x.lcp != 0 && flags[ckEscapes] != uint64(x.nBig) || flags[ckEnds] != 1 || h[0] != 0 {
+		return c, fmt.Errorf("%w: %d escapes for %d side-table rows, %d end symbols, %d zero codes", errDeviceCheck, flags[ckEscapes], x.nBig, flags[ckEnds], h[0])
 	}
-	for x := sigma; x < 256; x++ {
-		if h[x] != 0 {
-			return c, fmt.Errorf("%w: text code %d", errDeviceCheck, x)
+	for v := x.sigma; v < 256; v++ {
+		if h[v] != 0 {
+			return c, fmt.Errorf("%w: text code %d", errDeviceCheck, v)
 		}
 	}
 	for k, t := range totals {
@@ -149,26 +196,10 @@ func (m *gpuMatcher) checkPage(a *cpu.DeviceArrays, s pageShape, desc *pageDev, 
 		}
 	}
 	c[0] = 1
-	for x := 1; x < 256; x++ {
-		c[x] = c[x-1] + h[x-1]
+	for v := 1; v < 256; v++ {
+		c[v] = c[v-1] + h[v-1]
 	}
-	// What the host would make: the deep rows and the levels above min2.
-	if err := d.launch("pb_deep_small", ceilDiv(min1, 256), 256, 0, desc.lcp, uint32(rows), uint32(minLen), desc.bigRow, desc.bigVal,
-		uint32(s.nBig), desc.deep); err != nil {
-		return c, err
-	}
-	upLens, _ := s.lcpUp()
-	below, belowLen, out := desc.min2, min2, desc.up
-	for _, l := range upLens {
-		if err := d.launch("pb_block_min", ceilDiv(l, 256), 256, 0, below, uint32(belowLen), out); err != nil {
-			return c, err
-		}
-		below, belowLen, out = out, l, out+devPtr(4*l)
-	}
-	if err := d.copyInFrom(desc.c, unsafe.Pointer(&c[0]), 4*256); err != nil {
-		return c, err
-	}
-	return c, d.sync()
+	return c, nil
 }
 
 // checkEarly checks the early pages hps, copied to the matcher's frames, on the device, while the

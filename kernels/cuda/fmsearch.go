@@ -39,10 +39,23 @@ func (b *Backend) NewPatternSearcher(s *cpu.Searcher) (kernels.Searcher, error) 
 // NewPatternSearcherEarly is NewPatternSearcher for an index file's page while the host checks it:
 // early is the page's index without C, copied to the device at once; checked returns the
 // searcher of the checked page (or the checks' error, which comes first), whose C follows.
-// Nothing is searched before it has returned.
-func (b *Backend) NewPatternSearcherEarly(early *cpu.DeviceIndex, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error) {
+// Nothing is searched before it has returned. With sums (the file's checksums) given, the card
+// checks the page itself (check.go), and unchecked returns the searcher of the page taken without
+// the host's checks (cpu.UncheckedSearchPage); checked then runs only where a check fails, for
+// the error's words.
+func (b *Backend) NewPatternSearcherEarly(early *cpu.DeviceIndex, sums func() error, unchecked, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error) {
 	g := &gpuSearcher{b: b, ix: early}
 	err := b.dev.run(func() error { return g.upload(false) })
+	if err == nil && sums != nil {
+		dg, derr := b.checkedOnDevice(g, sums, unchecked)
+		if derr == nil {
+			return dg, nil
+		}
+		if !errors.Is(derr, errDeviceCheck) {
+			return nil, derr
+		}
+		// The host's checks, for the error's words.
+	}
 	s, cerr := checked()
 	if cerr != nil || err != nil {
 		b.dev.run(func() error { g.free(); return nil })
@@ -73,6 +86,52 @@ func (b *Backend) NewPatternSearcherEarly(early *cpu.DeviceIndex, checked func()
 		return nil, err
 	}
 	return g, nil
+}
+
+// checkedOnDevice checks the index g holds (copied, early) on the card while the host computes
+// the checksums (sums, whose error comes first), then takes the host's unchecked searcher of the
+// page. It returns an error wrapping errDeviceCheck, with g's memory kept, where a check fails;
+// on any other error g is freed.
+func (b *Backend) checkedOnDevice(g *gpuSearcher, sums func() error, unchecked func() (*cpu.Searcher, error)) (*gpuSearcher, error) {
+	ix := g.ix
+	var c [256]uint32
+	err := b.dev.run(func() error {
+		if err := b.dev.sync(); err != nil { // the copies
+			return err
+		}
+		n := len(ix.Text)
+		if n < 1 || len(ix.SA) != n+1 || ix.SA[0] != int32(n) || ix.OccStride < 1 || len(ix.Occ) != ((n+1)/cpu.OccBlockRows+1)*ix.OccStride {
+			return fmt.Errorf("%w: lengths or first rows", errDeviceCheck)
+		}
+		var err error
+		c, err = b.dev.checkOnDevice(checkArgs{n: n, sigma: ix.Sigma, win: g.text, sa: g.sa, occ: g.occ,
+			planes: ix.OccPlanes, counts: ix.OccCounts, stride: ix.OccStride})
+		return err
+	})
+	if serr := sums(); serr != nil {
+		err = serr
+	}
+	var s *cpu.Searcher
+	if err == nil {
+		s, err = unchecked()
+	}
+	if err == nil {
+		g.cpu = s
+		d := s.Device()
+		d.C = c
+		g.ix = d
+		err = b.dev.run(func() error {
+			if err := b.dev.copyInFrom(g.cs, unsafe.Pointer(&g.ix.C[0]), 4*256); err != nil {
+				return err
+			}
+			return b.dev.sync()
+		})
+	}
+	if err != nil && !errors.Is(err, errDeviceCheck) {
+		b.dev.run(func() error { g.free(); return nil })
+		return nil, err
+	}
+	return g, err
 }
 
 // sameIndex reports whether a and b are the same memory and shape, C aside.

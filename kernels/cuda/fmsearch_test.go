@@ -266,7 +266,7 @@ func TestGPUPatternSearchEarly(t *testing.T) {
 			early.SA, early.Occ = slices.Clone(early.SA), slices.Clone(early.Occ)
 		}
 		what := fmt.Sprintf("round %d (n %d, sigma %d, k-mers %v, copies %v)", r, n, sigma, kt != nil, copied)
-		gs, err := b.NewPatternSearcherEarly(&early, func() (*cpu.Searcher, error) {
+		gs, err := b.NewPatternSearcherEarly(&early, nil, nil, func() (*cpu.Searcher, error) {
 			time.Sleep(10 * time.Millisecond)
 			return s, nil
 		})
@@ -274,9 +274,42 @@ func TestGPUPatternSearchEarly(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 		compareSearch(t, gs, s, fmPatterns(rng, text, sigma, 1+rng.IntN(2000), 1+rng.IntN(40)), what)
+		gs.Close()
 		failed := errors.New("damaged")
-		if _, err := b.NewPatternSearcherEarly(&early, func() (*cpu.Searcher, error) { return nil, failed }); !errors.Is(err, failed) {
+		if _, err := b.NewPatternSearcherEarly(&early, nil, nil, func() (*cpu.Searcher, error) { return nil, failed }); !errors.Is(err, failed) {
 			t.Fatalf("%s: a failed check gave %v", what, err)
+		}
+
+		// Checked on the card: the host's checks do not run; damage to the suffix array or the rank
+		// structure fails a check there, and the host's checks give the error; the checksums' comes first.
+		unchecked := func() (*cpu.Searcher, error) {
+			up, err := cpu.UncheckedSearchPage(text, sigma, 0, n, n, p.Arrays())
+			if err != nil {
+				return nil, err
+			}
+			return cpu.NewSearcher(up, kt)
+		}
+		checks := 0
+		ok := func() error { return nil }
+		gs, err = b.NewPatternSearcherEarly(&early, ok, unchecked, func() (*cpu.Searcher, error) { checks++; return s, nil })
+		if err != nil || checks != 0 {
+			t.Fatalf("%s, checked on the card: %v after %d host checks", what, err, checks)
+		}
+		compareSearch(t, gs, s, fmPatterns(rng, text, sigma, 1+rng.IntN(2000), 1+rng.IntN(40)), what+", checked on the card")
+		gs.Close()
+		hurt := early
+		hurt.SA, hurt.Occ = slices.Clone(early.SA), slices.Clone(early.Occ)
+		if r%2 == 0 || n < 200 {
+			hurt.SA[1+rng.IntN(n)] = int32(n + rng.IntN(2))
+		} else {
+			hurt.Occ[(1+rng.IntN(len(hurt.Occ)/hurt.OccStride-1))*hurt.OccStride] += 1
+		}
+		if _, err := b.NewPatternSearcherEarly(&hurt, ok, unchecked, func() (*cpu.Searcher, error) { checks++; return nil, failed }); !errors.Is(err, failed) || checks != 1 {
+			t.Fatalf("%s, damaged, checked on the card: %v after %d host checks", what, err, checks)
+		}
+		errSums := errors.New("checksum mismatch")
+		if _, err := b.NewPatternSearcherEarly(&hurt, func() error { return errSums }, unchecked, func() (*cpu.Searcher, error) { checks++; return nil, failed }); !errors.Is(err, errSums) || checks != 1 {
+			t.Fatalf("%s, damaged, checksums failing: %v after %d host checks", what, err, checks)
 		}
 	}
 }
