@@ -601,7 +601,11 @@ func (ix *Index) searcherEarly(b kernels.Backend, eb earlySearchBackend) (kernel
 		}()
 	}
 	wg.Wait()
-	if err := cmp.Or(ix.Wait(), errors.Join(errs...)); err != nil {
+	checks := ix.Wait // the host's checks ran, or a page failed its device checks and they did
+	if ix.deferHost && errors.Join(errs...) == nil {
+		checks = ix.Sums // every page checked on the device
+	}
+	if err := cmp.Or(checks(), errors.Join(errs...)); err != nil {
 		closeAll(all)
 		return nil, err
 	}
