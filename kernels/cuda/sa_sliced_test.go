@@ -271,3 +271,34 @@ func TestGPUIndexPageLimit(t *testing.T) {
 			float64(peak-uint64(base))/float64(n), float64(limit-uint64(base))/float64(n), float64(c.used)/float64(n))
 	}
 }
+
+// TestLimitLeft: what a device's memory limit leaves to its pool is the limit less the device's
+// other buffers (the pool itself may be given back and taken again), the test limit when that is
+// smaller, and nothing beyond the limit; no limit, no bound.
+func TestLimitLeft(t *testing.T) {
+	defer func(m uint64) { memLimit = m }(memLimit)
+	memLimit = 0
+	var d device
+	if _, ok := d.limitLeft(); ok {
+		t.Fatal("a bound without a limit")
+	}
+	d.limit = 1000
+	d.took(300) // a buffer
+	d.took(200) // the pool
+	d.pool.size = 200
+	if left, ok := d.limitLeft(); !ok || left != 700 {
+		t.Errorf("limit 1000, 300 in buffers: %d left, want 700", left)
+	}
+	memLimit = 600
+	if left, _ := d.limitLeft(); left != 300 {
+		t.Errorf("a test limit of 600: %d left, want 300", left)
+	}
+	memLimit = 0
+	d.took(900) // more buffers than the limit
+	if left, ok := d.limitLeft(); !ok || left != 0 {
+		t.Errorf("buffers over the limit: %d left, want 0", left)
+	}
+	if p := d.peak.Load(); p != 1400 {
+		t.Errorf("peak %d, want 1400", p)
+	}
+}
