@@ -302,3 +302,26 @@ func TestLimitLeft(t *testing.T) {
 		t.Errorf("peak %d, want 1400", p)
 	}
 }
+
+// TestSlicedRows: the slice chosen for a pool is the largest that fits it, the whole text when
+// that fits, and none below the smallest worth running.
+func TestSlicedRows(t *testing.T) {
+	for _, n := range []int{1 << 16, 10_000_000, 1_550_000_000} {
+		for _, rows := range []int{n / 10, n / 3} {
+			if rows < slicedMinRows {
+				continue // below the smallest worth running: checked last
+			}
+			avail := slicedBytes(n, rows)
+			got := slicedRows(n, avail)
+			if got < rows || slicedBytes(n, got) > avail || got < n && slicedBytes(n, got+1) <= avail {
+				t.Errorf("n %d, a pool of %d bytes: slices of %d, want the most that fit (%d fit)", n, avail, got, rows)
+			}
+		}
+		if got := slicedRows(n, slicedBytes(n, n)+1); got != n {
+			t.Errorf("n %d, room for all: slices of %d", n, got)
+		}
+		if got := slicedRows(n, slicedBytes(n, slicedMinRows/2)); n > slicedMinRows && got != 0 {
+			t.Errorf("n %d, room for half the smallest slice: slices of %d", n, got)
+		}
+	}
+}
