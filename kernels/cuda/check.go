@@ -20,9 +20,6 @@ import (
 // errDeviceCheck: an index page failed a check on the device; the host's checks say how.
 var errDeviceCheck = errors.New("an index page failed its checks on the device")
 
-// checkKernels are the kernels of check.cuh.
-var checkKernels = []string{"ck_text_hist", "ck_sa", "ck_lcp_side", "ck_lcp_blocks", "ck_min2", "ck_occ_syms", "ck_occ_counts", "pb_deep_small"}
-
 // Slots of check.cuh's bad array.
 const (
 	ckSA = iota
@@ -63,8 +60,8 @@ func (m *gpuMatcher) checkPage(a *cpu.DeviceArrays, s pageShape, desc *pageDev, 
 	d := m.dev
 	var c [256]uint32
 	n, rows := a.N, a.N+2
-	// What LoadPage checks first, on the host: a few values.
-	if !earlyShapeOK(a, s) || a.SA[0] != int32(n) || a.LCP[0] != 0 || a.LCP[1] != 0 || a.LCP[n+1] != 0 || sigma < 2 || sigma > 256 {
+	// What LoadPage checks first, on the host: a few values (the lengths were, by uploadEarly).
+	if a.SA[0] != int32(n) || a.LCP[0] != 0 || a.LCP[1] != 0 || a.LCP[n+1] != 0 || sigma < 2 || sigma > 256 {
 		return c, fmt.Errorf("%w: lengths or first rows", errDeviceCheck)
 	}
 	c, err := d.checkOnDevice(checkArgs{n: n, sigma: sigma, win: desc.text + devPtr(desc.start), sa: desc.sa, occ: desc.occ,

@@ -30,11 +30,11 @@ const slicedMinRows = 1 << 16
 
 // sliceBufs are the sliced construction's device arrays besides saBuffers' slice-sized ones.
 type sliceBufs struct {
-	done, headb                 devPtr // a bit a row
-	tileA, tileH, tileF         devPtr // per tile of spRows rows: rows not done, heads among them, first head
-	offA, offH                  devPtr // their exclusive scans
-	phist, partCnt, partOff     devPtr // bins of first codes; per tile of sppTile positions
-	rowTiles, partTiles, binsLg int
+	done, headb             devPtr // a bit a row
+	tileA, tileH, tileF     devPtr // per tile of spRows rows: rows not done, heads among them, first head
+	offA, offH              devPtr // their exclusive scans
+	phist, partCnt, partOff devPtr // bins of first codes; per tile of sppTile positions
+	rowTiles, partTiles     int
 }
 
 // layoutSliced carves the buffers of a sliced construction for a text of n bytes in slices of
