@@ -30,15 +30,13 @@ type Index struct {
 	File            *formats.IndexFile // the mapped file; nil when built in memory
 	Threads         int                // goroutines for what the matchers and searchers build
 
-	// From OpenIndexChecking: the file's parsed arrays, and the checks: the checksums close
-	// summed (sumErr set), then the pages' checks on the host (hostChecks: checkErr) run on the
-	// same goroutine, or with deferHost at the first Wait (a device that checks the pages itself
-	// may leave them undone); checking closes when the goroutine is done.
+	// From OpenIndexChecking: the file's parsed arrays, and the checks: the checksums, on a
+	// goroutine of their own, close summed (sumErr set); the pages' checks on the host
+	// (hostChecks: checkErr) run at the first Wait, and a device that checks the pages itself
+	// leaves them undone.
 	early     *formats.Index
 	summed    chan struct{}
-	checking  chan struct{}
 	sumErr    error
-	deferHost bool
 	hostOnce  sync.Once
 	checkErr  error
 	checkTime time.Duration
@@ -298,15 +296,11 @@ func openIndexChecking(path string, threads int, search bool) (*Index, error) {
 	threads = max(threads, 1)
 	ix := indexRef(f.Index, threads)
 	ix.File, ix.early, ix.searchOnly, ix.path = f, f.Index, search, path
-	ix.summed, ix.checking, ix.deferHost, ix.t0 = make(chan struct{}), make(chan struct{}), true, time.Now()
+	ix.summed, ix.t0 = make(chan struct{}), time.Now()
 	go func() {
-		defer close(ix.checking)
+		defer close(ix.summed)
 		ix.sumErr = verify()
 		ix.sumTime = time.Since(ix.t0)
-		close(ix.summed)
-		if ix.sumErr == nil && !ix.deferHost {
-			ix.hostChecks()
-		}
 	}()
 	return ix, nil
 }
@@ -323,7 +317,7 @@ func (ix *Index) hostChecks() {
 // host if they have not run) and returns their error, the checksums' first; at once nil for any
 // other index.
 func (ix *Index) Wait() error {
-	if ix.checking == nil {
+	if ix.summed == nil {
 		return nil
 	}
 	if err := ix.Sums(); err != nil {
@@ -456,8 +450,8 @@ func (ix *Index) Close() error {
 	if ix.File == nil {
 		return nil
 	}
-	if ix.checking != nil {
-		<-ix.checking // the checks read the mapping
+	if ix.summed != nil {
+		<-ix.summed // the checks read the mapping
 		// Host checks running on another goroutine are waited for; none starts after.
 		ix.hostOnce.Do(func() { ix.checkErr = errors.New("the index is closed") })
 	}
@@ -506,11 +500,7 @@ func (ix *Index) MatcherOn(b kernels.Backend, opts kernels.MatchOptions) (kernel
 			pg := &fi.Pages[i]
 			early[i] = cpu.UncheckedDeviceArrays(int(pg.Start), int(pg.End), int(pg.WinEnd), fi.Sigma, pageArrays(pg))
 		}
-		var sums func() error
-		if ix.deferHost {
-			sums = ix.Sums // the device checks the pages
-		}
-		return eb.NewMatcherFromEarlyPages(ix.Ref, opts, early, sums, checked)
+		return eb.NewMatcherFromEarlyPages(ix.Ref, opts, early, ix.Sums, checked) // the device may check the pages
 	}
 	m, err := checked()
 	if err != nil {
@@ -579,20 +569,16 @@ func (ix *Index) searcherEarly(b kernels.Backend, eb earlySearchBackend) (kernel
 	for i := range fi.Pages {
 		pg := &fi.Pages[i]
 		early := cpu.UncheckedDeviceIndex(fi.Text[pg.Start:pg.WinEnd], fi.Sigma, pageArrays(pg), fi.KmerLen, pg.Kmers)
-		var sums func() error
 		unchecked := func() (*cpu.Searcher, error) {
 			if err := ix.uncheckedPages(); err != nil {
 				return nil, err
 			}
 			return cpu.NewSearcher(ix.page(i))
 		}
-		if ix.deferHost {
-			sums = ix.Sums // the device checks the pages
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			all[i], errs[i] = eb.NewPatternSearcherEarly(early, sums, unchecked, func() (*cpu.Searcher, error) {
+			all[i], errs[i] = eb.NewPatternSearcherEarly(early, ix.Sums, unchecked, func() (*cpu.Searcher, error) {
 				if err := ix.Wait(); err != nil {
 					return nil, err
 				}
@@ -601,9 +587,9 @@ func (ix *Index) searcherEarly(b kernels.Backend, eb earlySearchBackend) (kernel
 		}()
 	}
 	wg.Wait()
-	checks := ix.Wait // the host's checks ran, or a page failed its device checks and they did
-	if ix.deferHost && errors.Join(errs...) == nil {
-		checks = ix.Sums // every page checked on the device
+	checks := ix.Sums // every page checked on the device
+	if errors.Join(errs...) != nil {
+		checks = ix.Wait // a page's checks on the host give its error
 	}
 	if err := cmp.Or(checks(), errors.Join(errs...)); err != nil {
 		closeAll(all)
