@@ -18,13 +18,12 @@ import (
 
 // indexPageNeed is the least device memory that IndexPage needs for a window of n codes < sigma
 // at its peak (buildPageOn's lean order): the window and its suffix array, then the larger of the
-// suffix array's construction in slices of a tenth of the window (sa_sliced.go; sa.go's, about
-// 62 bytes a base, where the card has that) and the LCP's arrays with the page's frame (the
-// permuted LCP, and a side table of a sixteenth of the rows). The k-mer table comes after and
-// takes less.
+// suffix array's construction in slices (slicedLeastBytes; sa.go's, about 62 bytes a base, where
+// the card has that) and the LCP's arrays with the page's frame (the permuted LCP, and a side
+// table of a sixteenth of the rows). The k-mer table comes after and takes less.
 func indexPageNeed(n, sigma int) uint64 {
 	fixed := uint64(n+16) + uint64(4*(n+1))
-	sa := slicedBytes(n, min(n, max(n/10, slicedMinRows)))
+	sa := slicedLeastBytes(n)
 	s := pageShape{end: n, winEnd: n, n: n, nBig: n / 16}
 	s.occShape(max(sigma, 2))
 	lcp := uint64(4*n) + pageBytes(s)

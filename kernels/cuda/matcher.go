@@ -230,11 +230,11 @@ func (p *matchPlan) est(ps int) int64 {
 
 // build is the least device memory that building a page of ps bases takes besides the pages
 // built before it: the LCP's arrays (match_build.go: the suffix array and the permuted LCP, 8 bytes
-// a position) and its suffix array's construction in slices of an eighth of the window
-// (sa_sliced.go; sa.go's takes more memory where the card has it).
+// a position) and its suffix array's construction in slices (slicedLeastBytes; sa.go's takes more
+// memory where the card has it).
 func (p *matchPlan) build(ps int) int64 {
 	w := ps + cpu.Overlap(p.minLen)
-	sa := slicedBytes(w, min(w, max(w/8, slicedMinRows)))
+	sa := slicedLeastBytes(w)
 	return int64(sa+sa/32+(64<<20)) + 8*int64(w)
 }
 

@@ -75,6 +75,11 @@ func slicedBytes(n, rows int) uint64 {
 	return c.used
 }
 
+// slicedLeastBytes is the pool that the sliced construction of n bytes is planned with: slices
+// of a tenth of the text (or all of it, when that is under slicedMinRows), about 9.25 bytes a
+// base. A card with more room gives the construction larger slices.
+func slicedLeastBytes(n int) uint64 { return slicedBytes(n, min(n, max(n/10, slicedMinRows))) }
+
 // slicedRows returns the largest slice (at most n rows) whose construction fits avail bytes of
 // pool, or 0 when not even slicedMinRows do.
 func slicedRows(n int, avail uint64) int {
