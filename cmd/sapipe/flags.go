@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/urfave/cli/v2"
 )
 
 // MUMmer rejects an option given twice ("option "-l" already set"); Go's flag package would let
@@ -51,6 +53,20 @@ func (p *positiveInt) String() string {
 		return ""
 	}
 	return strconv.Itoa(p.value)
+}
+
+// gpuMemoryFlag returns the --gpu-memory option of c in bytes (0 when not given), or its usage
+// error.
+func gpuMemoryFlag(c *cli.Context) (int64, error) {
+	s := c.String("gpu-memory")
+	if s == "" {
+		return 0, nil
+	}
+	v, ok := parseSuffixedSize(s, 1<<50)
+	if !ok {
+		return 0, usageError{fmt.Sprintf("--gpu-memory %s: want a size such as 16G", s)}
+	}
+	return v, nil
 }
 
 // parseSuffixedSize reads a positive integer with an optional k, M or G suffix (powers of 1024)

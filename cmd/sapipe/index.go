@@ -21,8 +21,9 @@ checksummed. "sapipe mummer --index", "sapipe count" and "sapipe locate" map the
 and start at once instead of building anything; a damaged, truncated, foreign or wrong-version
 file is refused with an error. On a GPU (--device) each page's whole index is built there, in
 pages sized to the card (about 15 bytes a base of device memory for DNA), or to --gpu-memory on a
-card shared with other work; on the CPU, on every thread. The file is the same. The file takes about 12.5 bytes a base up to 2^27 bases, about 6.6 over that (the keys
-of the fastest count and locate are left out there).
+card shared with other work; on the CPU, on every thread. The file is the same. The file takes
+about 12.5 bytes a base up to 2^27 bases, about 6.6 over that (the keys of the fastest count and
+locate are left out there).
 
 A reference of any length is indexed: one longer than 2^31-3 bases (or than --page-size, or than
 a GPU sorts at once) is cut into pages, each a window of the text that runs --overlap bases past
@@ -80,13 +81,9 @@ func runIndex(ctx context.Context, e *env, c *cli.Context, ref string) error {
 	if c.Int("page-size") < 0 || c.Int("overlap") < 0 {
 		return usageError{"--page-size and --overlap must not be negative"}
 	}
-	var limit int64
-	if s := c.String("gpu-memory"); s != "" {
-		v, ok := parseSuffixedSize(s, 1<<50)
-		if !ok || v <= 0 {
-			return usageError{fmt.Sprintf("--gpu-memory %s: want a size such as 16G", s)}
-		}
-		limit = v
+	limit, err := gpuMemoryFlag(c)
+	if err != nil {
+		return err
 	}
 	b, err := openBackendLimit(e, autoDevice(c.String("device"), smallSAInput, ref), threads, talkOf(c), limit)
 	if err != nil {

@@ -110,12 +110,9 @@ func mummerCommand(e *env) *cli.Command {
 			if o.Threads < 1 || o.BatchSize < 1 || o.PageSize < 0 {
 				return usageError{"-t and --batch-size must be positive, --page-size not negative"}
 			}
-			if s := c.String("gpu-memory"); s != "" {
-				v, ok := parseSuffixedSize(s, 1<<50)
-				if !ok {
-					return usageError{fmt.Sprintf("--gpu-memory %s: want a size such as 16G", s)}
-				}
-				cfg.gpuMemory = v
+			var err error
+			if cfg.gpuMemory, err = gpuMemoryFlag(c); err != nil {
+				return err
 			}
 			if cfg.ref = c.String("index"); cfg.ref != "" {
 				cfg.index, cfg.queries = true, c.Args().Slice()
