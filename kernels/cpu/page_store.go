@@ -120,11 +120,17 @@ func (p *Page) CheckTailRows(rows []int32) error {
 
 // symbolStarts returns c: c[x] is the first row whose suffix starts with x (row 0 being the
 // empty suffix).
-func symbolStarts(text []byte) (c [256]int) {
+func symbolStarts(text []byte) [256]int {
 	var counts [256]int
 	for _, x := range text {
 		counts[x]++
 	}
+	return startsOf(&counts)
+}
+
+// startsOf returns c from the text's count of each code: c[x] is the first row whose suffix
+// starts with x (row 0 being the empty suffix).
+func startsOf(counts *[256]int) (c [256]int) {
 	c[0] = 1
 	for x := 1; x < 256; x++ {
 		c[x] = c[x-1] + counts[x-1]
@@ -185,12 +191,7 @@ func UncheckedSearchPage(text []byte, sigma, start, end, winEnd int, a PageArray
 		matchable += total[c]
 	}
 	total[kernels.CodeNone] = max(n-matchable, 0)
-	p := &Page{Start: start, End: end, WinEnd: winEnd, text: text, w: text[start:winEnd], n: n, sa: a.SA, occ: o}
-	p.c[0] = 1
-	for x := 1; x < 256; x++ {
-		p.c[x] = p.c[x-1] + total[x-1]
-	}
-	return p, nil
+	return &Page{Start: start, End: end, WinEnd: winEnd, text: text, w: text[start:winEnd], n: n, sa: a.SA, occ: o, c: startsOf(&total)}, nil
 }
 
 func loadPage(text []byte, sigma, start, end, winEnd int, a PageArrays, threads int, withLCP bool) (*Page, error) {
@@ -230,10 +231,7 @@ func loadPage(text []byte, sigma, start, end, winEnd int, a PageArrays, threads 
 	if tcErr != nil {
 		return nil, tcErr
 	}
-	p.c[0] = 1
-	for x := 1; x < 256; x++ {
-		p.c[x] = p.c[x-1] + counts[x-1]
-	}
+	p.c = startsOf(&counts)
 	occ, err := loadOcc(a.Occ, n+1, max(sigma, 2), &counts, threads)
 	if err != nil {
 		return nil, err
