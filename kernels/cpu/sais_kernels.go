@@ -19,13 +19,27 @@ const (
 )
 
 // scanArgs are a gather's arguments and results; the assembly knows its layout.
+//
+// Inductions go to the buffer of their side: side[(c*chunk)>>32] for symbol c, or side 0 where
+// side is nil. The byte kernels write to side 0 only: the byte level's blocks on several threads
+// place by part (sais_own.go), not by side.
 type scanArgs struct {
-	t     unsafe.Pointer    // 0: the text
-	sa    unsafe.Pointer    // 8: the run's first entry in scan order (downwards: its last)
-	n     int               // 16: entries in the run
-	d     int32             // 24: out: the group number's advance over the run (stage 1)
-	split int32             // 28: inductions to symbols from split on go to side 1, the others to 0
-	wp    [2]unsafe.Pointer // 32: each side's next record; advanced
+	t     unsafe.Pointer           // 0: the text
+	sa    unsafe.Pointer           // 8: the run's first entry in scan order (downwards: its last)
+	n     int                      // 16: entries in the run
+	d     int32                    // 24: out: the group number's advance over the run (stage 1)
+	_     int32                    // 28
+	chunk uint64                   // 32: 2^32 >> (the log2 of the symbols in a chunk)
+	side  *byte                    // 40: the side of each chunk of symbols, or nil
+	wp    [maxSides]unsafe.Pointer // 48: each side's next record; advanced
+}
+
+// sideOf returns the side of inductions to symbol c.
+func (a *scanArgs) sideOf(c int32) int {
+	if a.side == nil {
+		return 0
+	}
+	return int(*(*byte)(unsafe.Add(unsafe.Pointer(a.side), uintptr(uint64(uint32(c))*a.chunk>>32))))
 }
 
 // Records of inductions, in the buffers. h is an index of the bucket pointers: 4a+b for stage 1
@@ -64,7 +78,7 @@ func sym[T symbol](t unsafe.Pointer, i int32) int32 {
 
 // put appends a record (of size bytes) to the buffer of the side of symbol c; k is 0 to drop it.
 func put[R rec1 | rec3](a *scanArgs, c int32, r R, k int32) {
-	s := bit(c >= a.split)
+	s := a.sideOf(c)
 	*(*R)(a.wp[s]) = r
 	a.wp[s] = unsafe.Add(a.wp[s], unsafe.Sizeof(r)*uintptr(k))
 }

@@ -8,8 +8,8 @@ import "unsafe"
 //   - gather: the block is cut into parts that the threads claim one at a time; the gather kernel
 //     reads each part's entries with the text symbols they need (the random accesses; asked for
 //     ahead), and writes the suffixes they induce to the part's buffers, one per side: the
-//     destination buckets are split into two sides at the symbol that leaves about as many
-//     suffixes in the buckets on each;
+//     destination buckets are cut into as many sides as threads (up to maxSides), ranges of
+//     symbols that hold about as many suffixes each (by chunks of symbols: sideTable);
 //   - place: each side's inductions are written at its buckets' heads (or tails), part after
 //     part, so in scan order within every bucket, by the thread that claims the side; the sides'
 //     buckets are disjoint, and so are the pointers the threads move.
@@ -23,7 +23,8 @@ import "unsafe"
 const (
 	maxThreads = 16   // threads a scan uses at most
 	maxParts   = 64   // parts of a block at most
-	maxSides   = 2    // sides at most
+	maxSides   = 16   // sides at most
+	maxChunks  = 4096 // chunks of symbols in a side table at most
 	partCap    = 2048 // entries of a part at most
 	partMin    = 256  // entries of a part at least, unless the block is shorter
 	parMin     = 512  // shorter runs of final entries go on the calling thread...
@@ -51,21 +52,34 @@ type blockPart struct {
 type parBufs struct {
 	parts, sides int
 	part         [maxParts]blockPart
+	bufCap       int      // records of each part's buffers, allocated by the first level that uses them
 	own          *ownBufs // several threads: the byte level's blocks (sais_own.go)
 }
 
 func newParBufs(threads, n int) *parBufs {
 	threads = min(threads, maxThreads)
 	pb := &parBufs{parts: min(4*threads, maxParts), sides: min(threads, maxSides)}
-	for j := range pb.parts {
-		for s := range pb.sides {
-			pb.part[j].buf[s] = make([]rec1, min(partCap, n)+1) // +1: the end stays inside
-		}
-	}
 	if threads > 1 {
 		pb.own = newOwnBufs(threads, n)
 	}
 	return pb
+}
+
+// sideBufs readies the parts' buffers for a level of n symbols: a part's inductions may all go
+// to one side, so each side's buffer holds a part (12 bytes a record: at 16 threads, 64 parts of
+// 16 sides, 25 MB). Only the levels of names use them (the byte level places by part), and the
+// first of those is the largest.
+func (pb *parBufs) sideBufs(n int) {
+	c := min(partCap, n) + 1 // +1: the end stays inside
+	if c <= pb.bufCap {
+		return
+	}
+	pb.bufCap = c
+	for j := range pb.parts {
+		for s := range pb.sides {
+			pb.part[j].buf[s] = make([]rec1, c)
+		}
+	}
 }
 
 // parScan is the state of a scan in blocks.
@@ -80,9 +94,11 @@ type parScan[T symbol] struct {
 	// symbols and branchlessMax bytes; sais_serial.go).
 	branchless bool
 
-	kind  int
-	d     int32 // the group number before the block
-	split int32 // inductions to symbols from split on go to side 1
+	kind int
+	d    int32 // the group number before the block
+	// The side of symbol c is side[(c*chunk)>>32] (scanArgs); levels of names only.
+	chunk uint64
+	side  [maxChunks]byte
 	*parBufs
 
 	// A byte level on several threads: blocks whose parts place their own inductions
@@ -115,8 +131,7 @@ func (ps *parScan[T]) span() int32 {
 	return int32(ps.parts) * partCap
 }
 
-// start readies the scan for its blocks: kind, bucket pointers, and the sides, split at the
-// symbol that leaves about as many suffixes in the buckets on each side.
+// start readies the scan for its blocks: kind, bucket pointers, and the sides.
 func (ps *parScan[T]) start(kind int, ptr []int32, pm, pb int32, l *bucketLayout) {
 	ps.kind, ps.ptr, ps.pm, ps.pb, ps.d = kind, ptr, pm, pb, 0
 	if unsafe.Sizeof(ps.t[0]) == 1 {
@@ -128,17 +143,26 @@ func (ps *parScan[T]) start(kind int, ptr []int32, pm, pb int32, l *bucketLayout
 		}
 		ps.branchless = len(ps.used) <= smallAlphabet && len(ps.t) <= branchlessMax
 		ps.owned = ps.own != nil
+		return
 	}
-	ps.split = 1<<31 - 1
-	if ps.sides > 1 {
-		total := int64(l.start[l.k])
-		for c := range l.k {
-			if 2*int64(l.start[c+1]) >= total {
-				ps.split = int32(c + 1)
-				break
-			}
-		}
+	ps.chunk = sideTable(ps.side[:], l.start, ps.sides)
+}
+
+// sideTable cuts the buckets of start (k+1 entries: bucket c is [start[c], start[c+1])) into
+// sides ranges of symbols that hold about as many suffixes each, by chunks of symbols (a power
+// of two, so that at most maxChunks cover the alphabet): each chunk goes to the side where its
+// first bucket starts. It fills side and returns the multiplier that takes a symbol to its chunk.
+func sideTable(side []byte, start []int32, sides int) uint64 {
+	k := len(start) - 1
+	shift := 0
+	for (k-1)>>shift >= len(side) {
+		shift++
 	}
+	total := max(int64(start[k]), 1)
+	for x := range (k-1)>>shift + 1 {
+		side[x] = byte(min(int64(sides-1), int64(start[x<<shift])*int64(sides)/total))
+	}
+	return 1 << (32 - shift)
 }
 
 // block induces from the entries [lo, hi) (at most span), in scan order (downwards: from hi-1
@@ -154,6 +178,9 @@ func (ps *parScan[T]) block(lo, hi, d int32) int32 {
 			a, b = hi-n*(j+1)/p, hi-n*j/p
 		}
 		ps.part[j].lo, ps.part[j].hi = a, b
+	}
+	if !ps.owned {
+		ps.sideBufs(len(ps.t))
 	}
 	for j := p; j < int32(ps.parts); j++ {
 		pt := &ps.part[j]
@@ -181,7 +208,7 @@ func (ps *parScan[T]) block(lo, hi, d int32) int32 {
 // gather reads the entries of part j and buffers the suffixes they induce by side.
 func (ps *parScan[T]) gather(j int) {
 	pt := &ps.part[j]
-	a := scanArgs{t: unsafe.Pointer(unsafe.SliceData(ps.t)), n: int(pt.hi - pt.lo), split: ps.split}
+	a := scanArgs{t: unsafe.Pointer(unsafe.SliceData(ps.t)), n: int(pt.hi - pt.lo), chunk: ps.chunk, side: &ps.side[0]}
 	for s := range ps.sides {
 		a.wp[s] = unsafe.Pointer(unsafe.SliceData(pt.buf[s]))
 	}
