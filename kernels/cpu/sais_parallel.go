@@ -192,8 +192,10 @@ func (ps *parScan[T]) block(lo, hi, d int32) int32 {
 	if n < parMin || ps.tm.alone() {
 		// On the calling thread: one serial pass (sais_serial.go) costs less than a gather
 		// and a place.
+		saBlock(1+int(bit(n >= parMin)), n)
 		return ps.serial(lo, hi, d)
 	}
+	saBlock(0, n)
 	if ps.owned {
 		return ps.blockOwn(lo, hi, d)
 	}
