@@ -1,6 +1,10 @@
 package cpu
 
-import "unsafe"
+import (
+	"math/bits"
+	"time"
+	"unsafe"
+)
 
 // The blocks of the induction scans. A block is a run of final entries (ones no later induction
 // can change) in scan order, and takes two steps of the team (sais_team.go):
@@ -108,6 +112,8 @@ type parScan[T symbol] struct {
 	ownParts int
 
 	gatherF, placeF, gatherOwnF, placeOwnF func(int)
+
+	clock [4]blockClock // by kind of scan
 }
 
 func newParScan[T symbol](tm *team, bufs *parBufs, t []T, sa []int32, k int) *parScan[T] {
@@ -167,11 +173,55 @@ func sideTable(side []byte, start []int32, sides int) uint64 {
 
 // block induces from the entries [lo, hi) (at most span), in scan order (downwards: from hi-1
 // down), with group number d before them (stage 1), and returns the group number after them.
+// Short blocks, and those of a team gone solo, go as one serial pass on the calling thread; the
+// others as one or in parts, whichever has taken less time an entry (blockClock).
 func (ps *parScan[T]) block(lo, hi, d int32) int32 {
+	n := hi - lo
+	if n < parMin || ps.tm.alone() {
+		saBlock(1+int(bit(n >= parMin)), n)
+		return ps.serial(lo, hi, d)
+	}
+	ck := &ps.clock[ps.kind]
+	c := blockClass(n)
+	parts, try := ck.choose(c)
+	t0 := time.Now()
+	if !parts {
+		saBlock(3, n)
+		d = ps.serial(lo, hi, d)
+		ck.serialTook(n, time.Since(t0))
+		return d
+	}
+	if try && n >= tryLen+parMin {
+		// The first tryLen entries in scan order as one pass, timed, then the rest in parts:
+		// the entries of a block are final, so any first stretch of them may go first.
+		if ps.kind == scanR || ps.kind == scanFR {
+			d = ps.serial(hi-tryLen, hi, d)
+			hi -= tryLen
+		} else {
+			d = ps.serial(lo, lo+tryLen, d)
+			lo += tryLen
+		}
+		t1 := time.Now()
+		ck.serialTook(tryLen, t1.Sub(t0))
+		saBlock(3, tryLen)
+		t0, n = t1, n-tryLen
+		c = blockClass(n)
+	}
+	saBlock(0, n)
+	d = ps.inParts(lo, hi, d)
+	ck.partsTook(c, n, time.Since(t0))
+	return d
+}
+
+// inParts induces from the block [lo, hi) in parts: by part (sais_own.go) or by side.
+func (ps *parScan[T]) inParts(lo, hi, d int32) int32 {
 	ps.d = d
 	n := hi - lo
 	p := min(int32(ps.parts), max((n+partCap-1)/partCap, n/partMin))
 	down := ps.kind == scanR || ps.kind == scanFR
+	if ps.owned {
+		return ps.blockOwn(lo, hi, d)
+	}
 	for j := range p {
 		a, b := lo+n*j/p, lo+n*(j+1)/p
 		if down {
@@ -179,9 +229,7 @@ func (ps *parScan[T]) block(lo, hi, d int32) int32 {
 		}
 		ps.part[j].lo, ps.part[j].hi = a, b
 	}
-	if !ps.owned {
-		ps.sideBufs(len(ps.t))
-	}
+	ps.sideBufs(len(ps.t))
 	for j := p; j < int32(ps.parts); j++ {
 		pt := &ps.part[j]
 		pt.lo, pt.hi, pt.d = 0, 0, 0
@@ -189,22 +237,73 @@ func (ps *parScan[T]) block(lo, hi, d int32) int32 {
 			pt.end[s] = unsafe.Pointer(unsafe.SliceData(pt.buf[s]))
 		}
 	}
-	if n < parMin || ps.tm.alone() {
-		// On the calling thread: one serial pass (sais_serial.go) costs less than a gather
-		// and a place.
-		saBlock(1+int(bit(n >= parMin)), n)
-		return ps.serial(lo, hi, d)
-	}
-	saBlock(0, n)
-	if ps.owned {
-		return ps.blockOwn(lo, hi, d)
-	}
 	ps.tm.run(int(p), ps.gatherF)
 	ps.tm.run(ps.sides, ps.placeF)
 	for j := range p {
 		d += ps.part[j].d
 	}
 	return d
+}
+
+// blockClock chooses how a scan's blocks go, by the wall time an entry measured on the blocks
+// before: one serial pass (no fixed cost, so one figure for all sizes) or parts (two steps of
+// the team and a merge a block, so a figure for each class of sizes). Every tryEvery blocks of a
+// class it tries the way it does not take: the serial pass on a first stretch of the block, parts
+// on the whole. Where threads get cores, parts win on all but short blocks; where they do not (a
+// busy machine) or the memory does not keep up with them, a serial pass does.
+type blockClock struct {
+	serial float64               // ns an entry, 0 until measured
+	parts  [blockClasses]float64 // ns an entry, 0 until measured
+	since  [blockClasses]int32   // blocks since the last try
+}
+
+const (
+	blockClasses = 8    // sizes parMin<<c to parMin<<(c+1), the last class and all above
+	tryEvery     = 16   // blocks of a class between tries of the way not taken
+	tryLen       = 1024 // entries of a block that try the serial pass
+)
+
+func blockClass(n int32) int {
+	return min(blockClasses-1, bits.Len32(uint32(n/parMin))-1)
+}
+
+// alwaysParts has every block of enough entries go in parts (a variable for the tests).
+var alwaysParts = false
+
+// choose reports whether the next block of class c goes in parts, and whether to try the serial
+// pass on its first stretch.
+func (k *blockClock) choose(c int) (parts, try bool) {
+	switch {
+	case alwaysParts:
+		return true, false
+	case k.parts[c] == 0:
+		return true, false
+	case k.serial == 0:
+		return true, true
+	}
+	best := k.parts[c] <= k.serial
+	if k.since[c]++; k.since[c] < tryEvery {
+		return best, false
+	}
+	k.since[c] = 0
+	return true, best
+}
+
+func (k *blockClock) serialTook(n int32, t time.Duration) { k.serial = average(k.serial, n, t) }
+
+func (k *blockClock) partsTook(c int, n int32, t time.Duration) {
+	k.parts[c] = average(k.parts[c], n, t)
+}
+
+// average moves a figure of ns an entry a quarter of the way to that of n entries in t, taken
+// as at most twice the figure: a block held up once (a thread stopped by the system) moves it by
+// a quarter at most.
+func average(ns float64, n int32, t time.Duration) float64 {
+	x := float64(t) / float64(n)
+	if ns == 0 {
+		return x
+	}
+	return ns + (min(x, 2*ns)-ns)/4
 }
 
 // gather reads the entries of part j and buffers the suffixes they induce by side.
