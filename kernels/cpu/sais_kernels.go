@@ -21,8 +21,9 @@ const (
 // scanArgs are a gather's arguments and results; the assembly knows its layout.
 //
 // Inductions go to the buffer of their side: side[(c*chunk)>>32] for symbol c, or side 0 where
-// side is nil. The byte kernels write to side 0 only: the byte level's blocks on several threads
-// place by part (sais_own.go), not by side.
+// side is nil. The byte kernels write to side 0 only, and count their inductions by bucket
+// pointer in cnt: the byte level's blocks on several threads place by part (sais_own.go), not by
+// side. For byte texts side is nil; for int32 texts cnt is.
 type scanArgs struct {
 	t     unsafe.Pointer           // 0: the text
 	sa    unsafe.Pointer           // 8: the run's first entry in scan order (downwards: its last)
@@ -32,6 +33,9 @@ type scanArgs struct {
 	chunk uint64                   // 32: 2^32 >> (the log2 of the symbols in a chunk)
 	side  *byte                    // 40: the side of each chunk of symbols, or nil
 	wp    [maxSides]unsafe.Pointer // 48: each side's next record; advanced
+	// 176: counts by bucket pointer h of the records: stage 1 cnt[h]++ and cnt[h+2] = grp (the
+	// group of the last), stage 3 cnt[h]++.
+	cnt unsafe.Pointer
 }
 
 // sideOf returns the side of inductions to symbol c.
@@ -81,6 +85,15 @@ func put[R rec1 | rec3](a *scanArgs, c int32, r R, k int32) {
 	s := a.sideOf(c)
 	*(*R)(a.wp[s]) = r
 	a.wp[s] = unsafe.Add(a.wp[s], unsafe.Sizeof(r)*uintptr(k))
+	if a.cnt != nil && k != 0 {
+		switch r := any(r).(type) {
+		case rec1:
+			*ptrAt(a.cnt, r.h) += 1
+			*ptrAt(a.cnt, r.h+2) = r.grp
+		case rec3:
+			*ptrAt(a.cnt, r.h) += 1
+		}
+	}
 }
 
 // gatherLGo is the stage 1 gather, upwards: every entry that is neither LS (p-1 S-type) nor empty

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -62,7 +63,8 @@ func kernelEntries(rng *rand.Rand, n, length int, kind int) []int32 {
 
 // runGather runs a gather kernel (the assembly or the Go definition) on a copy of entries, with
 // the side table side (nil: one side) and its chunk multiplier, and returns the records of each
-// side as bytes, the group advance and the entries afterwards.
+// side as bytes, the group advance and the entries afterwards; a byte text's records are counted
+// too, and the counts come last in the records of the last side.
 func runGather[T symbol](t []T, entries []int32, kind int, side []byte, chunk uint64, goVersion bool) ([maxSides][]byte, int32, []int32) {
 	sa := slices.Clone(entries)
 	size := 12
@@ -73,6 +75,14 @@ func runGather[T symbol](t []T, entries []int32, kind int, side []byte, chunk ui
 	a := &scanArgs{t: unsafe.Pointer(unsafe.SliceData(t)), n: len(sa), chunk: chunk}
 	if side != nil {
 		a.side = &side[0]
+	}
+	var cnt []int32
+	if unsafe.Sizeof(t[0]) == 1 {
+		cnt = make([]int32, 4*256)
+		for i := range cnt {
+			cnt[i] = int32(i % 7) // counts go on from what is there
+		}
+		a.cnt = unsafe.Pointer(&cnt[0])
 	}
 	for s := range bufs {
 		bufs[s] = make([]byte, size*(len(sa)+1))
@@ -114,6 +124,9 @@ func runGather[T symbol](t []T, entries []int32, kind int, side []byte, chunk ui
 	for s := range bufs {
 		n := uintptr(a.wp[s]) - uintptr(unsafe.Pointer(unsafe.SliceData(bufs[s])))
 		out[s] = bufs[s][:n]
+	}
+	for _, c := range cnt {
+		out[maxSides-1] = binary.LittleEndian.AppendUint32(out[maxSides-1], uint32(c))
 	}
 	return out, a.d, sa
 }

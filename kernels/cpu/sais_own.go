@@ -76,22 +76,11 @@ func (ps *parScan[T]) blockOwn(lo, hi, d int32) int32 {
 func (ps *parScan[T]) gatherOwn(j int) {
 	pt := &ps.own.part[j]
 	rp := unsafe.Pointer(unsafe.SliceData(pt.recs))
-	a := scanArgs{t: unsafe.Pointer(unsafe.SliceData(ps.t)), n: int(pt.hi - pt.lo)}
+	a := scanArgs{t: unsafe.Pointer(unsafe.SliceData(ps.t)), n: int(pt.hi - pt.lo), cnt: unsafe.Pointer(unsafe.SliceData(pt.cnt))}
 	a.wp[0] = rp
-	ps.runGather(&a, pt.lo, pt.hi)
+	ps.runGather(&a, pt.lo, pt.hi) // counts as it goes
 	pt.d = a.d
 	pt.end = a.wp[0]
-	cnt := pt.cnt
-	if ps.kind <= scanR {
-		for _, r := range unsafe.Slice((*rec1)(rp), (uintptr(pt.end)-uintptr(rp))/12) {
-			cnt[r.h&1023]++
-			cnt[(r.h+2)&1023] = r.grp
-		}
-	} else {
-		for _, r := range unsafe.Slice((*rec3)(rp), (uintptr(pt.end)-uintptr(rp))/8) {
-			cnt[r.h&255]++
-		}
-	}
 }
 
 // merge gives part pt its stretch of each bucket it induces into, after the parts before it,
