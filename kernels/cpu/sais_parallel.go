@@ -184,6 +184,9 @@ func (ps *parScan[T]) block(lo, hi, d int32) int32 {
 	ck := &ps.clock[ps.kind]
 	c := blockClass(n)
 	parts, try := ck.choose(c)
+	if try && n < tryLen+parMin {
+		parts = false // too short to try a first stretch: the whole block as one pass
+	}
 	t0 := time.Now()
 	if !parts {
 		saBlock(3, n)
@@ -248,8 +251,8 @@ func (ps *parScan[T]) inParts(lo, hi, d int32) int32 {
 // blockClock chooses how a scan's blocks go, by the wall time an entry measured on the blocks
 // before: one serial pass (no fixed cost, so one figure for all sizes) or parts (two steps of
 // the team and a merge a block, so a figure for each class of sizes). Every tryEvery blocks of a
-// class it tries the way it does not take: the serial pass on a first stretch of the block, parts
-// on the whole. Where threads get cores, parts win on all but short blocks; where they do not (a
+// class it tries the way it does not take: the serial pass on a first stretch of the block (or
+// the whole of a short one), parts on the whole. Where threads get cores, parts win on all but short blocks; where they do not (a
 // busy machine) or the memory does not keep up with them, a serial pass does.
 type blockClock struct {
 	serial float64               // ns an entry, 0 until measured
