@@ -134,6 +134,10 @@ func runGather[T symbol](t []T, entries []int32, kind int, side []byte, chunk ui
 // TestGatherKernels compares the gather kernels with their Go definitions on random runs: the byte
 // kernels with one side, the int32 ones with side tables of 1 to 16 sides.
 func TestGatherKernels(t *testing.T) {
+	var a scanArgs // the layout the assembly knows
+	if unsafe.Offsetof(a.chunk) != 32 || unsafe.Offsetof(a.side) != 40 || unsafe.Offsetof(a.wp) != 48 || unsafe.Offsetof(a.cnt) != 176 {
+		t.Fatal("scanArgs: not the layout of sais_kernels_amd64.s")
+	}
 	rng := rand.New(rand.NewSource(6))
 	tb, tw := kernelTexts(rng, 5000)
 	// Side tables for the int32 symbols (below 2^20): one from bucket sizes, and random ones.
