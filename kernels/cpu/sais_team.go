@@ -148,8 +148,8 @@ func (tm *team) alone() bool {
 	return tm.solo > 0
 }
 
-// neverSolo keeps teams from going solo, so that every block of enough entries runs in parts
-// even where the helpers get no core (a variable for the tests).
+// neverSolo keeps teams from going solo (a variable for the tests: with alwaysParts, every block
+// of enough entries runs in parts even where the helpers get no core).
 var neverSolo = false
 
 // goSolo has the caller run the next steps alone, twice as many as the last time in a row.
