@@ -19,13 +19,31 @@ const (
 )
 
 // scanArgs are a gather's arguments and results; the assembly knows its layout.
+//
+// Inductions go to the buffer of their side: side[(c*chunk)>>32] for symbol c, or side 0 where
+// side is nil. The byte kernels write to side 0 only, and count their inductions by bucket
+// pointer in cnt: the byte level's blocks on several threads place by part (sais_own.go), not by
+// side. For byte texts side is nil; for int32 texts cnt is.
 type scanArgs struct {
-	t     unsafe.Pointer    // 0: the text
-	sa    unsafe.Pointer    // 8: the run's first entry in scan order (downwards: its last)
-	n     int               // 16: entries in the run
-	d     int32             // 24: out: the group number's advance over the run (stage 1)
-	split int32             // 28: inductions to symbols from split on go to side 1, the others to 0
-	wp    [2]unsafe.Pointer // 32: each side's next record; advanced
+	t     unsafe.Pointer           // 0: the text
+	sa    unsafe.Pointer           // 8: the run's first entry in scan order (downwards: its last)
+	n     int                      // 16: entries in the run
+	d     int32                    // 24: out: the group number's advance over the run (stage 1)
+	_     int32                    // 28
+	chunk uint64                   // 32: 2^32 >> (the log2 of the symbols in a chunk)
+	side  *byte                    // 40: the side of each chunk of symbols, or nil
+	wp    [maxSides]unsafe.Pointer // 48: each side's next record; advanced
+	// 176: counts by bucket pointer h of the records: stage 1 cnt[h]++ and cnt[h+2] = grp (the
+	// group of the last), stage 3 cnt[h]++.
+	cnt unsafe.Pointer
+}
+
+// sideOf returns the side of inductions to symbol c.
+func (a *scanArgs) sideOf(c int32) int {
+	if a.side == nil {
+		return 0
+	}
+	return int(*(*byte)(unsafe.Add(unsafe.Pointer(a.side), uintptr(uint64(uint32(c))*a.chunk>>32))))
 }
 
 // Records of inductions, in the buffers. h is an index of the bucket pointers: 4a+b for stage 1
@@ -64,9 +82,18 @@ func sym[T symbol](t unsafe.Pointer, i int32) int32 {
 
 // put appends a record (of size bytes) to the buffer of the side of symbol c; k is 0 to drop it.
 func put[R rec1 | rec3](a *scanArgs, c int32, r R, k int32) {
-	s := bit(c >= a.split)
+	s := a.sideOf(c)
 	*(*R)(a.wp[s]) = r
 	a.wp[s] = unsafe.Add(a.wp[s], unsafe.Sizeof(r)*uintptr(k))
+	if a.cnt != nil && k != 0 {
+		switch r := any(r).(type) {
+		case rec1:
+			*ptrAt(a.cnt, r.h) += 1
+			*ptrAt(a.cnt, r.h+2) = r.grp
+		case rec3:
+			*ptrAt(a.cnt, r.h) += 1
+		}
+	}
 }
 
 // gatherLGo is the stage 1 gather, upwards: every entry that is neither LS (p-1 S-type) nor empty

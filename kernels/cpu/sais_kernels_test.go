@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -60,16 +61,29 @@ func kernelEntries(rng *rand.Rand, n, length int, kind int) []int32 {
 	return e
 }
 
-// runGather runs a gather kernel (the assembly or the Go definition) on a copy of entries and
-// returns the records of each side as bytes, the group advance and the entries afterwards.
-func runGather[T symbol](t []T, entries []int32, kind int, split int32, goVersion bool) ([2][]byte, int32, []int32) {
+// runGather runs a gather kernel (the assembly or the Go definition) on a copy of entries, with
+// the side table side (nil: one side) and its chunk multiplier, and returns the records of each
+// side as bytes, the group advance and the entries afterwards; a byte text's records are counted
+// too, and the counts come last in the records of the last side.
+func runGather[T symbol](t []T, entries []int32, kind int, side []byte, chunk uint64, goVersion bool) ([maxSides][]byte, int32, []int32) {
 	sa := slices.Clone(entries)
 	size := 12
 	if kind == scanFL || kind == scanFR {
 		size = 8
 	}
-	var bufs [2][]byte
-	a := &scanArgs{t: unsafe.Pointer(unsafe.SliceData(t)), n: len(sa), split: split}
+	var bufs [maxSides][]byte
+	a := &scanArgs{t: unsafe.Pointer(unsafe.SliceData(t)), n: len(sa), chunk: chunk}
+	if side != nil {
+		a.side = &side[0]
+	}
+	var cnt []int32
+	if unsafe.Sizeof(t[0]) == 1 {
+		cnt = make([]int32, 4*256)
+		for i := range cnt {
+			cnt[i] = int32(i % 7) // counts go on from what is there
+		}
+		a.cnt = unsafe.Pointer(&cnt[0])
+	}
 	for s := range bufs {
 		bufs[s] = make([]byte, size*(len(sa)+1))
 		a.wp[s] = unsafe.Pointer(unsafe.SliceData(bufs[s]))
@@ -106,34 +120,107 @@ func runGather[T symbol](t []T, entries []int32, kind int, split int32, goVersio
 	default:
 		gatherFR[T](a)
 	}
-	var out [2][]byte
+	var out [maxSides][]byte
 	for s := range bufs {
 		n := uintptr(a.wp[s]) - uintptr(unsafe.Pointer(unsafe.SliceData(bufs[s])))
 		out[s] = bufs[s][:n]
 	}
+	for _, c := range cnt {
+		out[maxSides-1] = binary.LittleEndian.AppendUint32(out[maxSides-1], uint32(c))
+	}
 	return out, a.d, sa
 }
 
-// TestGatherKernels compares the gather kernels with their Go definitions on random runs.
+// TestGatherKernels compares the gather kernels with their Go definitions on random runs: the byte
+// kernels with one side, the int32 ones with side tables of 1 to 16 sides.
 func TestGatherKernels(t *testing.T) {
+	var a scanArgs // the layout the assembly knows
+	if unsafe.Offsetof(a.chunk) != 32 || unsafe.Offsetof(a.side) != 40 || unsafe.Offsetof(a.wp) != 48 || unsafe.Offsetof(a.cnt) != 176 {
+		t.Fatal("scanArgs: not the layout of sais_kernels_amd64.s")
+	}
 	rng := rand.New(rand.NewSource(6))
 	tb, tw := kernelTexts(rng, 5000)
+	// Side tables for the int32 symbols (below 2^20): one from bucket sizes, and random ones.
+	type table struct {
+		side  []byte
+		chunk uint64
+	}
+	var tables []table
+	for _, sides := range []int{1, 2, 3, 16} {
+		start := make([]int32, 1<<20+1)
+		for c := range 1 << 20 {
+			start[c+1] = start[c] + int32(rng.Intn(5))
+		}
+		side := make([]byte, maxChunks)
+		tables = append(tables, table{side, sideTable(side, start, sides)})
+		rnd := make([]byte, maxChunks)
+		for x := range rnd {
+			rnd[x] = byte(rng.Intn(sides))
+		}
+		tables = append(tables, table{rnd, 1 << (32 - 8)})
+	}
 	for _, kind := range []int{scanL, scanR, scanFL, scanFR, scanLWide, scanRWide} {
 		for _, n := range []int{0, 1, 2, 63, 64, 65, 127, 128, 200, 1000} {
-			for _, split := range []int32{0, 100, 1 << 19, 1<<31 - 1} {
+			for x, tab := range tables {
 				entries := kernelEntries(rng, n, len(tb), kind)
-				name := fmt.Sprintf("kind %d, %d entries, split %d", kind, n, split)
-				check := func(w string, ga, gb [2][]byte, da, db int32, ea, eb []int32) {
-					if !slices.Equal(ga[0], gb[0]) || !slices.Equal(ga[1], gb[1]) || da != db || !slices.Equal(ea, eb) {
+				name := fmt.Sprintf("kind %d, %d entries, table %d", kind, n, x)
+				check := func(w string, ga, gb [maxSides][]byte, da, db int32, ea, eb []int32) {
+					for s := range maxSides {
+						if !slices.Equal(ga[s], gb[s]) {
+							t.Fatalf("%s, %s: kernel differs from its definition on side %d", name, w, s)
+						}
+					}
+					if da != db || !slices.Equal(ea, eb) {
 						t.Fatalf("%s, %s: kernel differs from its definition (group %d, want %d)", name, w, da, db)
 					}
 				}
-				ga, da, ea := runGather(tb, entries, kind, split, false)
-				gb, db, eb := runGather(tb, entries, kind, split, true)
+				ga, da, ea := runGather(tb, entries, kind, nil, 0, false)
+				gb, db, eb := runGather(tb, entries, kind, nil, 0, true)
 				check("bytes", ga, gb, da, db, ea, eb)
-				ga, da, ea = runGather(tw, entries, kind, split, false)
-				gb, db, eb = runGather(tw, entries, kind, split, true)
+				if kind == scanLWide || kind == scanRWide {
+					continue // bytes only (gatherLW, gatherRW)
+				}
+				ga, da, ea = runGather(tw, entries, kind, tab.side, tab.chunk, false)
+				gb, db, eb = runGather(tw, entries, kind, tab.side, tab.chunk, true)
 				check("int32", ga, gb, da, db, ea, eb)
+			}
+		}
+	}
+}
+
+// TestSideTable checks that the sides of a level's buckets are ranges of symbols in order, that
+// every symbol has one, and that they balance the suffixes to within a chunk's buckets.
+func TestSideTable(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	for _, k := range []int{1, 2, 100, maxChunks, maxChunks + 1, 1 << 16, 3<<20 + 5} {
+		for _, sides := range []int{1, 2, 5, 16} {
+			start := make([]int32, k+1)
+			for c := range k {
+				start[c+1] = start[c] + int32(rng.Intn(8))
+			}
+			side := make([]byte, maxChunks)
+			chunk := sideTable(side, start, sides)
+			a := scanArgs{side: &side[0], chunk: chunk}
+			var count [maxSides]int64
+			biggest := int64(0) // the most suffixes in one chunk
+			last, lastChunk, inChunk := 0, -1, int64(0)
+			for c := range k {
+				s := a.sideOf(int32(c))
+				if s < last || s >= sides {
+					t.Fatalf("k %d, %d sides: symbol %d on side %d after %d", k, sides, c, s, last)
+				}
+				last = s
+				count[s] += int64(start[c+1] - start[c])
+				if x := int(uint64(c) * chunk >> 32); x != lastChunk {
+					lastChunk, inChunk = x, 0
+				}
+				inChunk += int64(start[c+1] - start[c])
+				biggest = max(biggest, inChunk)
+			}
+			for s := range sides {
+				if over := count[s] - int64(start[k])/int64(sides); over > biggest+1 {
+					t.Fatalf("k %d, %d sides: side %d holds %d suffixes of %d", k, sides, s, count[s], start[k])
+				}
 			}
 		}
 	}

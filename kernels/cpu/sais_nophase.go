@@ -7,3 +7,6 @@ package cpu
 func saPhase(string)           {}
 func saPhaseDepth(int)         {}
 func saPhaseLevel(_, _, _ int) {}
+func saBlock(int, int32)       {}
+func saTeamStep(bool)          {}
+func saTeamSolo()              {}

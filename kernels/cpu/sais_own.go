@@ -7,9 +7,10 @@ import "unsafe"
 // and counts them by bucket; then the calling thread gives each part its own stretch of every
 // bucket, in scan order (merge), and each thread places its part's inductions there. Placing is
 // then shared by the threads whatever the buckets the inductions go to, where the sides of
-// sais_parallel.go split the buckets in two (so no more than two threads place) at a symbol that
-// balances the whole array, not the block. The merge costs a few operations per bucket used per
-// part, which the byte level's alphabet keeps small; the levels of names keep to the sides.
+// sais_parallel.go split the buckets by ranges of symbols that balance the whole array, not the
+// block (a byte level's few symbols would make few and uneven sides: DNA has four). The merge
+// costs a few operations per bucket used per part, which the byte level's alphabet keeps small;
+// the levels of names keep to the sides.
 // As libsais's blocks do (libsais 2.10.4, *_block_prepare and *_block_place).
 
 const (
@@ -75,22 +76,11 @@ func (ps *parScan[T]) blockOwn(lo, hi, d int32) int32 {
 func (ps *parScan[T]) gatherOwn(j int) {
 	pt := &ps.own.part[j]
 	rp := unsafe.Pointer(unsafe.SliceData(pt.recs))
-	a := scanArgs{t: unsafe.Pointer(unsafe.SliceData(ps.t)), n: int(pt.hi - pt.lo), split: 1<<31 - 1}
+	a := scanArgs{t: unsafe.Pointer(unsafe.SliceData(ps.t)), n: int(pt.hi - pt.lo), cnt: unsafe.Pointer(unsafe.SliceData(pt.cnt))}
 	a.wp[0] = rp
-	ps.runGather(&a, pt.lo, pt.hi)
+	ps.runGather(&a, pt.lo, pt.hi) // counts as it goes
 	pt.d = a.d
 	pt.end = a.wp[0]
-	cnt := pt.cnt
-	if ps.kind <= scanR {
-		for _, r := range unsafe.Slice((*rec1)(rp), (uintptr(pt.end)-uintptr(rp))/12) {
-			cnt[r.h&1023]++
-			cnt[(r.h+2)&1023] = r.grp
-		}
-	} else {
-		for _, r := range unsafe.Slice((*rec3)(rp), (uintptr(pt.end)-uintptr(rp))/8) {
-			cnt[r.h&255]++
-		}
-	}
 }
 
 // merge gives part pt its stretch of each bucket it induces into, after the parts before it,

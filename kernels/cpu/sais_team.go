@@ -79,11 +79,15 @@ func (tm *team) run(n int, f func(int)) {
 		tm.solo--
 	}
 	if n == 1 || len(tm.helpers) == 0 || tm.solo > 0 {
+		if n > 1 && len(tm.helpers) > 0 {
+			saTeamStep(true)
+		}
 		for j := range n {
 			f(j)
 		}
 		return
 	}
+	saTeamStep(false)
 	tm.epoch++
 	e := tm.epoch
 	tm.step.Store(&teamStep{f, e})
@@ -108,16 +112,18 @@ func (tm *team) run(n int, f func(int)) {
 	t1 := time.Now()
 	tm.await(e<<32 | uint64(n))
 	wait := time.Since(t1)
-	// A helper that gets no tasks, or keeps the caller waiting longer than it worked, is not
-	// being run as it should (the machine is busy, and it may share the caller's core, where
-	// its spinning takes the caller's time): go alone for a while, longer each time in a row.
+	// Helpers that get no tasks, or that did fewer than the caller and kept it waiting longer
+	// than it worked, are not being run as they should (the machine is busy, and a helper may
+	// share the caller's core, where its spinning takes the caller's time): go alone for a
+	// while, longer each time in a row. One helper stopped by the system while the others did
+	// their share (many threads) delays that step only: going alone would idle the others.
 	switch {
 	case mine == n:
 		if tm.unhelped++; tm.unhelped >= soloAfter {
 			tm.unhelped = 0
 			tm.goSolo()
 		}
-	case wait > slowWait && wait > t1.Sub(t0):
+	case wait > slowWait && wait > t1.Sub(t0) && 2*mine >= n:
 		tm.unhelped = 0
 		tm.goSolo()
 	default:
@@ -136,11 +142,22 @@ func (tm *team) alone() bool {
 	if tm.solo > 0 {
 		tm.solo--
 	}
+	if tm.solo > 0 {
+		saTeamStep(true)
+	}
 	return tm.solo > 0
 }
 
+// neverSolo keeps teams from going solo (a variable for the tests: with alwaysParts, every block
+// of enough entries runs in parts even where the helpers get no core).
+var neverSolo = false
+
 // goSolo has the caller run the next steps alone, twice as many as the last time in a row.
 func (tm *team) goSolo() {
+	saTeamSolo()
+	if neverSolo {
+		return
+	}
 	tm.solo = soloSteps << tm.backoff
 	tm.backoff = min(tm.backoff+1, maxBackoff)
 }

@@ -211,6 +211,29 @@ func TestSuffixArrayParts(t *testing.T) {
 	}
 }
 
+// TestSuffixArraySides builds with sixteen threads on texts whose levels of names are long enough
+// for blocks in parts, with the team kept from going solo and every block of enough entries in
+// parts (the helpers may get no core here, but the blocks still gather and place by part and
+// side): the levels of names place on up to sixteen sides, the byte level by part. Then again
+// with the blocks' clocks choosing, which mixes serial passes, their tries on first stretches,
+// and parts. It compares with one thread and with the check.
+func TestSuffixArraySides(t *testing.T) {
+	defer func(s, p bool) { neverSolo, alwaysParts = s, p }(neverSolo, alwaysParts)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(16, runtime.GOMAXPROCS(0))))
+	n := 400_000
+	if testing.Short() {
+		n = 150_000
+	}
+	rng := rand.New(rand.NewSource(9))
+	texts := largeTexts(rng, n)
+	for _, parts := range []bool{true, false} {
+		neverSolo, alwaysParts = true, parts
+		for _, name := range []string{"dna", "codes", "words", "repeats", "period3"} {
+			checkThreads(t, fmt.Sprintf("%s, always parts %v", name, parts), texts[name], 1, 16, 3, 2)
+		}
+	}
+}
+
 // checkThreads builds the suffix array of text on each number of threads, into an array that is
 // not fresh (the construction must not rely on zeros), checks each and that they agree, and
 // returns the first.
