@@ -16,6 +16,15 @@ type IntervalSearch interface {
 	SearchIntervals(b *kernels.Patterns, iv []Interval) error
 }
 
+// RowSearch is an IntervalSearch that also gives, where a pattern's search ends on one row with a
+// shift, that row's suffix array value (a device reads it as it searches), so that PagedSearcher
+// need not read it from the page's suffix array: a random read of host memory for most long
+// patterns. rows[i] is pattern i's; the other patterns' entries are left as they are.
+type RowSearch interface {
+	IntervalSearch
+	SearchIntervalsRows(b *kernels.Patterns, iv []Interval, rows []int32) error
+}
+
 // PagedSearcher counts and locates patterns in a text indexed in pages (a reference too long for
 // one suffix array of 32-bit rows): each page's window is searched, and an occurrence counts for
 // the page that owns its start. The occurrences in a window that start past what its page owns
@@ -36,6 +45,7 @@ type PagedSearcher struct {
 type pagedScratch struct {
 	short kernels.Patterns // the patterns cut to overlap+1 symbols
 	iv    []Interval
+	rows  []int32 // from a RowSearch
 	count []int32
 	pos   [][]int64 // each pattern's located occurrences, in text order
 }
@@ -99,7 +109,13 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 		sc.pos[i] = sc.pos[i][:0]
 	}
 	for pi, p := range s.pages {
-		if err := s.search[pi].SearchIntervals(q, sc.iv); err != nil {
+		rs, withRows := s.search[pi].(RowSearch)
+		if withRows {
+			sc.rows = slices.Grow(sc.rows[:0], np)[:np]
+			if err := rs.SearchIntervalsRows(q, sc.iv, sc.rows); err != nil {
+				return err
+			}
+		} else if err := s.search[pi].SearchIntervals(q, sc.iv); err != nil {
 			return err
 		}
 		owned := int32(p.End - p.Start)
@@ -121,7 +137,11 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 				continue
 			}
 			start := len(sc.pos[i])
-			for _, r := range p.sa[v.Lo:v.Hi] {
+			sa := p.sa[v.Lo:v.Hi]
+			if withRows && v.Shift > 0 { // one row (checked above), its value given
+				sa = sc.rows[i : i+1]
+			}
+			for _, r := range sa {
 				at := r - v.Shift
 				if r < v.Shift {
 					return fmt.Errorf("page %d, pattern %d: an occurrence before the window's start", pi, i)

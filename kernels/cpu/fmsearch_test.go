@@ -143,6 +143,7 @@ func TestPagedSearch(t *testing.T) {
 		var tails [][]int32
 		var search []IntervalSearch
 		keyed := rng.IntN(2) == 0
+		withRows := rng.IntN(2) == 0 // as a device gives them (RowSearch)
 		for st := 0; st < n; st += pageSize {
 			e := min(st+pageSize, n)
 			p := NewPage(text, sigma, st, e, min(e+overlap, n))
@@ -152,16 +153,94 @@ func TestPagedSearch(t *testing.T) {
 			}
 			pages = append(pages, p)
 			tails = append(tails, p.TailRows(1+rng.IntN(3)))
-			search = append(search, testSearcher(t, p, kt, keyed))
+			var is IntervalSearch = testSearcher(t, p, kt, keyed)
+			if withRows {
+				is = &rowsSearch{is.(*Searcher), p, false}
+			}
+			search = append(search, is)
 		}
 		ps, err := NewPagedSearcher(text, pages, tails, search)
 		if err != nil {
 			t.Fatal(err)
 		}
 		pats := searchPatterns(rng, text, sigma, 1+rng.IntN(100), 1+rng.IntN(60))
-		checkSearch(t, ps, text, pats, fmt.Sprintf("round %d (n %d, sigma %d, %d pages of %d overlapping by %d, keyed %v)",
-			r, n, sigma, len(pages), pageSize, overlap, keyed))
+		checkSearch(t, ps, text, pats, fmt.Sprintf("round %d (n %d, sigma %d, %d pages of %d overlapping by %d, keyed %v, rows given %v)",
+			r, n, sigma, len(pages), pageSize, overlap, keyed, withRows))
 	}
+}
+
+// rowsSearch is a RowSearch over a Searcher, as a device's: the rows of one-row outcomes with a
+// shift read from the page's suffix array, or with poison a row whose occurrence lies past what
+// the page owns.
+type rowsSearch struct {
+	*Searcher
+	p      *Page
+	poison bool
+}
+
+func (r *rowsSearch) SearchIntervalsRows(b *kernels.Patterns, iv []Interval, rows []int32) error {
+	if err := r.SearchIntervals(b, iv); err != nil {
+		return err
+	}
+	for i, v := range iv {
+		if v.Shift > 0 {
+			rows[i] = r.p.sa[v.Lo]
+			if r.poison {
+				rows[i] = v.Shift + int32(r.p.End-r.p.Start)
+			}
+		}
+	}
+	return nil
+}
+
+// TestPagedSearchRows: the rows a RowSearch gives are the ones PagedSearcher takes, not the
+// page's suffix array: rows that place the occurrences past each page's end lose them.
+func TestPagedSearchRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 4))
+	const n, sigma = 4000, 6
+	text := searchText(rng, n, sigma)
+	var pages []*Page
+	var tails [][]int32
+	good, poisoned := []IntervalSearch{}, []IntervalSearch{}
+	for st := 0; st < n; st += 1000 {
+		p := NewPage(text, sigma, st, st+1000, min(st+1000+200, n))
+		s := testSearcher(t, p, BuildKmerTable(p, 3), false)
+		pages = append(pages, p)
+		tails = append(tails, p.TailRows(1))
+		good = append(good, &rowsSearch{s, p, false})
+		poisoned = append(poisoned, &rowsSearch{s, p, true})
+	}
+	pats := searchPatterns(rng, text, sigma, 200, 40)
+	var hg, hp kernels.Hits
+	for _, c := range []struct {
+		search []IntervalSearch
+		h      *kernels.Hits
+	}{{good, &hg}, {poisoned, &hp}} {
+		ps, err := NewPagedSearcher(text, pages, tails, c.search)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ps.Search(pats, false, c.h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lost := 0
+	for i := range hg.Count {
+		lost += int(hg.Count[i] - hp.Count[i])
+	}
+	if lost == 0 {
+		t.Fatal("rows placing every one-row occurrence past its page changed no count: the rows given are not used")
+	}
+	checkSearch(t, mustPaged(t, text, pages, tails, good), text, pats, "rows given")
+}
+
+func mustPaged(t *testing.T, text []byte, pages []*Page, tails [][]int32, search []IntervalSearch) *PagedSearcher {
+	t.Helper()
+	ps, err := NewPagedSearcher(text, pages, tails, search)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }
 
 // searchTextKinds makes texts of 4 matchable codes (DNA) of the kinds a forward search from the

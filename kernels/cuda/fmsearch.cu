@@ -5,8 +5,9 @@
 // A pattern's search starts from the k-mer table's rows for its last K symbols (or from all rows
 // when there is no table or the pattern is shorter), steps back one symbol at a time through the
 // rank structure, and once one row is left compares the rest of the pattern with the text before
-// that row's suffix. The outcome is (lo, hi, shift): the occurrences start at sa[r] - shift for r
-// in [lo, hi); (0, 0, 0) when the pattern does not occur.
+// that row's suffix. The outcome is (lo, hi, shift, row): the occurrences start at sa[r] - shift for
+// r in [lo, hi); (0, 0, 0, 0) when the pattern does not occur. row is sa[lo] where the search ended
+// on one row with a shift (read here anyway), so that the host need not read it; else 0.
 
 #include <stdint.h>
 
@@ -16,7 +17,7 @@
 #define FM_FIRST 2
 
 // fm_search: pattern t is codes[ends[t-1] .. ends[t]) (ends[-1] = 0); its outcome goes to
-// out[3t .. 3t+2]. n is the text length (rows 0..n), sigma the codes in use, k the k-mer length
+// out[4t .. 4t+3]. n is the text length (rows 0..n), sigma the codes in use, k the k-mer length
 // (0: no table).
 extern "C" __global__ void fm_search(const uint8_t *text, const int32_t *sa, const uint64_t *occ,
                                      const int32_t *kmers, const uint32_t *cstart, uint32_t n,
@@ -28,8 +29,8 @@ extern "C" __global__ void fm_search(const uint8_t *text, const int32_t *sa, con
 	uint32_t start = t ? ends[t - 1] : 0;
 	uint32_t len = ends[t] - start;
 	const uint8_t *pat = codes + start;
-	int32_t *o = out + 3 * (uint64_t)t;
-	o[0] = 0, o[1] = 0, o[2] = 0;
+	int32_t *o = out + 4 * (uint64_t)t;
+	o[0] = 0, o[1] = 0, o[2] = 0, o[3] = 0;
 	if (len == 0) return;
 	uint32_t i = len, lo = 0, hi = n + 1;
 	if (k > 0 && len >= k) {
@@ -58,7 +59,7 @@ extern "C" __global__ void fm_search(const uint8_t *text, const int32_t *sa, con
 				uint8_t c = pat[j];
 				if (c == FM_CODE_NONE || __ldg(w + j) != c) return;
 			}
-			o[0] = (int32_t)lo, o[1] = (int32_t)(lo + 1), o[2] = (int32_t)i;
+			o[0] = (int32_t)lo, o[1] = (int32_t)(lo + 1), o[2] = (int32_t)i, o[3] = (int32_t)s;
 			return;
 		}
 		i--;

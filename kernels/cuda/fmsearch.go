@@ -3,6 +3,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -45,7 +46,9 @@ func (b *Backend) NewPatternSearcher(s *cpu.Searcher) (kernels.Searcher, error) 
 // the error's words.
 func (b *Backend) NewPatternSearcherEarly(early *cpu.DeviceIndex, sums func() error, unchecked, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error) {
 	g := &gpuSearcher{b: b, ix: early}
+	t0 := time.Now()
 	err := b.dev.run(func() error { return g.upload(false) })
+	trace("search page's copies issued", t0)
 	if err == nil && sums != nil {
 		dg, derr := b.checkedOnDevice(g, sums, unchecked)
 		if derr == nil {
@@ -95,6 +98,7 @@ func (b *Backend) NewPatternSearcherEarly(early *cpu.DeviceIndex, sums func() er
 func (b *Backend) checkedOnDevice(g *gpuSearcher, sums func() error, unchecked func() (*cpu.Searcher, error)) (*gpuSearcher, error) {
 	ix := g.ix
 	var c [256]uint32
+	t0 := time.Now()
 	err := b.dev.run(func() error {
 		if err := b.dev.sync(); err != nil { // the copies
 			return err
@@ -104,8 +108,10 @@ func (b *Backend) checkedOnDevice(g *gpuSearcher, sums func() error, unchecked f
 			return fmt.Errorf("%w: lengths or first rows", errDeviceCheck)
 		}
 		var err error
+		trace("search page copied", t0)
 		c, err = b.dev.checkOnDevice(checkArgs{n: n, sigma: ix.Sigma, win: g.text, sa: g.sa, occ: g.occ,
 			planes: ix.OccPlanes, counts: ix.OccCounts, stride: ix.OccStride})
+		trace("search page checked on the device", t0)
 		return err
 	})
 	if serr := sums(); serr != nil {
@@ -115,6 +121,7 @@ func (b *Backend) checkedOnDevice(g *gpuSearcher, sums func() error, unchecked f
 	if err == nil {
 		s, err = unchecked()
 	}
+	trace("search page's checksums and host arrays", t0)
 	if err == nil {
 		g.cpu = s
 		d := s.Device()
@@ -155,6 +162,8 @@ type gpuSearcher struct {
 	text, sa, occ, kmers, cs devPtr
 	batch                    devPtr // codes, ends and outcomes of a batch
 	batchSize                uint64
+	stageMu                  sync.Mutex
+	spare                    []*hostBuf    // pinned batches not in use (takeStage)
 	kernelTime               time.Duration // of the last batch's search, launch to completion
 }
 
@@ -203,8 +212,8 @@ func (g *gpuSearcher) upload(wait bool) error {
 
 // Search appends the hits of every pattern of p to h, searching on the GPU.
 func (g *gpuSearcher) Search(p *kernels.Patterns, locate bool, h *kernels.Hits) error {
-	iv, err := g.intervals(p)
-	if err != nil {
+	iv := make([]cpu.Interval, p.Len())
+	if err := g.intervals(p, iv, nil); err != nil {
 		return err
 	}
 	return g.cpu.AppendHits(iv, locate, h)
@@ -213,49 +222,63 @@ func (g *gpuSearcher) Search(p *kernels.Patterns, locate bool, h *kernels.Hits) 
 // SearchIntervals runs the searches of p's patterns on the GPU and writes their intervals to iv,
 // for a search over several pages (cpu.PagedSearcher) that makes the hits itself.
 func (g *gpuSearcher) SearchIntervals(p *kernels.Patterns, iv []cpu.Interval) error {
-	got, err := g.intervals(p)
-	if err != nil {
-		return err
-	}
-	copy(iv, got)
-	return nil
+	return g.intervals(p, iv[:p.Len()], nil)
 }
 
-// intervals runs the searches of p's patterns on the GPU.
-func (g *gpuSearcher) intervals(p *kernels.Patterns) ([]cpu.Interval, error) {
+// SearchIntervalsRows is SearchIntervals with the suffix array values of the one-row outcomes
+// (cpu.RowSearch).
+func (g *gpuSearcher) SearchIntervalsRows(p *kernels.Patterns, iv []cpu.Interval, rows []int32) error {
+	return g.intervals(p, iv[:p.Len()], rows[:p.Len()])
+}
+
+// intervals runs the searches of p's patterns on the GPU and writes their outcomes to iv, and
+// with rows the suffix array values of those that ended on one row with a shift. The
+// caller's goroutine copies the batch into pinned memory of its own (takeStage), so that the
+// device goroutine only queues the copies and the kernel: many callers' batches are made ready
+// at once, and the device takes them one after another.
+func (g *gpuSearcher) intervals(p *kernels.Patterns, iv []cpu.Interval, rows []int32) error {
 	np := p.Len()
-	iv := make([]cpu.Interval, np)
 	if np == 0 {
-		return iv, nil
+		return nil
 	}
 	if len(p.Codes) > 1<<32-1 || np > 1<<31/3 {
-		return nil, fmt.Errorf("a batch of %d patterns, %d codes, is too large for one search", np, len(p.Codes))
+		return fmt.Errorf("a batch of %d patterns, %d codes, is too large for one search", np, len(p.Codes))
 	}
-	ends := make([]uint32, np)
+	codesLen := (len(p.Codes) + 255) &^ 255
+	endsLen := (4*np + 255) &^ 255
+	outLen := 16 * np // (lo, hi, shift, row) a pattern
+	need := codesLen + endsLen + outLen
+	h := g.takeStage()
+	defer g.putStage(h)
+	if h.n < need {
+		if err := g.b.dev.run(func() error {
+			h.free(g.b.dev) // and allocate anew: ensure would copy the old contents
+			return h.ensure(g.b.dev, need)
+		}); err != nil {
+			return err
+		}
+	}
+	host := unsafe.Slice((*byte)(h.p), need)
+	copy(host, p.Codes)
+	ends := unsafe.Slice((*uint32)(unsafe.Pointer(&host[codesLen])), np)
 	for i, e := range p.Ends {
 		ends[i] = uint32(e)
 	}
 	ix := g.ix
 	err := g.b.dev.run(func() error {
 		d := g.b.dev
-		codesLen := (uint64(len(p.Codes)) + 255) &^ 255
-		endsLen := (4*uint64(np) + 255) &^ 255
-		need := codesLen + endsLen + 12*uint64(np)
-		if need > g.batchSize {
+		if uint64(need) > g.batchSize {
 			if g.batch != 0 {
 				d.drv.cuMemFree(g.batch)
 				g.batch, g.batchSize = 0, 0
 			}
-			if err := d.drv.check("cuMemAlloc", d.drv.cuMemAlloc(&g.batch, need)); err != nil {
+			if err := d.drv.check("cuMemAlloc", d.drv.cuMemAlloc(&g.batch, uint64(need))); err != nil {
 				return err
 			}
-			g.batchSize = need
+			g.batchSize = uint64(need)
 		}
 		codes, endp, out := g.batch, g.batch+devPtr(codesLen), g.batch+devPtr(codesLen+endsLen)
-		if err := d.toDevice(codes, unsafe.Pointer(unsafe.SliceData(p.Codes)), len(p.Codes)); err != nil {
-			return err
-		}
-		if err := d.toDevice(endp, unsafe.Pointer(&ends[0]), 4*np); err != nil {
+		if err := d.drv.check("cuMemcpyHtoDAsync", d.drv.cuMemcpyHtoDAsync(codes, h.p, uint64(codesLen+endsLen), 0)); err != nil {
 			return err
 		}
 		t0 := time.Now()
@@ -266,13 +289,49 @@ func (g *gpuSearcher) intervals(p *kernels.Patterns) ([]cpu.Interval, error) {
 		if err != nil {
 			return err
 		}
+		if err := d.drv.check("cuMemcpyDtoHAsync", d.drv.cuMemcpyDtoHAsync(unsafe.Pointer(&host[codesLen+endsLen]), out, uint64(outLen), 0)); err != nil {
+			return err
+		}
 		if err := d.sync(); err != nil {
 			return err
 		}
 		g.kernelTime = time.Since(t0)
-		return d.toHost(unsafe.Pointer(&iv[0]), out, 12*np)
+		trace(fmt.Sprintf("search of %d patterns, %d codes", np, len(p.Codes)), t0)
+		return nil
 	})
-	return iv, err
+	if err != nil {
+		return err
+	}
+	out := unsafe.Slice((*[4]int32)(unsafe.Pointer(&host[codesLen+endsLen])), np)
+	for i, o := range out {
+		iv[i] = cpu.Interval{Lo: o[0], Hi: o[1], Shift: o[2]}
+	}
+	if rows != nil {
+		for i, o := range out {
+			rows[i] = o[3]
+		}
+	}
+	return nil
+}
+
+// takeStage returns a pinned buffer for one batch: a spare one, or an empty one that the caller
+// grows (hostBuf.ensure, on the device goroutine).
+func (g *gpuSearcher) takeStage() *hostBuf {
+	g.stageMu.Lock()
+	defer g.stageMu.Unlock()
+	if n := len(g.spare); n > 0 {
+		h := g.spare[n-1]
+		g.spare = g.spare[:n-1]
+		return h
+	}
+	return new(hostBuf)
+}
+
+// putStage gives back a buffer of takeStage.
+func (g *gpuSearcher) putStage(h *hostBuf) {
+	g.stageMu.Lock()
+	defer g.stageMu.Unlock()
+	g.spare = append(g.spare, h)
 }
 
 // free releases the device memory. Device goroutine only.
@@ -286,6 +345,12 @@ func (g *gpuSearcher) free() {
 		d.drv.cuMemFree(g.batch)
 		g.batch, g.batchSize = 0, 0
 	}
+	g.stageMu.Lock()
+	for _, h := range g.spare {
+		h.free(d)
+	}
+	g.spare = nil
+	g.stageMu.Unlock()
 }
 
 // Close frees the device memory of the index.
@@ -294,6 +359,6 @@ func (g *gpuSearcher) Close() error {
 }
 
 var (
-	_ kernels.Searcher   = (*gpuSearcher)(nil)
-	_ cpu.IntervalSearch = (*gpuSearcher)(nil)
+	_ kernels.Searcher = (*gpuSearcher)(nil)
+	_ cpu.RowSearch    = (*gpuSearcher)(nil)
 )

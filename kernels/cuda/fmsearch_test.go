@@ -140,6 +140,83 @@ func TestGPUPatternSearch(t *testing.T) {
 	}
 }
 
+// TestGPUPatternSearchConcurrent: batches of many sizes searched at once from several
+// goroutines on one searcher (each batch staged in pinned memory of its own, the buffers reused
+// and grown between batches of different sizes) give the CPU's hits, batch for batch, the
+// intervals are written to the batch's part of the slice alone, and the rows given with one-row
+// outcomes are the suffix array's.
+func TestGPUPatternSearchConcurrent(t *testing.T) {
+	b := fmSearchBackend(t)
+	rng := rand.New(rand.NewPCG(44, 2))
+	const n, sigma = 100000, 6
+	text := fmText(rng, n, sigma)
+	p := cpu.NewPage(text, sigma, 0, n, n)
+	s, err := cpu.NewSearcher(p, cpu.BuildKmerTable(p, cpu.KmerLength(n, sigma)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := b.NewPatternSearcher(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Close()
+	is, ok := gs.(cpu.RowSearch)
+	if !ok {
+		t.Fatal("the search did not go to the GPU")
+	}
+	sa := s.Device().SA
+	batches := make([]*kernels.Patterns, 48)
+	for i := range batches {
+		batches[i] = fmPatterns(rng, text, sigma, 1+rng.IntN([]int{5, 300, 20000}[i%3]), 1+rng.IntN(80))
+	}
+	errs := make(chan error, 6)
+	for w := range 6 {
+		go func() {
+			for i := w; i < len(batches); i += 6 {
+				ps := batches[i]
+				got := make([]cpu.Interval, ps.Len()+3) // longer than the batch: the tail stays
+				got[ps.Len()] = cpu.Interval{Lo: -7}
+				rows := make([]int32, ps.Len())
+				var err error
+				if i%2 == 0 {
+					err = is.SearchIntervalsRows(ps, got, rows)
+				} else {
+					err = is.SearchIntervals(ps, got)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				for k, v := range got[:ps.Len()] {
+					if i%2 == 0 && v.Shift > 0 && rows[k] != sa[v.Lo] {
+						errs <- fmt.Errorf("batch %d, pattern %d: row %d given, the suffix array has %d", i, k, rows[k], sa[v.Lo])
+						return
+					}
+				}
+				var hg, hc kernels.Hits
+				if err := s.AppendHits(got[:ps.Len()], true, &hg); err != nil {
+					errs <- err
+					return
+				}
+				if err := s.Search(ps, true, &hc); err != nil {
+					errs <- err
+					return
+				}
+				if !reflect.DeepEqual(hg, hc) || got[ps.Len()].Lo != -7 {
+					errs <- fmt.Errorf("batch %d of %d patterns: the GPU's hits differ from the CPU's", i, ps.Len())
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 6 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // ecoliCodes returns E. coli's sequence (SAPIPE_ECOLI, or ../shared/data/ecoli.fa) in codes
 // 2..5, or skips.
 func ecoliCodes(t testing.TB) []byte {
@@ -218,8 +295,9 @@ func BenchmarkGPUPatternSearch(b *testing.B) {
 	b.Run("gpu", func(b *testing.B) {
 		b.SetBytes(int64(len(ps.Codes)))
 		var kernel time.Duration
+		iv := make([]cpu.Interval, ps.Len())
 		for b.Loop() {
-			if _, err := g.intervals(ps); err != nil {
+			if err := g.intervals(ps, iv, nil); err != nil {
 				b.Fatal(err)
 			}
 			kernel += g.kernelTime

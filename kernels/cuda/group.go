@@ -246,10 +246,11 @@ func (gm *groupMatcher) Close() error {
 }
 
 // NewPatternSearcher uploads s's index to every card; each batch of patterns is searched on
-// whichever card is free. Where a card cannot hold the index, the search runs on the CPU, with a
+// whichever card has room for it (searchDepth batches a card: one searched while the others are
+// copied into pinned memory). Where a card cannot hold the index, the search runs on the CPU, with a
 // note, as on one card.
 func (g *Group) NewPatternSearcher(s *cpu.Searcher) (kernels.Searcher, error) {
-	gs := &groupSearcher{cpu: s, free: make(chan *gpuSearcher, len(g.cards))}
+	gs := &groupSearcher{cpu: s, free: make(chan *gpuSearcher, searchDepth*len(g.cards))}
 	for _, b := range g.cards {
 		ks, err := b.NewPatternSearcher(s)
 		if err != nil {
@@ -262,7 +263,9 @@ func (g *Group) NewPatternSearcher(s *cpu.Searcher) (kernels.Searcher, error) {
 			return ks, nil
 		}
 		gs.all = append(gs.all, one)
-		gs.free <- one
+		for range searchDepth {
+			gs.free <- one
+		}
 	}
 	return gs, nil
 }
@@ -274,27 +277,28 @@ type groupSearcher struct {
 	free chan *gpuSearcher
 }
 
+// searchDepth is how many batches a card of a group takes at once.
+const searchDepth = 3
+
 func (gs *groupSearcher) Search(p *kernels.Patterns, locate bool, h *kernels.Hits) error {
-	iv, err := gs.intervals(p)
-	if err != nil {
+	iv := make([]cpu.Interval, p.Len())
+	if err := gs.SearchIntervals(p, iv); err != nil {
 		return err
 	}
 	return gs.cpu.AppendHits(iv, locate, h)
 }
 
 func (gs *groupSearcher) SearchIntervals(p *kernels.Patterns, iv []cpu.Interval) error {
-	got, err := gs.intervals(p)
-	if err != nil {
-		return err
-	}
-	copy(iv, got)
-	return nil
+	return gs.SearchIntervalsRows(p, iv, nil)
 }
 
-func (gs *groupSearcher) intervals(p *kernels.Patterns) ([]cpu.Interval, error) {
+func (gs *groupSearcher) SearchIntervalsRows(p *kernels.Patterns, iv []cpu.Interval, rows []int32) error {
 	one := <-gs.free
 	defer func() { gs.free <- one }()
-	return one.intervals(p)
+	if rows != nil {
+		rows = rows[:p.Len()]
+	}
+	return one.intervals(p, iv[:p.Len()], rows)
 }
 
 func (gs *groupSearcher) Close() error {
@@ -305,8 +309,8 @@ func (gs *groupSearcher) Close() error {
 }
 
 var (
-	_ kernels.Backend    = (*Group)(nil)
-	_ kernels.Matcher    = (*groupMatcher)(nil)
-	_ kernels.Searcher   = (*groupSearcher)(nil)
-	_ cpu.IntervalSearch = (*groupSearcher)(nil)
+	_ kernels.Backend  = (*Group)(nil)
+	_ kernels.Matcher  = (*groupMatcher)(nil)
+	_ kernels.Searcher = (*groupSearcher)(nil)
+	_ cpu.RowSearch    = (*groupSearcher)(nil)
 )
