@@ -47,6 +47,7 @@ type Index struct {
 	uncheckedOnce sync.Once // uncheckedPages
 	uncheckedErr  error
 	pagesMu       sync.Mutex // Pages, Kmers and Tails, where they may be rebuilt (page)
+	pagesChecked  bool       // under pagesMu: the pages are loadPages', which unchecked ones never replace
 
 	searchOnly bool // opened for count and locate: the pages hold no LCP (cpu.LoadSearchPage)
 }
@@ -385,7 +386,7 @@ func (ix *Index) loadPages(name string, fi *formats.Index, threads int) error {
 	if ix.searchOnly {
 		load = cpu.LoadSearchPage
 	}
-	return ix.loadPagesWith(name, fi, threads, load)
+	return ix.loadPagesWith(name, fi, threads, load, true)
 }
 
 // uncheckedPages rebuilds the pages of an index from OpenSearchIndexChecking into ix without the
@@ -395,7 +396,7 @@ func (ix *Index) uncheckedPages() error {
 	ix.uncheckedOnce.Do(func() {
 		ix.uncheckedErr = ix.loadPagesWith(ix.path, ix.early, ix.Threads, func(text []byte, sigma, start, end, winEnd int, a cpu.PageArrays, _ int) (*cpu.Page, error) {
 			return cpu.UncheckedSearchPage(text, sigma, start, end, winEnd, a)
-		})
+		}, false)
 	})
 	return ix.uncheckedErr
 }
@@ -410,7 +411,7 @@ func (ix *Index) page(i int) (*cpu.Page, *cpu.KmerTable) {
 
 // loadPagesWith is loadPages with the pages taken by load.
 func (ix *Index) loadPagesWith(name string, fi *formats.Index, threads int,
-	load func(text []byte, sigma, start, end, winEnd int, a cpu.PageArrays, threads int) (*cpu.Page, error)) error {
+	load func(text []byte, sigma, start, end, winEnd int, a cpu.PageArrays, threads int) (*cpu.Page, error), checked bool) error {
 	var pages []*cpu.Page
 	var kmers []*cpu.KmerTable
 	var tails [][]int32
@@ -440,7 +441,10 @@ func (ix *Index) loadPagesWith(name string, fi *formats.Index, threads int,
 		tails = append(tails, tail)
 	}
 	ix.pagesMu.Lock()
-	ix.Pages, ix.Kmers, ix.Tails = pages, kmers, tails
+	if checked || !ix.pagesChecked {
+		ix.Pages, ix.Kmers, ix.Tails = pages, kmers, tails
+		ix.pagesChecked = checked
+	}
 	ix.pagesMu.Unlock()
 	return nil
 }
@@ -452,8 +456,10 @@ func (ix *Index) Close() error {
 	}
 	if ix.summed != nil {
 		<-ix.summed // the checks read the mapping
-		// Host checks running on another goroutine are waited for; none starts after.
+		// Host checks and unchecked loads running on another goroutine are waited for; none
+		// starts after.
 		ix.hostOnce.Do(func() { ix.checkErr = errors.New("the index is closed") })
+		ix.uncheckedOnce.Do(func() { ix.uncheckedErr = errors.New("the index is closed") })
 	}
 	err := ix.File.Close()
 	ix.File = nil
@@ -563,6 +569,9 @@ type earlySearchBackend interface {
 // The checks' error comes first.
 func (ix *Index) searcherEarly(b kernels.Backend, eb earlySearchBackend) (kernels.Searcher, error) {
 	fi := ix.early
+	// The host's part of the unchecked pages (their k-mer tables and tail rows checked) while
+	// the device copies and checks the arrays.
+	go ix.uncheckedPages()
 	all := make([]kernels.Searcher, len(fi.Pages))
 	errs := make([]error, len(fi.Pages))
 	var wg sync.WaitGroup
