@@ -77,6 +77,18 @@ func TestBadRecord(t *testing.T) {
 	if b, _ := os.ReadFile(out); !bytes.HasPrefix(b, []byte("> q1\n")) {
 		t.Errorf("output file holds %q", b)
 	}
+	// Run again over it: the file is replaced, and the old one (moved aside, removed on another
+	// goroutine) is gone when the run returns.
+	os.WriteFile(qry, []byte("@q2\nacgtacgt\n+\nIIIIIIII\n"), 0o644)
+	if _, stderr, st := runSapipe(t, nil, "mummer", "-l", "3", "-o", out, ref, qry); st != 0 {
+		t.Fatalf("status %d: %s", st, stderr)
+	}
+	if b, _ := os.ReadFile(out); !bytes.HasPrefix(b, []byte("> q2\n")) {
+		t.Errorf("output file holds %q after a second run", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
+		t.Errorf("files left beside the output: %v", ents)
+	}
 }
 
 type epipeWriter struct{}

@@ -70,6 +70,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, stderrTerminal: isTerminal(stderr)}
 	app := newApp(ctx, e)
 	err := app.RunContext(ctx, args)
+	removals.Wait()
 	return exitStatus(err, stderr)
 }
 

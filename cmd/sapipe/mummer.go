@@ -273,6 +273,10 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 		})
 		return nil
 	}
+	// The index file's unmapping (a fraction of a second for a large index whose pages were
+	// read) runs beside the backend's teardown; both end before the command returns.
+	var unmapping sync.WaitGroup
+	defer unmapping.Wait()
 	defer func() {
 		closeBackend := func() {
 			if <-fb.done; fb.b != nil {
@@ -297,10 +301,10 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 			}
 			return err
 		}
-		defer func() {
+		defer unmapping.Go(func() {
 			ix.Close()
 			cuda.Trace("index closed", t0)
-		}()
+		})
 		ref = ix.Ref
 		build = func() (kernels.Matcher, error) {
 			m, err := ix.MatcherOn(fb.b, kernels.MatchOptions{Mode: cfg.opts.Mode, MinLen: cfg.opts.MinLen, DeviceMemory: cfg.gpuMemory})
@@ -447,12 +451,15 @@ func unwrapPathError(err error) error {
 	return err
 }
 
+// removals are the old outputs being removed (openOutput); run waits for them.
+var removals sync.WaitGroup
+
 // openOutput returns where results go. A named file is written under a temporary name beside it
 // and renamed into place by commit, so a failed run never leaves a partial file at the final path.
-// An earlier file at path is replaced (removed just before the rename, so for a moment there is
-// none). It is not synced to disk before the rename: that protects against a crash of the machine, not
-// of the run, and would make every run wait for the disk, as MUMmer and the other tools of a
-// pipeline do not. Only compress and decompress sync, because they then remove their inputs.
+// An earlier file at path is replaced (moved aside just before the rename, so for a moment there
+// is none, and removed). It is not synced to disk before the rename: that protects against a crash
+// of the machine, not of the run, and would make every run wait for the disk, as MUMmer and the
+// other tools of a pipeline do not. Only compress and decompress sync, because they then remove their inputs.
 func openOutput(path string, stdout io.Writer) (w io.Writer, commit func() error, abort func(), err error) {
 	if path == "" || path == "-" {
 		return stdout, func() error { return nil }, func() {}, nil
@@ -467,6 +474,8 @@ func openOutput(path string, stdout io.Writer) (w io.Writer, commit func() error
 	}
 	abort = func() { f.Close(); os.Remove(f.Name()) }
 	commit = func() error {
+		t0 := time.Now()
+		defer cuda.Trace("output closed, moved into place", t0)
 		if err := f.Close(); err != nil {
 			os.Remove(f.Name())
 			return fmt.Errorf("writing %s: %w", path, err)
@@ -475,11 +484,19 @@ func openOutput(path string, stdout io.Writer) (w io.Writer, commit func() error
 			os.Remove(f.Name())
 			return err
 		}
-		// A file already at path is removed first: replacing it by the rename itself would make
-		// ext4 (auto_da_alloc) write the new file's data to disk before the rename returns, tens of
-		// milliseconds for a large output, a sync the run does not need.
+		// A file already at path is moved aside first: replacing it by the rename itself would
+		// make ext4 (auto_da_alloc) write the new file's data to disk before the rename returns,
+		// tens of milliseconds for a large output, a sync the run does not need. It is removed on
+		// another goroutine (run waits for it): unlinking a large file takes a while (0.23 s for
+		// count's 10 M lines on the lent H200's disk), which the run's teardown hides.
 		if fi, err := os.Lstat(path); err == nil && !fi.IsDir() {
-			os.Remove(path)
+			old := f.Name() + ".old"
+			if os.Rename(path, old) == nil {
+				removals.Go(func() { os.Remove(old) })
+			} else {
+				os.Remove(path)
+			}
+			cuda.Trace("the old output moved aside", t0)
 		}
 		if err := os.Rename(f.Name(), path); err != nil {
 			os.Remove(f.Name())
