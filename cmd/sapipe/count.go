@@ -151,7 +151,10 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 // Against a 3.1 Gbp reference's 21.8 GB index the GPU must first copy the index up (about 2.7 s)
 // where the CPU reads only what the patterns lead to: 2 M reads (170 MB) took 3.1 s on the CPU
 // against 6.5 s on the GPU when that copy took 6 s; 10 M patterns (860 MB) 4.39 s on the CPU
-// against 3.24-3.68 s on the GPU (locate 5.67 s against 5.31-5.47 s).
+// against 3.24-3.68 s on the GPU (locate 5.67 s against 5.31-5.47 s); with the pages checked on
+// the card and the batches staged by their workers, 2.09-2.50 s on the GPU against 7.14-7.28 s
+// on the CPU, and locate of 1 M patterns (85 MB) 2.24 s against 3.02 s: the threshold is older
+// than these and was not measured again.
 func searchDevice(spec, ref string, isIndex bool, patterns []string) string {
 	if !isIndex {
 		return autoDevice(spec, smallSAInput, ref)
