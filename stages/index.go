@@ -533,7 +533,10 @@ type patternSearchBackend interface {
 // patterns, and on the CPU otherwise (b nil: the CPU).
 func (ix *Index) SearcherOn(b kernels.Backend) (kernels.Searcher, error) {
 	if eb, ok := b.(earlySearchBackend); ok && ix.early != nil {
-		return ix.searcherEarly(b, eb)
+		return ix.searcherEarly(b, func(int) earlySearchBackend { return eb })
+	}
+	if on := ix.searchCards(b); on != nil {
+		return ix.searcherEarly(b, func(i int) earlySearchBackend { return on[i] })
 	}
 	if err := ix.Wait(); err != nil {
 		return nil, err
@@ -564,10 +567,34 @@ type earlySearchBackend interface {
 	NewPatternSearcherEarly(early *cpu.DeviceIndex, sums func() error, unchecked, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error)
 }
 
-// searcherEarly is SearcherOn on b for an index from OpenIndexChecking: every page's arrays go to
-// the device at once (one goroutine a page; the device takes them in turn) while the checks run.
-// The checks' error comes first.
-func (ix *Index) searcherEarly(b kernels.Backend, eb earlySearchBackend) (kernels.Searcher, error) {
+// searchCards is a backend of several devices that can give the pages of an index to different
+// ones for a pattern search: SearchCard returns the device to hold page i of n, or nil where every
+// device is to hold every page.
+type searchCards interface {
+	SearchCard(i, n int) kernels.Backend
+}
+
+// searchCards returns the device of each page of an index from OpenIndexChecking where b spreads
+// them over its devices, or nil.
+func (ix *Index) searchCards(b kernels.Backend) []earlySearchBackend {
+	sc, ok := b.(searchCards)
+	if !ok || ix.early == nil {
+		return nil
+	}
+	n := len(ix.early.Pages)
+	on := make([]earlySearchBackend, n)
+	for i := range on {
+		if on[i], ok = sc.SearchCard(i, n).(earlySearchBackend); !ok {
+			return nil
+		}
+	}
+	return on
+}
+
+// searcherEarly is SearcherOn for an index from OpenIndexChecking, page i on the device on(i):
+// every page's arrays go to their device at once (one goroutine a page; a device takes them in
+// turn) while the checks run. The checks' error comes first.
+func (ix *Index) searcherEarly(b kernels.Backend, on func(i int) earlySearchBackend) (kernels.Searcher, error) {
 	fi := ix.early
 	// The host's part of the unchecked pages (their k-mer tables and tail rows checked) while
 	// the device copies and checks the arrays.
@@ -587,7 +614,7 @@ func (ix *Index) searcherEarly(b kernels.Backend, eb earlySearchBackend) (kernel
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			all[i], errs[i] = eb.NewPatternSearcherEarly(early, ix.Sums, unchecked, func() (*cpu.Searcher, error) {
+			all[i], errs[i] = on(i).NewPatternSearcherEarly(early, ix.Sums, unchecked, func() (*cpu.Searcher, error) {
 				if err := ix.Wait(); err != nil {
 					return nil, err
 				}

@@ -575,6 +575,82 @@ func TestIndexLoadErrors(t *testing.T) {
 	}
 }
 
+// TestSearchPagesOverCards: a backend of several devices that gives each page of an index file
+// to one of them (SearchCard) searches as the CPU does, each page on its device; with fewer pages
+// than devices, every page is left to the backend itself.
+func TestSearchPagesOverCards(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 7))
+	dir := t.TempDir()
+	fa, _ := randomFasta(rng, 3, 3000)
+	ix, err := BuildIndex(cpu.New(2), writeTemp(t, dir, "ref.fa", fa), false, nil, IndexOptions{PageSize: 1500, Overlap: 40, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Pages) < 4 {
+		t.Fatalf("%d pages", len(ix.Pages))
+	}
+	var buf bytes.Buffer
+	ix.Write(&buf, "", 2)
+	path := writeTemp(t, dir, "ref.sai", buf.String())
+	var ps kernels.Patterns
+	for i := 0; i < len(ix.Ref.Text); i += 3 {
+		ps.Add(ix.Ref.Text[i:min(len(ix.Ref.Text), i+1+i%70)])
+	}
+	var want kernels.Hits
+	if s, err := ix.SearcherOn(nil); err != nil {
+		t.Fatal(err)
+	} else if err := s.Search(&ps, true, &want); err != nil {
+		t.Fatal(err)
+	}
+	for _, cards := range []int{2, 3, len(ix.Pages), len(ix.Pages) + 1} {
+		cb := &cardsBackend{}
+		for range cards {
+			cb.cards = append(cb.cards, &earlyBackend{onDevice: true})
+		}
+		six, err := OpenSearchIndexChecking(path, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := six.SearcherOn(cb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got kernels.Hits
+		if err := s.Search(&ps, true, &got); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		six.Close()
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d cards: the hits differ from the CPU's", cards)
+		}
+		searched := 0
+		for k, c := range cb.cards {
+			if cards <= len(ix.Pages) && (c.searches == 0 || !c.matched) {
+				t.Errorf("%d cards: card %d holds %d pages, or not the checked ones", cards, k, c.searches)
+			}
+			searched += c.searches
+		}
+		if spread := cards <= len(ix.Pages); spread && searched != len(ix.Pages) || !spread && searched != 0 {
+			t.Errorf("%d cards: %d pages on the cards of %d", cards, searched, len(ix.Pages))
+		}
+	}
+}
+
+// cardsBackend is a backend of several devices that gives the pages of an index to them in
+// ranges, as a group of GPUs does.
+type cardsBackend struct {
+	cpu.Backend
+	cards []*earlyBackend
+}
+
+func (cb *cardsBackend) SearchCard(i, n int) kernels.Backend {
+	if n < len(cb.cards) {
+		return nil
+	}
+	return cb.cards[i*len(cb.cards)/n]
+}
+
 // earlyBackend is a backend that takes an index file's early pages as a GPU does, and checks that
 // they are the memory of the checked pages.
 type earlyBackend struct {

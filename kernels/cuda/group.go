@@ -270,6 +270,17 @@ func (g *Group) NewPatternSearcher(s *cpu.Searcher) (kernels.Searcher, error) {
 	return gs, nil
 }
 
+// SearchCard returns the card to hold page i of an index of n pages in a pattern search (count
+// and locate, stages): with at least as many pages as cards, each card holds pages of its own, so
+// that each copies its share of the index, all at once, and a batch goes from card to card; with
+// fewer pages, nil: every card holds every page (NewPatternSearcher) and takes whole batches.
+func (g *Group) SearchCard(i, n int) kernels.Backend {
+	if n < len(g.cards) || i < 0 || i >= n {
+		return nil
+	}
+	return g.cards[i*len(g.cards)/n]
+}
+
 // groupSearcher is a pattern search with the index on every card.
 type groupSearcher struct {
 	cpu  *cpu.Searcher

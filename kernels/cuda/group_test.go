@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -159,6 +161,104 @@ func TestGroupSearch(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestSearchCard: a group gives the pages of an index to its cards in ranges, each card some, where
+// there are at least as many pages as cards, and leaves them to every card otherwise.
+func TestSearchCard(t *testing.T) {
+	g := &Group{cards: []*Backend{{}, {}, {}}}
+	for n := range 10 {
+		seen := map[*Backend]int{}
+		last := -1
+		for i := range n {
+			c := g.SearchCard(i, n)
+			if n < 3 {
+				if c != nil {
+					t.Fatalf("%d pages on 3 cards: page %d given to a card", n, i)
+				}
+				continue
+			}
+			b := c.(*Backend)
+			k := slices.Index(g.cards, b)
+			if k < last {
+				t.Fatalf("%d pages: page %d on card %d after card %d", n, i, k, last)
+			}
+			last = k
+			seen[b]++
+		}
+		if n >= 3 && len(seen) != 3 {
+			t.Fatalf("%d pages on %d of 3 cards", n, len(seen))
+		}
+	}
+	if g.SearchCard(5, 5) != nil || g.SearchCard(-1, 5) != nil {
+		t.Fatal("a page out of range given to a card")
+	}
+}
+
+// TestGroupSearchPages: the pages of a text on the cards SearchCard gives them to, searched as
+// one (cpu.PagedSearcher, with the rows the cards give), count and locate as on the CPU.
+func TestGroupSearchPages(t *testing.T) {
+	g := testGroup(t)
+	rng := rand.New(rand.NewPCG(43, 5))
+	text := randomDNA(rng, 400000)
+	for i := range text {
+		text[i] = kernels.FirstCode + text[i]%4
+	}
+	const pages, overlap = 4, 200
+	var ps []*cpu.Page
+	var tails [][]int32
+	var onCards, onCPU []cpu.IntervalSearch
+	size := len(text) / pages
+	for i := range pages {
+		st, e := i*size, min((i+1)*size, len(text))
+		if i == pages-1 {
+			e = len(text)
+		}
+		p := cpu.NewPage(text, kernels.FirstCode+4, st, e, min(e+overlap, len(text)))
+		cs, err := cpu.NewSearcher(p, cpu.BuildKmerTable(p, 8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		card := g.SearchCard(i, pages).(*Backend)
+		ks, err := card.NewPatternSearcher(cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ks.Close()
+		gs, ok := ks.(*gpuSearcher)
+		if !ok || gs.b != card {
+			t.Fatalf("page %d not searched on its card", i)
+		}
+		ps = append(ps, p)
+		tails = append(tails, p.TailRows(2))
+		onCards, onCPU = append(onCards, gs), append(onCPU, cs)
+	}
+	gpu, err := cpu.NewPagedSearcher(text, ps, tails, onCards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err := cpu.NewPagedSearcher(text, ps, tails, onCPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pats kernels.Patterns
+	for range 20000 {
+		l := 20 + rng.IntN(130)
+		a := rng.IntN(len(text) - l)
+		pats.Add(text[a : a+l])
+	}
+	for _, locate := range []bool{false, true} {
+		var want, got kernels.Hits
+		if err := host.Search(&pats, locate, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := gpu.Search(&pats, locate, &got); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("locate %v: the hits over the cards differ from the CPU's", locate)
+		}
+	}
 }
 
 // matchUntilFailure matches b eight times at once, rounds times over, until a Match fails, and
