@@ -16,8 +16,10 @@ type lane struct {
 	q         []byte
 	pos, from int
 	lo, hi, m int
-	s         int // the suffix array's value at lo when hi-lo is 1 and it is known, else -1
-	rec       int // while above s (after a skip): the text position whose row is lo, on its way down to s; else -1
+	s         int    // the suffix array's value at lo when hi-lo is 1 and it is known, else -1
+	rec       int    // while above s (after a skip): the text position whose row is lo, on its way down to s; else -1
+	jump      bool   // lo (found or being found) is a jump's guess, to check (jumped)
+	back      [4]int // the state a failed jump goes back to: pos, lo, hi, m
 	out       []kernels.Match
 	best      []candidate // walkLanesBest: the best match over the pages so far at each position from from
 }
@@ -93,9 +95,15 @@ func (p *Page) laneMove(l *lane, minLen int, unique, skips bool) {
 	switch {
 	case l.rec >= 0:
 		p.recoverStep(l)
+	case l.jump:
+		p.jumped(l)
 	case skips && l.hi-l.lo == 1 && l.m >= p.skipFrom && p.skip(l, minLen, unique):
 	default:
+		s := l.s
 		p.laneStep(l, minLen, unique)
+		if s >= 0 && l.s < 0 && skips && l.pos >= l.from {
+			p.jump(l, s, minLen)
+		}
 	}
 }
 

@@ -34,10 +34,11 @@ type Page struct {
 	deep []uint64
 	// What walks need to skip along long matches (skip.go; nil unless markSkips ran): the row of
 	// every isaStep-th text position, and a bit a text position, set where the row of that
-	// suffix or the row after it is deep. skipFrom is the match length from which a walk tries.
+	// suffix or the row after it is deep. skipFrom is the match length from which a walk skips.
 	isa      []int32
 	deepText []uint64
 	skipFrom int
+	jumpFrom int // the match length from which a jump's guess is tried
 }
 
 // NewPage indexes text[start:winEnd], owning [start, end).

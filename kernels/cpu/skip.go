@@ -59,6 +59,9 @@ func (p *Page) markSkips(threads int) {
 	// A one-row match shorter than this is most often a chance one that ends at the next step:
 	// reading its suffix would cost a random access for nothing.
 	p.skipFrom = (bits.Len(uint(n))+1)/2 + 6
+	// A guessed match this long is most often the only one (jump); and at least isaStep, so that
+	// the LF steps from the sampled row read only symbols of the match.
+	p.jumpFrom = max((bits.Len(uint(n))+1)/2+3, isaStep)
 }
 
 // skip moves l, whose state is one row with at least p.skipFrom symbols, left along its match for
@@ -118,4 +121,63 @@ func (p *Page) recoverStep(l *lane) {
 	if l.rec == l.s {
 		l.rec = -1
 	}
+}
+
+// jump moves l past the positions after a difference where the walk would re-learn a long match
+// a step at a time. l has just stepped off the one-row match of suffix sP at pos+1 (the symbols
+// before differ), and holds the exact state (lo, hi, m) at pos. A match at y can be no longer
+// than m+(pos-y), so the positions from pos down to pos-J+1, J = minLen-m, report nothing. At
+// x = pos-J the query is compared with the window on the diagonal of sP and those next to it (a
+// small indel shifts it): where L >= p.jumpFrom symbols of q[x:] match at t and the next does
+// not, the state at x is guessed to be the row of t with m = L. The guess holds when no row next
+// to t's shares L symbols with it (jumped); its row is found from the sampled rows.
+func (p *Page) jump(l *lane, sP, minLen int) {
+	pos, m := l.pos, l.m
+	j := minLen - m
+	if j < p.jumpFrom {
+		return
+	}
+	if pos-l.from < j {
+		l.pos = l.from - 1 // nothing left to report
+		return
+	}
+	q, w, x, n := l.q, p.w, pos-j, p.n
+	for k := 0; k <= 2*jumpShift; k++ {
+		t := sP - 1 - j + (k+1)/2*(1-2*(k&1)) // shifts 0, -1, 1, -2, 2, ...
+		if t < 0 || t >= n {
+			continue
+		}
+		e := 0
+		for x+e < len(q) && t+e < n && q[x+e] >= kernels.FirstCode && q[x+e] == w[t+e] {
+			e++
+		}
+		if e < p.jumpFrom {
+			continue
+		}
+		l.back = [4]int{pos, l.lo, l.hi, m}
+		l.pos, l.m, l.s, l.jump = x, e, t, true
+		t0 := (t + isaStep - 1) / isaStep * isaStep // at most t+e: the steps read w[t:t+e], all matchable
+		l.lo = int(p.isa[t0/isaStep])
+		l.hi = l.lo + 1
+		if t0 > t {
+			l.rec = t0
+		}
+		return
+	}
+}
+
+// jumpShift is how far from the diagonal a jump looks for it: the small indels of a diverged
+// copy are 1-10 bases.
+const jumpShift = 10
+
+// jumped checks a jump's guess, now that l.lo is the row of suffix l.s: the rows next to it share
+// fewer than l.m symbols with it. Otherwise l goes back to where the jump left from.
+func (p *Page) jumped(l *lane) {
+	l.jump = false
+	d := int32(l.m)
+	if p.lcp.less(l.lo, d) && p.lcp.less(l.lo+1, d) {
+		return
+	}
+	l.pos, l.lo, l.hi, l.m = l.back[0], l.back[1], l.back[2], l.back[3]
+	l.s = -1
 }
