@@ -580,6 +580,9 @@ func nonSpaceRun(b []byte) int {
 func appendSeq(dst, b []byte, nl *int) []byte {
 	for len(b) > 0 {
 		i := nonSpaceRun(b)
+		if len(dst)+i > cap(dst) {
+			dst = growSeq(dst, i)
+		}
 		dst = append(dst, b[:i]...)
 		b = b[i:]
 		j := 0
@@ -592,6 +595,20 @@ func appendSeq(dst, b []byte, nl *int) []byte {
 		b = b[j:]
 	}
 	return dst
+}
+
+// growSeq returns dst with room for at least more bytes after it: twice the capacity (append's
+// quarter more, for a genome-long record, makes several times as many copies), copied 64 KiB at
+// a time. A garbage collection that starts meanwhile must stop this goroutine, which it cannot
+// do inside one long memmove: it signals it again and again, and the copy ran several times
+// slower. Reading a 20 Mbp record in `sapipe mummer` (2-core VM) took 257-374 ms, against
+// 451-474 ms with append and 300-514 ms doubling in one copy.
+func growSeq(dst []byte, more int) []byte {
+	nd := make([]byte, len(dst), max(2*cap(dst), len(dst)+more))
+	for k := 0; k < len(dst); k += 1 << 16 {
+		copy(nd[k:], dst[k:min(k+1<<16, len(dst))])
+	}
+	return nd
 }
 
 // nonSpaceCount counts the bytes of b that are not white space.

@@ -91,6 +91,7 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 	if rest != nil {
 		src := NewQuerySource(queries, &ref.Alpha, opts.Strands, opts.NucleotidesOnly, opts.BatchSize)
 		src.Stdin = stdin
+		src.threads = opts.Threads
 		if rest.rd != nil {
 			src.resume(rest.file, rest.rd, rest.nrec)
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime/debug"
 	"slices"
+	"sync"
 
 	"github.com/sapipe/sapipe/formats"
 	"github.com/sapipe/sapipe/kernels"
@@ -97,6 +98,7 @@ type QuerySource struct {
 	Records int64
 	Stdin   io.Reader // read for the path "-"; nil: os.Stdin
 	enc     *kernels.QueryEncoder
+	threads int // goroutines that encode a long record (splitLong); 0 or 1: the caller's
 }
 
 // resume makes s read on from rd, which reads file (an index in paths) after nrec of its records.
@@ -174,7 +176,7 @@ func (s *QuerySource) addRecord(b *QueryBatch, name []byte, seq []byte, cut int,
 		b.codeLen += n
 		if encodeNow {
 			b.Codes = slices.Grow(b.Codes, n)[:b.codeLen]
-			s.enc.Fill(b.Codes[off:], seq, rev)
+			s.fill(b.Codes[off:off+n], seq, rev)
 		}
 		if rev {
 			r.rev = off
@@ -193,6 +195,35 @@ func (s *QuerySource) addRecord(b *QueryBatch, name []byte, seq []byte, cut int,
 	if !encodeNow {
 		b.recs = append(b.recs, r)
 	}
+}
+
+// fillPart is the least a goroutine of fill encodes: below it, starting one costs more than it saves.
+const fillPart = 1 << 22
+
+// fill is s.enc.Fill, on up to s.threads goroutines for a long sequence: a genome-long record is
+// encoded before any of it is matched, while every other core waits, and its codes' first
+// writes fault in fresh pages.
+func (s *QuerySource) fill(dst, seq []byte, rev bool) {
+	n := len(seq)
+	parts := min(max(s.threads, 1), n/fillPart)
+	if parts <= 1 {
+		s.enc.Fill(dst, seq, rev)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range parts {
+		a, b := n*i/parts, n*(i+1)/parts
+		d := dst[a:b]
+		if rev {
+			d = dst[n-b : n-a] // seq[a:b] reversed lands there
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.enc.Fill(d, seq[a:b], rev)
+		}()
+	}
+	wg.Wait()
 }
 
 // Next returns the next batch, or io.EOF.

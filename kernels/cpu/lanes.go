@@ -16,7 +16,10 @@ type lane struct {
 	q         []byte
 	pos, from int
 	lo, hi, m int
-	s         int // walkLanesBest: the suffix array's value at lo when hi-lo is 1 and it is known, else -1
+	s         int    // the suffix array's value at lo when hi-lo is 1 and it is known, else -1
+	rec       int    // while above s (after a skip): the text position whose row is lo, on its way down to s; else -1
+	jump      bool   // lo (found or being found) is a jump's guess, to check (jumped)
+	back      [4]int // the state a failed jump goes back to: pos, lo, hi, m
 	out       []kernels.Match
 	best      []candidate // walkLanesBest: the best match over the pages so far at each position from from
 }
@@ -41,7 +44,7 @@ func (p *Page) walkLanesMode(b *kernels.Batch, segs []kernels.Segment, minLen in
 	live := ls[:0]
 	for i, sg := range segs {
 		q := b.Codes[sg.Off : sg.Off+sg.Len]
-		l := lane{q: q, pos: sg.To - 1, from: sg.From, s: -1}
+		l := lane{q: q, pos: sg.To - 1, from: sg.From, s: -1, rec: -1}
 		if bests != nil {
 			l.best = bests[i]
 		} else {
@@ -54,6 +57,7 @@ func (p *Page) walkLanesMode(b *kernels.Batch, segs []kernels.Segment, minLen in
 		live = append(live, l)
 	}
 	occ, stride, small := p.occ.data, p.occ.stride, p.lcp.small
+	skips := p.isa != nil && bests == nil
 	var touched uint64
 	for {
 		active := false
@@ -62,6 +66,9 @@ func (p *Page) walkLanesMode(b *kernels.Batch, segs []kernels.Segment, minLen in
 			if l.pos >= l.from {
 				active = true
 				touched += occ[(l.lo/occBlock)*stride] + occ[(l.hi/occBlock)*stride] + p.deep[l.lo>>6] + p.deep[l.hi>>6] + uint64(small[l.lo]) + uint64(small[l.hi])
+				if skips && l.s < 0 && l.hi-l.lo == 1 && l.m >= p.skipFrom {
+					touched += uint64(p.sa[l.lo]) // skip reads it
+				}
 			}
 		}
 		if !active {
@@ -69,7 +76,7 @@ func (p *Page) walkLanesMode(b *kernels.Batch, segs []kernels.Segment, minLen in
 		}
 		for i := range live {
 			if l := &live[i]; l.pos >= l.from {
-				p.laneStep(l, minLen, unique)
+				p.laneMove(l, minLen, unique, skips)
 			}
 		}
 	}
@@ -77,6 +84,25 @@ func (p *Page) walkLanesMode(b *kernels.Batch, segs []kernels.Segment, minLen in
 	if bests == nil {
 		for i := range live {
 			outs[i] = live[i].out
+		}
+	}
+}
+
+// laneMove moves a live lane on: one LF step towards the row a skip reached, a skip along a
+// long match (with skips: the page has markSkips' tables and the lane is not walkLanesBest's),
+// or one laneStep.
+func (p *Page) laneMove(l *lane, minLen int, unique, skips bool) {
+	switch {
+	case l.rec >= 0:
+		p.recoverStep(l)
+	case l.jump:
+		p.jumped(l)
+	case skips && l.hi-l.lo == 1 && l.m >= p.skipFrom && p.skip(l, minLen, unique):
+	default:
+		s := l.s
+		p.laneStep(l, minLen, unique)
+		if s >= 0 && l.s < 0 && skips && l.pos >= l.from {
+			p.jump(l, s, minLen)
 		}
 	}
 }

@@ -149,6 +149,9 @@ func NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions, threads int) 
 			defer wg.Done()
 			m.pages[i] = newPage(ref.Text, ref.Alpha.Size, b[0], b[1], b[2], saThreads)
 			m.pages[i].markDeep(opts.MinLen)
+			if opts.Mode == kernels.MaxMatch || len(bounds) == 1 {
+				m.pages[i].markSkips(saThreads)
+			}
 			<-sem
 		}()
 	}

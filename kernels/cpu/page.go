@@ -32,6 +32,13 @@ type Page struct {
 	// deep has bit k set when row k's LCP is at least the minimum match length: an eighth of a
 	// byte per row, so the test that ends most searches for enclosing intervals stays in cache.
 	deep []uint64
+	// What walks need to skip along long matches (skip.go; nil unless markSkips ran): the row of
+	// every isaStep-th text position, and a bit a text position, set where the row of that
+	// suffix or the row after it is deep. skipFrom is the match length from which a walk skips.
+	isa      []int32
+	deepText []uint64
+	skipFrom int
+	jumpFrom int // the match length from which a jump's guess is tried
 }
 
 // NewPage indexes text[start:winEnd], owning [start, end).
