@@ -567,17 +567,17 @@ type earlySearchBackend interface {
 	NewPatternSearcherEarly(early *cpu.DeviceIndex, sums func() error, unchecked, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error)
 }
 
-// searchCards is a backend of several devices that can give the pages of an index to different
+// cardSpreader is a backend of several devices that can give the pages of an index to different
 // ones for a pattern search: SearchCard returns the device to hold page i of n, or nil where every
 // device is to hold every page.
-type searchCards interface {
+type cardSpreader interface {
 	SearchCard(i, n int) kernels.Backend
 }
 
 // searchCards returns the device of each page of an index from OpenIndexChecking where b spreads
 // them over its devices, or nil.
 func (ix *Index) searchCards(b kernels.Backend) []earlySearchBackend {
-	sc, ok := b.(searchCards)
+	sc, ok := b.(cardSpreader)
 	if !ok || ix.early == nil {
 		return nil
 	}

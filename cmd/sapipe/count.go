@@ -110,7 +110,7 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 	if err != nil {
 		return err
 	}
-	defer func() { t := time.Now(); s.Close(); cuda.Trace("searcher closed", t) }()
+	defer s.Close()
 	cuda.Trace("searcher ready", tOpen)
 	logChecks(ix, logf)
 	if _, onCPU := s.(*cpu.Searcher); !onCPU && !c.IsSet("batch-size") {

@@ -99,7 +99,7 @@ func (p *Page) skip(l *lane, minLen int, unique bool) bool {
 	}
 	// The rows of s0 (lo) and of the sampled positions are known: start from the nearest at or
 	// after s.
-	if t := (s + isaStep - 1) / isaStep * isaStep; t < s0 {
+	if t := nextSample(s); t < s0 {
 		l.rec, l.lo = t, int(p.isa[t/isaStep])
 	} else {
 		l.rec = s0
@@ -110,6 +110,9 @@ func (p *Page) skip(l *lane, minLen int, unique bool) bool {
 	}
 	return true
 }
+
+// nextSample is the first text position at or after s whose row the page keeps (isa).
+func nextSample(s int) int { return (s + isaStep - 1) / isaStep * isaStep }
 
 // recoverStep takes l's row one LF step towards the row of suffix l.s: from the row of suffix
 // l.rec to that of l.rec-1, whose first symbol w[l.rec-1] the skip matched.
@@ -156,7 +159,7 @@ func (p *Page) jump(l *lane, sP, minLen int) {
 		}
 		l.back = [4]int{pos, l.lo, l.hi, m}
 		l.pos, l.m, l.s, l.jump = x, e, t, true
-		t0 := (t + isaStep - 1) / isaStep * isaStep // at most t+e: the steps read w[t:t+e], all matchable
+		t0 := nextSample(t) // at most t+e: the steps read w[t:t+e], all matchable
 		l.lo = int(p.isa[t0/isaStep])
 		l.hi = l.lo + 1
 		if t0 > t {

@@ -296,7 +296,9 @@ func (g *gpuSearcher) intervals(p *kernels.Patterns, iv []cpu.Interval, rows []i
 			return err
 		}
 		g.kernelTime = time.Since(t0)
-		trace(fmt.Sprintf("search of %d patterns, %d codes", np, len(p.Codes)), t0)
+		if traceOn { // a batch at a time: no string made otherwise
+			trace(fmt.Sprintf("search of %d patterns, %d codes", np, len(p.Codes)), t0)
+		}
 		return nil
 	})
 	if err != nil {
