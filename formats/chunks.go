@@ -31,6 +31,17 @@ type Chunk struct {
 	// Odd says that Data is not known to end at a record boundary (a record longer than the
 	// largest chunk, or a read error after Data): only Reader, through Resume, may read it.
 	Odd bool
+
+	lines, counted int // the newlines of Data, when counted is 1 (cutting FASTQ counts them)
+}
+
+// Newlines returns the number of '\n' in c.Data: the count made when the chunk was cut, where
+// there was one, else counted now.
+func (c *Chunk) Newlines() int {
+	if c.counted == 1 {
+		return c.lines
+	}
+	return bytes.Count(c.Data, []byte{'\n'})
 }
 
 // ChunkReader cuts a FASTA or FASTQ input into chunks of whole records (see the top of this file).
@@ -130,10 +141,13 @@ func (r *ChunkReader) Next(buf []byte) (Chunk, error) {
 			return c, nil
 		}
 		if r.started {
-			if cut := r.cut(buf); cut > 0 {
+			if cut, lines := r.cut(buf); cut > 0 {
 				r.carry = append(r.carry, buf[cut:]...)
 				r.first = false
 				c.Data = buf[:cut]
+				if lines >= 0 {
+					c.lines, c.counted = lines, 1
+				}
 				return c, nil
 			}
 		}
@@ -169,20 +183,21 @@ func (r *ChunkReader) fill(buf *[]byte) {
 	*buf = b
 }
 
-// cut returns where the records that buf holds whole end, or 0 when it holds none whole.
-func (r *ChunkReader) cut(buf []byte) int {
+// cut returns where the records that buf holds whole end, or 0 when it holds none whole, and the
+// newlines before that end where it counted them (FASTQ), else -1.
+func (r *ChunkReader) cut(buf []byte) (int, int) {
 	if !r.fastq {
 		// The first record starts at buf's first '>' (the first chunk) or at buf[0] (the others).
 		p := bytes.LastIndexByte(buf, '>')
 		if p < 0 {
-			return 0
+			return 0, -1
 		}
 		ls := bytes.LastIndexByte(buf[:p], '\n') + 1
 		q := ls + bytes.IndexByte(buf[ls:], '>')
 		if q <= bytes.IndexByte(buf, '>') {
-			return 0
+			return 0, -1
 		}
-		return q
+		return q, -1
 	}
 	lead := 0 // blank lines before the first record
 	if r.first {
@@ -191,13 +206,13 @@ func (r *ChunkReader) cut(buf []byte) int {
 	n := countNewlines(buf)
 	end := lead + (n-lead)/4*4 // the line after which to cut
 	if end == lead {
-		return 0
+		return 0, -1
 	}
 	at := len(buf)
 	for range n - end + 1 {
 		at = bytes.LastIndexByte(buf[:at], '\n')
 	}
-	return at + 1
+	return at + 1, end // buf[:at+1] ends with the end-th newline
 }
 
 // firstNonSpace returns the index of the first byte of b that is not white space, or -1.

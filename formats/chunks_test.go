@@ -31,6 +31,9 @@ func readChunked(t testing.TB, name string, rd io.Reader, size, lookahead int) (
 		if err != nil {
 			t.Fatalf("Next: %v", err)
 		}
+		if got, want := c.Newlines(), bytes.Count(c.Data, []byte{'\n'}); got != want {
+			t.Fatalf("chunk of %d bytes: Newlines %d, has %d", len(c.Data), got, want)
+		}
 		var got []rec
 		n, ok := ParseChunk(&c, &scratch, func(name, seq []byte) { got = append(got, rec{string(name), string(seq)}) })
 		if ok {
@@ -40,7 +43,7 @@ func readChunked(t testing.TB, name string, rd io.Reader, size, lookahead int) (
 			accepted++
 			out = append(out, got...)
 			nrec += n
-			nl += bytes.Count(c.Data, []byte{'\n'})
+			nl += c.Newlines()
 			continue
 		}
 		pending := [][]byte{c.Data}

@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -191,7 +190,7 @@ func (c *chunkSource) parse(b *QueryBatch) bool {
 	})
 	b.ok = ok && !long
 	if b.ok {
-		b.records, b.bases, b.lines = int64(n), bases, bytes.Count(b.chunk.Data, []byte{'\n'})
+		b.records, b.bases, b.lines = int64(n), bases, b.chunk.Newlines()
 	}
 	return b.ok
 }

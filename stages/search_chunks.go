@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"bytes"
 
 	"github.com/sapipe/sapipe/formats"
 )
@@ -50,5 +49,5 @@ func (b *PatternBatch) parseChunk() {
 		b.Seqs = append(b.Seqs, formats.Span{From: n, To: len(b.Data)})
 	})
 	b.refused = !ok
-	b.newlines = bytes.Count(b.chunk.Data, []byte{'\n'})
+	b.newlines = b.chunk.Newlines()
 }
