@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -285,21 +286,26 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 		if len(r.b.Codes) == 0 {
 			continue
 		}
-		key := &r.b.Codes[0]
+		// The request's span first, then one look-up (a batch of reads has thousands of
+		// segments; pieces of one long record share their codes across requests).
+		lo, hi := math.MaxInt, -1
 		for _, sg := range r.b.Segs {
 			if sg.To <= sg.From {
 				continue
 			}
 			nSlots += sg.To - sg.From
-			lo, hi := sg.Off+max(sg.From-1, 0), sg.Off+sg.Len
-			sp := w.spans[key]
-			if sp == nil {
-				sp = &codeSpan{lo: lo, hi: hi}
-				w.spans[key] = sp
-				w.spanOrder = append(w.spanOrder, sp)
-			} else {
-				sp.lo, sp.hi = min(sp.lo, lo), max(sp.hi, hi)
-			}
+			lo, hi = min(lo, sg.Off+max(sg.From-1, 0)), max(hi, sg.Off+sg.Len)
+		}
+		if hi < 0 {
+			continue
+		}
+		key := &r.b.Codes[0]
+		if sp := w.spans[key]; sp == nil {
+			sp = &codeSpan{lo: lo, hi: hi}
+			w.spans[key] = sp
+			w.spanOrder = append(w.spanOrder, sp)
+		} else {
+			sp.lo, sp.hi = min(sp.lo, lo), max(sp.hi, hi)
 		}
 	}
 	at := 0
@@ -338,12 +344,15 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 	w.segSlot = w.segSlot[:0]
 	slot, k := 0, 0
 	for _, r := range batch {
+		var sp *codeSpan
 		for _, sg := range r.b.Segs {
 			w.segSlot = append(w.segSlot, uint32(slot))
 			if sg.To <= sg.From {
 				continue
 			}
-			sp := w.spans[&r.b.Codes[0]]
+			if sp == nil {
+				sp = w.spans[&r.b.Codes[0]]
+			}
 			q := int64(sp.dev - sp.lo + sg.Off)
 			for f := sg.From; f < sg.To; f += pl {
 				ps[k] = piece{q: q, len: uint32(sg.Len), from: uint32(f), to: uint32(min(f+pl, sg.To)), slot: uint32(slot + f - sg.From)}
