@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/sapipe/sapipe/formats"
@@ -47,6 +48,7 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 	enc := kernels.NewQueryEncoder(&ref.Alpha, opts.NucleotidesOnly)
 	start := time.Now()
 	var records, bases int64
+	var outHint atomic.Int64 // the bytes of the last batch formatted on a worker
 	// A batch is formatted on the worker that matched it, except the pieces of a long record
 	// under -mum, whose uniqueness is over the whole record: the sink formats those in order.
 	// (Under the other modes a piece's lines depend on it alone, so a genome-long query's output,
@@ -58,8 +60,15 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 		}
 		if onWorker(b) {
 			wp := printer{opts: &opts, ref: ref, out: mw, mums: b.mums[:0], sub: b.sub}
+			if cap(b.Out) == 0 {
+				// A fresh batch (the pieces of a long record) starts at the size of the last
+				// output rather than growing to it by doubling: a genome-long query's batches
+				// print megabytes each, and the copies were most of its formatting.
+				b.Out = make([]byte, 0, outHint.Load()*9/8)
+			}
 			b.Out = wp.batch(b.Out[:0], b)
 			b.mums, b.sub = wp.mums, wp.sub
+			outHint.Store(int64(len(b.Out)))
 		}
 		return nil
 	}

@@ -1,7 +1,6 @@
 package stages
 
 import (
-
 	"github.com/sapipe/sapipe/formats"
 )
 
