@@ -2,6 +2,9 @@ package formats
 
 import (
 	"bufio"
+	"encoding/binary"
+	"math/bits"
+	"slices"
 	"strconv"
 )
 
@@ -69,17 +72,53 @@ func (m *MummerWriter) AppendMatch(b []byte, rec, refPos, queryPos, length int, 
 		}
 		b = append(b, ' ', ' ')
 	}
-	b = appendPadded(b, refPos)
-	b = append(b, ' ', ' ')
-	b = appendPadded(b, queryPos)
-	b = append(b, ' ', ' ')
-	b = appendPadded(b, length)
-	b = append(b, '\n')
+	if uint(refPos|queryPos|length) <= maxField {
+		// The three fields of eight and their separators as one 28-byte store.
+		n := len(b)
+		b = slices.Grow(b, matchLine)[:n+matchLine]
+		f := b[n : n+matchLine]
+		binary.LittleEndian.PutUint64(f[0:], field8(uint32(refPos)))
+		binary.LittleEndian.PutUint16(f[8:], 0x2020)
+		binary.LittleEndian.PutUint64(f[10:], field8(uint32(queryPos)))
+		binary.LittleEndian.PutUint16(f[18:], 0x2020)
+		binary.LittleEndian.PutUint64(f[20:], field8(uint32(length)))
+		f[28] = '\n'
+	} else {
+		b = appendPadded(b, refPos)
+		b = append(b, ' ', ' ')
+		b = appendPadded(b, queryPos)
+		b = append(b, ' ', ' ')
+		b = appendPadded(b, length)
+		b = append(b, '\n')
+	}
 	if m.ShowString {
 		b = append(b, substr...)
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// matchLine is the length of a match line's three fields of eight, their separators and the
+// newline; maxField the largest value a field of eight holds as "%8d" prints it. (Any of the three
+// above it sets a bit above maxField's highest, so one test of their OR decides.)
+const (
+	matchLine = 8 + 2 + 8 + 2 + 8 + 1
+	maxField  = 1<<26 - 1
+)
+
+// field8 returns v (at most 99,999,999) as "%8d" prints it: eight bytes, the first in the
+// lowest. The digits are made in parallel lanes of one word: v's halves of four digits, each cut
+// into two of two, each into its tens and units (division by 100 and by 10 as multiplications
+// that are exact over these ranges); the zero bytes before the first digit become spaces.
+func field8(v uint32) uint64 {
+	x := uint64(v/10000) | uint64(v%10000)<<32  // 32-bit lanes < 10000, the first digits low
+	q := (x * 10486 >> 20) & 0x0000007f0000007f // each lane / 100
+	x = q | (x-q*100)<<16                       // 16-bit lanes < 100
+	t := (x * 103 >> 10) & 0x000f000f000f000f   // each lane / 10
+	x = t | (x-t*10)<<8                         // a digit a byte
+	// The zero bytes before the first digit, in bits (the last byte is a digit even when 0).
+	lead := bits.TrailingZeros64(x|1<<56) &^ 7
+	return x + 0x3030303030303030 - (0x1010101010101010 & (1<<lead - 1))
 }
 
 // appendPadded appends v as C's "%8d" does: the common case (0 to 99,999,999) two digits at a time

@@ -3,6 +3,7 @@ package formats
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"testing"
 )
@@ -65,6 +66,43 @@ func TestAppendPadded(t *testing.T) {
 	}
 }
 
+// TestField8: the word of eight bytes against "%8d", for every value below 10^6 and at every
+// digit count, and for lines whose fields are on either side of the word's range.
+func TestField8(t *testing.T) {
+	check := func(v uint32) {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], field8(v))
+		if got, want := string(b[:]), fmt.Sprintf("%8d", v); got != want {
+			t.Fatalf("field8(%d) = %q, want %q", v, got, want)
+		}
+	}
+	for v := range uint32(1000000) {
+		check(v)
+	}
+	for p := uint32(10); p <= 100000000; p *= 10 {
+		check(p - 1)
+		check(p/2 + 7)
+		if p < 100000000 {
+			check(p)
+			check(p + 1)
+		}
+	}
+	x := uint64(1)
+	for range 100000 {
+		x = x*6364136223846793005 + 1442695040888963407
+		check(uint32(x>>33) % 100000000)
+	}
+	m := NewMummerWriter(nil, []string{"r"}, false, false, false)
+	for _, v := range []int{0, 1, maxField - 1, maxField, maxField + 1, 99999999, 100000000, 1 << 40, -5} {
+		for _, f := range [][3]int{{v, 1, 1}, {1, v, 1}, {1, 1, v}, {v, v, v}} {
+			got := string(m.AppendMatch([]byte("x"), 0, f[0], f[1], f[2], nil))
+			if want := fmt.Sprintf("x%8d  %8d  %8d\n", f[0], f[1], f[2]); got != want {
+				t.Fatalf("AppendMatch%v = %q, want %q", f, got, want)
+			}
+		}
+	}
+}
+
 // TestMummerWriterLongNames: record names padded past the padding constant's length.
 func TestMummerWriterLongNames(t *testing.T) {
 	long := string(bytes.Repeat([]byte("n"), 150))
@@ -81,5 +119,26 @@ func BenchmarkAppendMatch(b *testing.B) {
 	b.SetBytes(int64(len(m.AppendMatch(nil, 1, 1234567, 42, 131, nil))))
 	for b.Loop() {
 		buf = m.AppendMatch(buf[:0], 1, 1234567, 42, 131, nil)
+	}
+}
+
+// BenchmarkAppendMatchReads: the lines of reads against a bacterial genome (one record, three
+// columns), with positions and lengths that vary as they do there.
+func BenchmarkAppendMatchReads(b *testing.B) {
+	m := NewMummerWriter(nil, []string{"chr"}, false, false, false)
+	const n = 4096
+	var ref, q, l [n]int
+	x := uint64(1)
+	for i := range n {
+		x = x*6364136223846793005 + 1442695040888963407
+		ref[i], q[i], l[i] = int(x>>40)%4641652+1, int(x>>20)%150+1, int(x>>8)%131+20
+	}
+	buf := make([]byte, 0, 64*n)
+	b.SetBytes(int64(len(m.AppendMatch(nil, 0, 1234567, 42, 131, nil))))
+	for i := 0; b.Loop(); i++ {
+		if i%n == 0 {
+			buf = buf[:0]
+		}
+		buf = m.AppendMatch(buf, 0, ref[i%n], q[i%n], l[i%n], nil)
 	}
 }
