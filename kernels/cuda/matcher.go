@@ -748,8 +748,20 @@ func sortRecords(recs []outRec, runs bool) {
 			for j < len(recs) && recs[j].slot == recs[i].slot {
 				j++
 			}
-			if j-i > 1 {
+			switch {
+			case j-i > 16:
 				slices.SortFunc(recs[i:j], cmp)
+			case j-i > 1:
+				// A read's few rows: insertion by text position, inline (most runs are of 2-4).
+				run := recs[i:j]
+				for a := 1; a < len(run); a++ {
+					r, p := run[a], run[a].textPos()
+					b := a
+					for ; b > 0 && run[b-1].textPos() > p; b-- {
+						run[b] = run[b-1]
+					}
+					run[b] = r
+				}
 			}
 			i = j
 		}
