@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
@@ -229,9 +230,18 @@ func (b *Backend) BWTSampled(text, dst []byte, shift uint, threads int) (int, []
 	}
 	samples := make([]uint32, (n-1)>>shift)
 	var primary int
+	queued := time.Now()
 	err := b.dev.run(func() error {
+		var start time.Time
+		if traceOn {
+			start = time.Now()
+			trace(fmt.Sprintf("BWT of %d bytes on %s: waited for the device", n, b.Name()), queued)
+		}
 		p, err := b.dev.suffixArray(text, nil, dst, samples, shift, nil, nil)
 		primary = p
+		if traceOn {
+			trace(fmt.Sprintf("BWT of %d bytes on %s: sorted", n, b.Name()), start)
+		}
 		return err
 	})
 	if errors.Is(err, errNoRoom) {
