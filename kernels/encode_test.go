@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +45,70 @@ func TestFill(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFillBlocks: sequences of mostly a, c, g and t (the vector path's blocks) with other bytes
+// sprinkled at several rates, of lengths around the blocks' and at odd offsets, against the byte
+// at a time encoding; and the vector path taken where the processor has it.
+func TestFillBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var seen [256]bool
+	for _, c := range "ACGTNacgtnRYKM" {
+		seen[c] = true
+	}
+	a := NewAlphabet(&seen)
+	for _, nuc := range []bool{false, true} {
+		e := NewQueryEncoder(&a, nuc)
+		for _, rate := range []int{0, 3, 100, 1000} { // another byte one in rate (0: never)
+			for n := 0; n < 300; n += 1 + n/40 {
+				for off := range 4 {
+					buf := make([]byte, off+n)
+					for i := range buf {
+						buf[i] = "ACGTacgt"[r.IntN(8)]
+						if rate > 0 && r.IntN(rate) == 0 {
+							buf[i] = byte(r.IntN(256))
+						}
+					}
+					seq := buf[off:]
+					for _, rev := range []bool{false, true} {
+						got, want := make([]byte, n+1), make([]byte, n+1)
+						got[n], want[n] = 0xee, 0xee // nothing written past the end
+						e.Fill(got[:n], seq, rev)
+						fillBytes(e, want[:n], seq, rev)
+						if string(got) != string(want) {
+							t.Fatalf("-n %v rate %d n %d offset %d reverse %v:\n%v\nwant %v", nuc, rate, n, off, rev, got, want)
+						}
+					}
+				}
+			}
+		}
+		if e.vectorUsable() {
+			seq := []byte(strings.Repeat("ACGTacgtTTGA", 10))
+			if k := e.fillVector(make([]byte, len(seq)), seq, true); k != len(seq)/32*32 {
+				t.Fatalf("the vector path did %d of %d bytes of nucleotides", k, len(seq))
+			}
+		}
+	}
+}
+
+// FuzzFill: Fill against the byte at a time encoding, for any bytes.
+func FuzzFill(f *testing.F) {
+	f.Add([]byte("ACGTACGTACGTACGTACGTACGTACGTACGTACGTNACGT"), false)
+	f.Add([]byte("acgtacgtacgtacgtacgtacgtacgtacgtacgtacgtacgtacgtacgtacgtacgtacgtAAAA"), true)
+	var seen [256]bool
+	for _, c := range "ACGTN" {
+		seen[c] = true
+	}
+	a := NewAlphabet(&seen)
+	e := NewQueryEncoder(&a, false)
+	f.Fuzz(func(t *testing.T, seq []byte, rev bool) {
+		got, want := make([]byte, len(seq)), make([]byte, len(seq))
+		e.Fill(got, seq, rev)
+		fillBytes(e, want, seq, rev)
+		if string(got) != string(want) {
+			t.Fatalf("Fill(%q, reverse %v) = %v, want %v", seq, rev, got, want)
+		}
+	})
 }
 
 // BenchmarkFill: 150-base reads, both strands.
