@@ -558,9 +558,11 @@ func hasLow(x uint64) bool {
 	return (x-ones)&^x&highs != 0
 }
 
-// nonSpaceRun returns the length of the longest prefix of b without white space.
+// nonSpaceRun returns the length of the longest prefix of b without white space: 32 bytes at a
+// time with vectors up to the first byte below 0x21, where there are vectors and b is that long;
+// then, and from a low byte that is not white space, eight at a time.
 func nonSpaceRun(b []byte) int {
-	i, n := 0, len(b)
+	i, n := lowRun(b), len(b)
 	for i < n {
 		if i+8 <= n && !hasLow(binary.LittleEndian.Uint64(b[i:])) {
 			i += 8
