@@ -304,18 +304,22 @@ func parseFASTQChunk(data []byte, scratch *[]byte, fn func(name, seq []byte)) (i
 		if head[0] != '@' {
 			return records, false
 		}
-		seq, ok1 := line()
+		ok1 := len(data) > 0
+		seq, n, clean := cleanLine(&data)
 		plus, ok2 := line()
-		qual, ok3 := line()
+		ok3 := len(data) > 0
+		qual, nq, cleanQual := cleanLine(&data)
 		if !ok1 || !ok2 || !ok3 || len(seq) == 0 || seq[0] == '+' || seq[0] == '@' || len(plus) == 0 || plus[0] != '+' {
 			return records, false
 		}
-		n := nonSpaceRun(seq)
 		want := n
-		if n < len(seq) {
+		if !clean {
 			want = nonSpaceCount(seq)
 		}
-		if want == 0 || nonSpaceCount(qual) != want {
+		if !cleanQual {
+			nq = nonSpaceCount(qual)
+		}
+		if want == 0 || nq != want {
 			return records, false
 		}
 		if n != want {
@@ -325,6 +329,30 @@ func parseFASTQChunk(data []byte, scratch *[]byte, fn func(name, seq []byte)) (i
 		fn(head[1:1+nonSpaceRun(head[1:])], seq[:want])
 		records++
 	}
+}
+
+// cleanLine cuts *data's first line off (without its '\n') as parseFASTQChunk's line does, and
+// returns it with the length of its run of bytes that are not white space, and whether that run is
+// the whole line: one scan finds both where the run of a sequence or quality line ends at its
+// newline, as it does but for damaged or unusual files.
+func cleanLine(data *[]byte) (l []byte, run int, clean bool) {
+	d := *data
+	k := nonSpaceRun(d)
+	switch {
+	case k == len(d):
+		*data = nil
+		return d, k, true
+	case d[k] == '\n':
+		*data = d[k+1:]
+		return d[:k], k, true
+	}
+	e := bytes.IndexByte(d[k:], '\n')
+	if e < 0 {
+		*data = nil
+		return d, k, false
+	}
+	*data = d[k+e+1:]
+	return d[:k+e], k, false
 }
 
 // parseFASTAChunk accepts any chunk that ChunkReader cut: every '>' in it outside a header starts

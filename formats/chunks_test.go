@@ -215,3 +215,29 @@ func FuzzChunks(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParseChunkFASTQ: ParseChunk over 1 MiB chunks of 150-base reads.
+func BenchmarkParseChunkFASTQ(b *testing.B) {
+	data := benchData(true)
+	cr, err := NewChunkReader("bench", bytes.NewReader(data), 1<<20)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var chunks []Chunk
+	for {
+		c, err := cr.Next(nil)
+		if err != nil {
+			break
+		}
+		chunks = append(chunks, c)
+	}
+	b.SetBytes(int64(len(data)))
+	var scratch []byte
+	for b.Loop() {
+		for i := range chunks {
+			if _, ok := ParseChunk(&chunks[i], &scratch, func(name, seq []byte) {}); !ok {
+				b.Fatal("chunk refused")
+			}
+		}
+	}
+}
