@@ -131,3 +131,36 @@ func BenchmarkFill(b *testing.B) {
 		e.Fill(dst, seq, true)
 	}
 }
+
+// BenchmarkFillParallel: BenchmarkFill on every thread at once, with the vector path and with
+// the table alone, as the workers of a many-core host encode reads.
+func BenchmarkFillParallel(b *testing.B) {
+	var seen [256]bool
+	for _, c := range "ACGT" {
+		seen[c] = true
+	}
+	a := NewAlphabet(&seen)
+	e := NewQueryEncoder(&a, false)
+	for _, path := range []string{"vector", "table"} {
+		b.Run(path, func(b *testing.B) {
+			b.SetBytes(300)
+			b.RunParallel(func(pb *testing.PB) {
+				r := rand.New(rand.NewPCG(3, 4))
+				seq := make([]byte, 150)
+				for i := range seq {
+					seq[i] = "ACGT"[r.IntN(4)]
+				}
+				dst := make([]byte, 150)
+				for pb.Next() {
+					if path == "vector" {
+						e.Fill(dst, seq, false)
+						e.Fill(dst, seq, true)
+					} else {
+						e.fillTable(dst, seq, false)
+						e.fillTable(dst, seq, true)
+					}
+				}
+			})
+		})
+	}
+}
