@@ -124,22 +124,7 @@ func (b *ReferenceBuilder) Build() (*Reference, error) {
 // either strand. Build it once per run; it is safe for concurrent use.
 type QueryEncoder struct {
 	fwd, rev [256]byte // code of each byte, and of its complement
-	// The vector path's tables (encode_amd64.s), for blocks of a, c, g and t in either case; vec
-	// says the tables give what fwd and rev give for those eight bytes.
-	fwdTab, revTab fillTables
-	vec            bool
 }
-
-// fillTables are the vector path's shuffles: the code by a byte's low nibble, the lower-case
-// letter that nibble stands for (0 for the twelve others), and the order that reverses a 16-byte
-// lane.
-type fillTables struct {
-	code, letter, reverse [16]byte
-	reverse2              [16]byte // the second lane's copy of reverse
-}
-
-// nibbleLetters are the bytes the vector path encodes; their low nibbles differ.
-const nibbleLetters = "acgt"
 
 // NewQueryEncoder returns the encoder for alphabet a; nucleotidesOnly is -n: bytes other than
 // a, c, g, t (either case) never match.
@@ -153,17 +138,6 @@ func NewQueryEncoder(a *Alphabet, nucleotidesOnly bool) *QueryEncoder {
 		}
 		e.fwd[i], e.rev[i] = a.Code[c], a.Code[complement[c]]
 	}
-	e.vec = true
-	for _, c := range []byte(nibbleLetters) {
-		k := c & 15
-		e.fwdTab.letter[k], e.revTab.letter[k] = c, c
-		e.fwdTab.code[k], e.revTab.code[k] = e.fwd[c], e.rev[c]
-		upper := c - 'a' + 'A'
-		e.vec = e.vec && e.fwd[upper] == e.fwd[c] && e.rev[upper] == e.rev[c]
-	}
-	for i := range 16 {
-		e.revTab.reverse[i], e.revTab.reverse2[i] = byte(15-i), byte(15-i)
-	}
 	return e
 }
 
@@ -172,38 +146,6 @@ func NewQueryEncoder(a *Alphabet, nucleotidesOnly bool) *QueryEncoder {
 // Eight bytes are looked up at a time and stored as one word (a store a byte took most of the
 // time: 1.4 ns a base in a profile of 10 M reads).
 func (e *QueryEncoder) Fill(dst, seq []byte, reverse bool) {
-	dst = dst[:len(seq)]
-	// Blocks of 32 bases of a, c, g and t with vectors where the processor has them; a block
-	// holding another byte, and the tail, by the table.
-	for len(seq) >= 32 {
-		k := e.fillVector(dst, seq, reverse)
-		if k == 0 && !e.vectorUsable() {
-			break
-		}
-		seq = seq[k:]
-		if reverse {
-			dst = dst[:len(dst)-k]
-		} else {
-			dst = dst[k:]
-		}
-		if len(seq) < 32 {
-			break
-		}
-		// This block holds another byte: the table takes it.
-		if reverse {
-			e.fillTable(dst[len(dst)-32:], seq[:32], true)
-			dst = dst[:len(dst)-32]
-		} else {
-			e.fillTable(dst[:32], seq[:32], false)
-			dst = dst[32:]
-		}
-		seq = seq[32:]
-	}
-	e.fillTable(dst, seq, reverse)
-}
-
-// fillTable is Fill by the tables alone.
-func (e *QueryEncoder) fillTable(dst, seq []byte, reverse bool) {
 	dst = dst[:len(seq)]
 	n := len(seq)
 	whole := n &^ 7

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math/rand/v2"
-	"strings"
 	"testing"
 )
 
@@ -47,9 +46,8 @@ func TestFill(t *testing.T) {
 	}
 }
 
-// TestFillBlocks: sequences of mostly a, c, g and t (the vector path's blocks) with other bytes
-// sprinkled at several rates, of lengths around the blocks' and at odd offsets, against the byte
-// at a time encoding; and the vector path taken where the processor has it.
+// TestFillBlocks: sequences of mostly a, c, g and t with other bytes sprinkled at several rates,
+// of lengths around the words' and at odd offsets, against the byte at a time encoding.
 func TestFillBlocks(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var seen [256]bool
@@ -80,12 +78,6 @@ func TestFillBlocks(t *testing.T) {
 						}
 					}
 				}
-			}
-		}
-		if e.vectorUsable() {
-			seq := []byte(strings.Repeat("ACGTacgtTTGA", 10))
-			if k := e.fillVector(make([]byte, len(seq)), seq, true); k != len(seq)/32*32 {
-				t.Fatalf("the vector path did %d of %d bytes of nucleotides", k, len(seq))
 			}
 		}
 	}
@@ -132,8 +124,8 @@ func BenchmarkFill(b *testing.B) {
 	}
 }
 
-// BenchmarkFillParallel: BenchmarkFill on every thread at once, with the vector path and with
-// the table alone, as the workers of a many-core host encode reads.
+// BenchmarkFillParallel: BenchmarkFill on every thread at once, as the workers of a many-core
+// host encode reads.
 func BenchmarkFillParallel(b *testing.B) {
 	var seen [256]bool
 	for _, c := range "ACGT" {
@@ -141,26 +133,17 @@ func BenchmarkFillParallel(b *testing.B) {
 	}
 	a := NewAlphabet(&seen)
 	e := NewQueryEncoder(&a, false)
-	for _, path := range []string{"vector", "table"} {
-		b.Run(path, func(b *testing.B) {
-			b.SetBytes(300)
-			b.RunParallel(func(pb *testing.PB) {
-				r := rand.New(rand.NewPCG(3, 4))
-				seq := make([]byte, 150)
-				for i := range seq {
-					seq[i] = "ACGT"[r.IntN(4)]
-				}
-				dst := make([]byte, 150)
-				for pb.Next() {
-					if path == "vector" {
-						e.Fill(dst, seq, false)
-						e.Fill(dst, seq, true)
-					} else {
-						e.fillTable(dst, seq, false)
-						e.fillTable(dst, seq, true)
-					}
-				}
-			})
-		})
-	}
+	b.SetBytes(300)
+	b.RunParallel(func(pb *testing.PB) {
+		r := rand.New(rand.NewPCG(3, 4))
+		seq := make([]byte, 150)
+		for i := range seq {
+			seq[i] = "ACGT"[r.IntN(4)]
+		}
+		dst := make([]byte, 150)
+		for pb.Next() {
+			e.Fill(dst, seq, false)
+			e.Fill(dst, seq, true)
+		}
+	})
 }
