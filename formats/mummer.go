@@ -121,8 +121,8 @@ func field8(v uint32) uint64 {
 	return x + 0x3030303030303030 - (0x1010101010101010 & (1<<lead - 1))
 }
 
-// appendPadded appends v as C's "%8d" does: the common case (0 to 99,999,999) two digits at a time
-// into one 8-byte field, the rest through strconv.
+// appendPadded appends v as C's "%8d" does: 0 to 99,999,999 as field8's one word, the rest
+// through strconv.
 func appendPadded(b []byte, v int) []byte {
 	if v < 0 || v > 99999999 {
 		var tmp [20]byte
@@ -132,28 +132,8 @@ func appendPadded(b []byte, v int) []byte {
 		}
 		return append(b, d...)
 	}
-	f := [8]byte{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '}
-	i := 8
-	for v >= 100 {
-		q := v / 100
-		r := (v - q*100) * 2
-		i -= 2
-		f[i], f[i+1] = digitPairs[r], digitPairs[r+1]
-		v = q
-	}
-	if v >= 10 {
-		i -= 2
-		f[i], f[i+1] = digitPairs[2*v], digitPairs[2*v+1]
-	} else {
-		f[i-1] = byte('0' + v)
-	}
-	return append(b, f[:]...)
+	return binary.LittleEndian.AppendUint64(b, field8(uint32(v)))
 }
-
-// digitPairs holds "00" to "99".
-const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" + "30313233343536373839" +
-	"40414243444546474849" + "50515253545556575859" + "60616263646566676869" + "70717273747576777879" +
-	"80818283848586878889" + "90919293949596979899"
 
 // spaces pads record names.
 const spaces = "                                                                "
