@@ -32,13 +32,14 @@ type Chunk struct {
 	// largest chunk, or a read error after Data): only Reader, through Resume, may read it.
 	Odd bool
 
-	lines, counted int // the newlines of Data, when counted is 1 (cutting FASTQ counts them)
+	lines   int // the newlines of Data, when counted (cutting FASTQ counts them)
+	counted bool
 }
 
 // Newlines returns the number of '\n' in c.Data: the count made when the chunk was cut, where
 // there was one, else counted now.
 func (c *Chunk) Newlines() int {
-	if c.counted == 1 {
+	if c.counted {
 		return c.lines
 	}
 	return bytes.Count(c.Data, []byte{'\n'})
@@ -146,7 +147,7 @@ func (r *ChunkReader) Next(buf []byte) (Chunk, error) {
 				r.first = false
 				c.Data = buf[:cut]
 				if lines >= 0 {
-					c.lines, c.counted = lines, 1
+					c.lines, c.counted = lines, true
 				}
 				return c, nil
 			}

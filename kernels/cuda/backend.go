@@ -232,15 +232,16 @@ func (b *Backend) BWTSampled(text, dst []byte, shift uint, threads int) (int, []
 	var primary int
 	queued := time.Now()
 	err := b.dev.run(func() error {
-		var start time.Time
+		var what string
+		start := time.Now()
 		if traceOn {
-			start = time.Now()
-			trace(fmt.Sprintf("BWT of %d bytes on %s: waited for the device", n, b.Name()), queued)
+			what = fmt.Sprintf("BWT of %d bytes on %s", n, b.Name())
+			trace(what+": waited for the device", queued)
 		}
 		p, err := b.dev.suffixArray(text, nil, dst, samples, shift, nil, nil)
 		primary = p
 		if traceOn {
-			trace(fmt.Sprintf("BWT of %d bytes on %s: sorted", n, b.Name()), start)
+			trace(what+": sorted", start)
 		}
 		return err
 	})
