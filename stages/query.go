@@ -217,11 +217,7 @@ func (s *QuerySource) fill(dst, seq []byte, rev bool) {
 		if rev {
 			d = dst[n-b : n-a] // seq[a:b] reversed lands there
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.enc.Fill(d, seq[a:b], rev)
-		}()
+		wg.Go(func() { s.enc.Fill(d, seq[a:b], rev) })
 	}
 	wg.Wait()
 }
