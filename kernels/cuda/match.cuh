@@ -10,8 +10,9 @@
 //   mm_walk   a thread per piece: positions with matches to look at become items (lo, hi, m, slot);
 //   mm_chain  a thread per item: the row ranges to look at (the item's interval, then the rows that
 //             each enclosing interval adds down to the minimum length), counted then written;
-//   mm_rows   a thread per candidate row (split by the ranges' row counts): left-maximality,
-//             ownership, extension past the window's end;
+//   mm_rows   a thread per candidate row, a row not preceded by the query's previous symbol (split
+//             by the ranges' candidate counts, found by select on the rank structure): ownership,
+//             extension past the window's end;
 // with scans and compactions in between. -mumreference and -mum (whose candidates are the same)
 // keep the best match of each position over the pages (mu_walk) and emit it after the last page.
 
@@ -66,17 +67,6 @@ __device__ __forceinline__ void pg_rank_pair(const PageDev &p, u32 c, u32 lo, u3
 	u64 wlo = __ldg(blo + (k >> 1)), whi = __ldg(bhi + (k >> 1));
 	r1 = occ_rank_in(blo, wlo, p.counts, p.planes, c, lo % MT_OCC_BLOCK);
 	r2 = occ_rank_in(bhi, whi, p.counts, p.planes, c, hi % MT_OCC_BLOCK);
-}
-
-// pg_symbol: the BWT symbol of row i.
-__device__ __forceinline__ u32 pg_symbol(const PageDev &p, u32 i) {
-	const u64 *pl = p.occ + (u64)(i / MT_OCC_BLOCK) * p.stride + p.counts;
-	u32 off = i % MT_OCC_BLOCK;
-	u32 w = off >> 6;
-	off &= 63;
-	u32 c = 0;
-	for (u32 t = 0; t < p.planes; t++) c |= (u32)((__ldg(pl + 2 * t + w) >> off) & 1) << t;
-	return c;
 }
 
 // ---- the compact LCP array ----------------------------------------------------------------------
@@ -398,10 +388,12 @@ extern "C" __global__ void __launch_bounds__(128) compact_pieces(const Piece *__
 
 // mm_chain: for items [0, nItems) (item i0+i), the row ranges that may hold matches, in Page's
 // order: the item's interval at its match length, then the rows each enclosing interval adds, at
-// its depth, while the depth is at least minLen. A range whose rows are all preceded by the query's
-// previous symbol holds no left-maximal match and is left out. With ranges null it counts: ranges
-// to rangeCnt[i], rows to itemRows[i] and to *totalRows; otherwise it writes range
-// (first row, rows, depth, item) and its row count from rangeOff[i].
+// its depth, while the depth is at least minLen. A range's candidates are its rows whose BWT
+// symbol is not the query's previous symbol (all of them when there is none): the others continue
+// a match one position earlier and are not left-maximal; a range without candidates is left out.
+// With ranges null it counts: ranges to rangeCnt[i], candidates to itemRows[i] and to *totalRows;
+// otherwise it writes range (first row, rank of the previous symbol at that row, depth, item) and
+// its candidate count from rangeOff[i].
 extern "C" __global__ void __launch_bounds__(128) mm_chain(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
                                                            const uint4 *__restrict__ items, const u32 *__restrict__ itemPiece, u32 i0, u32 nItems,
                                                            u32 *__restrict__ rangeCnt, u32 *__restrict__ itemRows,
@@ -421,13 +413,19 @@ extern "C" __global__ void __launch_bounds__(128) mm_chain(const PageDev p, cons
 		u32 o = ranges ? rangeOff[i] : 0;
 		auto emit = [&](u32 a, u32 b, u32 d) {
 			if (a >= b) return;
-			if (check && pg_rank(p, prev, b) - pg_rank(p, prev, a) == b - a) return;
+			u32 c = b - a, r1 = 0;
+			if (check) {
+				u32 r2;
+				pg_rank_pair(p, prev, a, b, r1, r2);
+				c -= r2 - r1;
+				if (c == 0) return;
+			}
 			if (ranges) {
-				ranges[o + cnt] = make_uint4(a, b - a, d, it);
-				rowCnt[o + cnt] = b - a;
+				ranges[o + cnt] = make_uint4(a, r1, d, it);
+				rowCnt[o + cnt] = c;
 			}
 			cnt++;
-			rows += b - a;
+			rows += c;
 		};
 		emit(item.x, item.y, item.z);
 		u32 a = item.x, b = item.y;
@@ -452,9 +450,81 @@ extern "C" __global__ void __launch_bounds__(128) mm_chain(const PageDev p, cons
 	}
 }
 
-// mm_rows: candidate rows [r0, r0+nRows) of the ranges (whose first rows are at rowOff): each row
-// that is left-maximal and owned by the page becomes a match record (text position, length, slot)
-// in cand[r], with valid[r] set.
+// pg_select32: the position of the r-th (from 0) set bit of w, which has more than r.
+__device__ __forceinline__ u32 pg_select32(u32 w, u32 r) {
+	u32 pos = 0, c;
+	c = __popc(w & 0xffffu);
+	if (r >= c) r -= c, w >>= 16, pos += 16;
+	c = __popc(w & 0xffu);
+	if (r >= c) r -= c, w >>= 8, pos += 8;
+	c = __popc(w & 0xfu);
+	if (r >= c) r -= c, w >>= 4, pos += 4;
+	c = __popc(w & 0x3u);
+	if (r >= c) r -= c, w >>= 2, pos += 2;
+	return pos + (r >= (w & 1u) ? 1u : 0u);
+}
+
+// pg_other_before: rows before block b (its first row) whose BWT symbol is not c.
+__device__ __forceinline__ u32 pg_other_before(const PageDev &p, u32 c, u32 b) {
+	const u64 *blk = p.occ + (u64)b * p.stride;
+	u32 k = c - OCC_FIRST;
+	return b * MT_OCC_BLOCK - (u32)(__ldg(blk + (k >> 1)) >> (32 * (k & 1)));
+}
+
+// pg_select_other: the row of the j-th (from 0) row at or after a whose BWT symbol is not c (c >=
+// MT_FIRST), given rc, the rows before a whose symbol is c; the row must exist. Its block is found
+// by galloping then bisecting on the blocks' counts from a's block, then its place in the block
+// from the bit planes.
+__device__ __forceinline__ u32 pg_select_other(const PageDev &p, u32 c, u32 a, u32 rc, u32 j) {
+	u32 t = a - rc + j; // rows before the one sought whose symbol is not c
+	u32 last = p.n / MT_OCC_BLOCK;
+	u32 lo = a / MT_OCC_BLOCK, step = 1, hi;
+	for (;;) {
+		u32 b = lo + step;
+		if (b > last) {
+			hi = last + 1;
+			break;
+		}
+		if (pg_other_before(p, c, b) > t) {
+			hi = b;
+			break;
+		}
+		lo = b;
+		step *= 2;
+	}
+	while (hi - lo > 1) {
+		u32 mid = (lo + hi) >> 1;
+		if (pg_other_before(p, c, mid) <= t) lo = mid;
+		else hi = mid;
+	}
+	u32 r = t - pg_other_before(p, c, lo);
+	const u64 *pl = p.occ + (u64)lo * p.stride + p.counts;
+	u64 eq0 = ~0ull, eq1 = ~0ull;
+	for (u32 s = 0; s < p.planes; s++) {
+		u64 x = __ldg(pl + 2 * s), y = __ldg(pl + 2 * s + 1);
+		if (!((c >> s) & 1)) {
+			x = ~x;
+			y = ~y;
+		}
+		eq0 &= x;
+		eq1 &= y;
+	}
+	u64 w = ~eq0;
+	u32 base = lo * MT_OCC_BLOCK;
+	u32 n0 = __popcll(w);
+	if (r >= n0) {
+		r -= n0;
+		w = ~eq1;
+		base += 64;
+	}
+	u32 n32 = __popc((u32)w);
+	if (r >= n32) return base + 32 + pg_select32((u32)(w >> 32), r - n32);
+	return base + pg_select32((u32)w, r);
+}
+
+// mm_rows: candidates [r0, r0+nRows) of the ranges (whose first candidates are at rowOff): each
+// candidate row that is owned by the page and left-maximal in the whole text becomes a match
+// record (text position, length, slot) in cand[r], with valid[r] set.
 extern "C" __global__ void __launch_bounds__(256) mm_rows(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
                                                           const uint4 *__restrict__ items, const u32 *__restrict__ itemPiece,
                                                           const uint4 *__restrict__ ranges, const u32 *__restrict__ rowOff, u32 nRanges, u32 r0,
@@ -469,21 +539,20 @@ extern "C" __global__ void __launch_bounds__(256) mm_rows(const PageDev p, const
 		else hi = mid;
 	}
 	uint4 rg = ranges[lo];
-	u32 k = rg.x + (row - rowOff[lo]), d = rg.z;
+	u32 j = row - rowOff[lo], d = rg.z;
 	uint4 item = items[rg.w];
 	Piece pc = pieces[itemPiece[rg.w]];
 	u32 pos = pc.from + (item.w - pc.slot);
 	const u8 *q = codes + pc.q;
 	u32 prev = pos > 0 ? q[pos - 1] : MT_CODE_NONE;
+	u32 k = prev >= MT_FIRST ? pg_select_other(p, prev, rg.x, rg.y, j) : rg.x + j;
 	u32 ok = 0;
 	uint4 out = make_uint4(0, 0, 0, 0);
-	if (!(prev >= MT_FIRST && pg_symbol(p, k) == prev)) {
-		u32 s = (u32)p.sa[k];
-		if (s < p.owned && !(s == 0 && !pg_left_maximal(p, s, q, pos))) {
-			u64 g = p.start + s;
-			ok = 1;
-			out = make_uint4((u32)g, d + pg_run_on(p, s, d, q, pc.len, pos), item.w, (u32)(g >> 32));
-		}
+	u32 s = (u32)p.sa[k];
+	if (s < p.owned && !(s == 0 && !pg_left_maximal(p, s, q, pos))) {
+		u64 g = p.start + s;
+		ok = 1;
+		out = make_uint4((u32)g, d + pg_run_on(p, s, d, q, pc.len, pos), item.w, (u32)(g >> 32));
 	}
 	cand[r] = out;
 	valid[r] = ok;

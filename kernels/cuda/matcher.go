@@ -158,7 +158,7 @@ func (s *matchStats) addPhase(name string, d time.Duration) {
 // workers, whose work overlaps).
 func (s *matchStats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d launches, %d positions in %d pieces, %d items, %d ranges, %d rows, %d matches",
+	fmt.Fprintf(&b, "%d launches, %d positions in %d pieces, %d items, %d ranges, %d candidate rows, %d matches",
 		s.launches.Load(), s.positions.Load(), s.pieces.Load(), s.items.Load(), s.ranges.Load(), s.rows.Load(), s.matches.Load())
 	s.mu.Lock()
 	for _, name := range s.order {
