@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 	"time"
 
@@ -32,6 +33,14 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
+	// SAPIPE_TRACE=FILE writes a Go execution trace of the run, for `go tool trace` (where the
+	// goroutines wait: -pprof=sync, -pprof=sched).
+	if path := os.Getenv("SAPIPE_TRACE"); path != "" {
+		if f, err := os.Create(path); err == nil && trace.Start(f) == nil {
+			defer f.Close()
+			defer trace.Stop()
+		}
+	}
 	if l := softMemoryLimit(memoryLimit(), os.Getenv("GOMEMLIMIT")); l > 0 {
 		debug.SetMemoryLimit(l)
 	}
@@ -47,7 +56,7 @@ func main() {
 			f.Close()
 		}
 	}
-	if code != 0 || os.Getenv("SAPIPE_CPUPROFILE") == "" {
+	if code != 0 || os.Getenv("SAPIPE_CPUPROFILE") == "" && os.Getenv("SAPIPE_TRACE") == "" {
 		os.Exit(code)
 	}
 }
