@@ -48,7 +48,8 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 	enc := kernels.NewQueryEncoder(&ref.Alpha, opts.NucleotidesOnly)
 	start := time.Now()
 	var records, bases int64
-	var outHint atomic.Int64 // the bytes of the last batch formatted on a worker
+	// The bytes of the last batch formatted on a worker, and its bytes a match (in sixteenths).
+	var outHint, matchHint atomic.Int64
 	// A batch is formatted on the worker that matched it, except the pieces of a long record
 	// under -mum, whose uniqueness is over the whole record: the sink formats those in order.
 	// (Under the other modes a piece's lines depend on it alone, so a genome-long query's output,
@@ -62,13 +63,23 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 			wp := printer{opts: &opts, ref: ref, out: mw, mums: b.mums[:0], sub: b.sub}
 			if cap(b.Out) == 0 {
 				// A fresh batch (the pieces of a long record) starts at the size of the last
-				// output rather than growing to it by doubling: a genome-long query's batches
-				// print megabytes each, and the copies were most of its formatting.
-				b.Out = make([]byte, 0, outHint.Load()*9/8)
+				// output, or at its bytes a match times this batch's matches where that is more,
+				// rather than growing to it: a genome-long query's batches print megabytes each,
+				// and a repeat-rich stretch's tens of megabytes, and the copies and the fresh
+				// memory's faults were most of its formatting.
+				perMatch := matchHint.Load()
+				if perMatch == 0 {
+					perMatch = 32 * 16 // a line of three 8-digit columns and a little more
+				}
+				want := max(outHint.Load(), int64(len(b.Res.Matches))*perMatch/16)
+				b.Out = make([]byte, 0, want*9/8)
 			}
 			b.Out = wp.batch(b.Out[:0], b)
 			b.mums, b.sub = wp.mums, wp.sub
 			outHint.Store(int64(len(b.Out)))
+			if n := len(b.Res.Matches); n > 0 {
+				matchHint.Store(int64(len(b.Out)) * 16 / int64(n))
+			}
 		}
 		return nil
 	}
@@ -105,7 +116,21 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 			src.resume(rest.file, rest.rd, rest.nrec)
 		}
 		defer src.Close()
-		err := stream.OrderedMap(ctx, window,
+		// The pieces of a long record share its codes and hold little until matched, and their
+		// matching takes a hundred times longer in a repeat-rich stretch (millions of maximal
+		// matches where other pieces have thousands): eight times as many of them are in
+		// flight as of whole batches, so that the workers go on past a slow one rather than
+		// wait for the sink to take it. Whole batches, which hold their reads, are bounded as
+		// before.
+		const pieceShare = 8
+		pieces := stream.Options{Workers: window.Workers, Window: pieceShare * window.Window}
+		cost := func(b *QueryBatch) int64 {
+			if b.whole {
+				return pieceShare
+			}
+			return 1
+		}
+		err := stream.OrderedMapBudget(ctx, pieces, int64(pieces.Window), cost,
 			func() (*QueryBatch, error) { return src.Next() },
 			func(_ context.Context, b *QueryBatch) (*QueryBatch, error) {
 				b.Encode(src.enc)

@@ -250,6 +250,13 @@ func (m *Matcher) laneBatch(sc *scratch, b *kernels.Batch, res *kernels.Result) 
 		for _, p := range m.pages {
 			p.walkLanes(b, segs, m.opts.MinLen, unique, outs[:len(segs)], &sc.sink)
 		}
+		// Grown once for the group: a segment in a repeat-rich region can have millions of
+		// matches, and growing to them by appends copied and faulted in memory many times over.
+		total := 0
+		for i := range segs {
+			total += len(outs[i])
+		}
+		res.Matches = slices.Grow(res.Matches, total)
 		for i := range segs {
 			start := len(res.Matches)
 			res.Matches = append(res.Matches, outs[i]...)
