@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"bytes"
 	"slices"
 	"sync"
 	"unsafe"
@@ -340,14 +341,45 @@ func buildCompactLCPRounds(w []byte, sa []int32, threads, round int) *compactLCP
 			}
 		})
 	}
-	var all []bigEntry
+	// The escaped rows in order are those whose byte is lcpEscape: each part of the rows counts
+	// its own, then lists them from its offset; each thread then puts its values at their rows'
+	// places among them. (Sorting the threads' entries on one goroutine took 0.2-0.3 s of the
+	// 150 Mbp pair's 3.7 s index on the H200 host's 16 cores: 1.76 M escapes.)
+	nBig := 0
 	for _, bs := range bigs {
-		all = append(all, bs...)
+		nBig += len(bs)
 	}
-	slices.SortFunc(all, func(x, y bigEntry) int { return int(x.row) - int(y.row) })
-	for _, e := range all {
-		l.bigRow = append(l.bigRow, e.row)
-		l.bigVal = append(l.bigVal, e.val)
+	if nBig > 0 {
+		counts := make([]int, threads)
+		parallel(rows, func(t, lo, hi int) {
+			counts[t] = bytes.Count(l.small[lo:hi], []byte{lcpEscape})
+		})
+		offs := make([]int, threads)
+		for t := 1; t < threads; t++ {
+			offs[t] = offs[t-1] + counts[t-1]
+		}
+		l.bigRow = make([]int32, nBig)
+		l.bigVal = make([]int32, nBig)
+		parallel(rows, func(t, lo, hi int) {
+			o := offs[t]
+			for k := lo; k < hi; {
+				i := bytes.IndexByte(l.small[k:hi], lcpEscape)
+				if i < 0 {
+					break
+				}
+				l.bigRow[o] = int32(k + i)
+				o++
+				k += i + 1
+			}
+		})
+		parallel(threads, func(_, lo, hi int) {
+			for _, bs := range bigs[lo:hi] {
+				for _, e := range bs {
+					i, _ := slices.BinarySearch(l.bigRow, e.row)
+					l.bigVal[i] = e.val
+				}
+			}
+		})
 	}
 	parallel(len(l.min1), func(_, lo, hi int) {
 		for blk := lo; blk < hi; blk++ {

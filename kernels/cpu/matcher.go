@@ -148,7 +148,7 @@ func NewMatcher(ref *kernels.Reference, opts kernels.MatchOptions, threads int) 
 		go func() {
 			defer wg.Done()
 			m.pages[i] = newPage(ref.Text, ref.Alpha.Size, b[0], b[1], b[2], saThreads)
-			m.pages[i].markDeep(opts.MinLen)
+			m.pages[i].markDeepThreads(opts.MinLen, saThreads)
 			if opts.Mode == kernels.MaxMatch || len(bounds) == 1 {
 				m.pages[i].markSkips(saThreads)
 			}
