@@ -215,7 +215,7 @@ func splitEven(sizes []uint64, k int) [][2]int {
 func (g *Group) newChain(ref *kernels.Reference, opts kernels.MatchOptions, given *cpu.Matcher, parts []*chainPart) (*groupMatcher, error) {
 	cards := g.cards[:len(parts)]
 	var cfg matchConfig
-	cfg.defaults(cards[0].dev.info)
+	cfg.defaults(cards[0].dev.info, cards[0].opts.Threads)
 	// Enough best arrays for every later card's workers and one on its way: the first card
 	// waits for one only when those are all busy.
 	links := newChainLinks(cards[0].dev, cfg.Workers*(len(parts)-1)+1)

@@ -66,3 +66,19 @@ func TestLaunchPositions(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultWorkers: launches in flight for the cards and hosts sapipe runs on.
+func TestDefaultWorkers(t *testing.T) {
+	for _, c := range []struct {
+		mem            uint64
+		threads, wants int
+	}{
+		{143771 << 20, 32, 8}, {143771 << 20, 16, 4}, {143771 << 20, 64, 8}, {143771 << 20, 2, 3}, {143771 << 20, 0, 3},
+		{81559 << 20, 32, 4}, {81559 << 20, 16, 4},
+		{40960 << 20, 32, 5}, {24576 << 20, 32, 3}, {12288 << 20, 32, 3}, {0, 32, 3},
+	} {
+		if got := defaultWorkers(c.mem, launchPositions(c.mem), c.threads); got != c.wants {
+			t.Errorf("%d MiB, %d threads: %d workers, want %d", c.mem>>20, c.threads, got, c.wants)
+		}
+	}
+}

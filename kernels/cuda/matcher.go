@@ -35,7 +35,7 @@ import (
 type matchConfig struct {
 	Budget       int64 // device bytes for the reference (its text and page indexes); 0: from the free memory
 	PageSize     int   // reference page length; 0: MatchOptions.PageSize, shrunk to fit the budget
-	Workers      int   // launches in flight (default 3)
+	Workers      int   // launches in flight (default: defaultWorkers)
 	MaxPositions int   // query positions gathered into one launch (default 1<<23)
 	PieceLen     int   // most query positions one thread walks (default 1024, less for few pieces)
 	ChunkRows    int   // candidate rows examined per pass of -maxmatch's last stage (default 1<<22)
@@ -54,15 +54,15 @@ type matchConfig struct {
 	early *earlyPages
 }
 
-// defaults fills the zero fields for a card of info (SAPIPE_GPU_LAUNCH and SAPIPE_GPU_WORKERS
-// first, where set).
-func (c *matchConfig) defaults(info Info) {
+// defaults fills the zero fields for a card of info fed by threads host threads
+// (SAPIPE_GPU_LAUNCH and SAPIPE_GPU_WORKERS first, where set).
+func (c *matchConfig) defaults(info Info, threads int) {
 	tuneFromEnv(c)
-	if c.Workers <= 0 {
-		c.Workers = 3
-	}
 	if c.MaxPositions <= 0 {
 		c.MaxPositions = launchPositions(info.TotalMem)
+	}
+	if c.Workers <= 0 {
+		c.Workers = defaultWorkers(info.TotalMem, c.MaxPositions, threads)
 	}
 	if c.PieceLen <= 0 {
 		c.PieceLen = 1024
@@ -85,6 +85,23 @@ func launchPositions(mem uint64) int {
 		p *= 2
 	}
 	return p
+}
+
+// defaultWorkers is the number of launches in flight on a card of mem bytes with launches of
+// launch positions, fed by threads host threads: one for every four threads, from three to eight,
+// while their buffers (reserved at up to 64 bytes a position, at least 1 GiB each; planMatch)
+// take at most an eighth of the card. A worker packs, sorts and unpacks its launch on the host
+// between its kernels, so with three the card waited for them: on the lent machine of two H200
+// (32 host threads), 100 M E. coli reads on one card took 11.4 s with three workers, 7.7 s with
+// five and 6.8 s with eight; on the 16-core H200 host, 30 M reads 3.92 s with three and 3.63-3.74
+// s with four to eight, the host being the bound there.
+func defaultWorkers(mem uint64, launch, threads int) int {
+	w := min(max(threads/4, 3), 8)
+	per := max(uint64(launch)*64, 1<<30)
+	for w > 3 && uint64(w)*per > mem/8 {
+		w--
+	}
+	return w
 }
 
 // tuneFromEnv takes the launch size and the number of device workers from SAPIPE_GPU_LAUNCH
@@ -191,7 +208,7 @@ type matchPlan struct {
 // planMatch measures what card b can hold of ref's index: cfg.Budget, or the free memory less
 // room for the workers' buffers and other users of the card, bounded by opts.DeviceMemory.
 func planMatch(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, cfg matchConfig) (matchPlan, error) {
-	cfg.defaults(b.dev.info)
+	cfg.defaults(b.dev.info, b.opts.Threads)
 	d := b.dev
 	n := len(ref.Text)
 	budget := cfg.Budget
@@ -271,7 +288,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 	if err := opts.Validate(ref); err != nil {
 		return nil, err
 	}
-	cfg.defaults(b.dev.info)
+	cfg.defaults(b.dev.info, b.opts.Threads)
 	if os.Getenv("SAPIPE_GPU_PROFILE") == "1" {
 		cfg.Profile = true
 	}
