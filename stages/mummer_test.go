@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
@@ -144,5 +146,55 @@ func TestMummerChunks(t *testing.T) {
 	}
 	if errs < rounds/8 {
 		t.Errorf("only %d of %d rounds tried errors", errs, rounds)
+	}
+}
+
+// gateMatcher holds the first piece of a long query (the one whose first segment starts the
+// record) until want later pieces have been matched, as a repeat-rich stretch's piece takes a
+// hundred times longer than the others; it finds no matches.
+type gateMatcher struct {
+	want   int64
+	others atomic.Int64
+	opened chan struct{}
+}
+
+func (g *gateMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
+	if b.Segs[0].From == 0 {
+		select {
+		case <-g.opened:
+		case <-time.After(20 * time.Second):
+			return fmt.Errorf("the first piece waited for %d later ones; %d were matched", g.want, g.others.Load())
+		}
+	} else if g.others.Add(1) == g.want {
+		close(g.opened)
+	}
+	for range b.Segs {
+		res.Ends = append(res.Ends, len(res.Matches))
+	}
+	return nil
+}
+
+func (g *gateMatcher) Close() error { return nil }
+
+// TestMummerPiecesPastSlowOne: while a long query's first piece is being matched, the workers go
+// on with the pieces after it, many more of them than 2T+1 whole batches would allow.
+func TestMummerPiecesPastSlowOne(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 6))
+	fa, recs := randomFasta(rng, 1, 4000)
+	ref, err := LoadReference(writeTemp(t, dir, "ref.fa", fa), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 50 batches of 64 bases, each of 16 pieces.
+	query := writeTemp(t, dir, "q.fa", ">long\n"+strings.Repeat(recs[0], 3200/len(recs[0])+1)+"\n")
+	opts := MummerOptions{Mode: kernels.MaxMatch, MinLen: 20, Strands: Strands{Forward: true}, Threads: 2, BatchSize: 64}
+	g := &gateMatcher{want: 30, opened: make(chan struct{})}
+	var out bytes.Buffer
+	if err := Mummer(context.Background(), opts, ref, g, []string{query}, nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "> long\n") {
+		t.Errorf("output %.40q, want the record's header", out.String())
 	}
 }
