@@ -36,7 +36,7 @@ type matchConfig struct {
 	Budget       int64 // device bytes for the reference (its text and page indexes); 0: from the free memory
 	PageSize     int   // reference page length; 0: MatchOptions.PageSize, shrunk to fit the budget
 	Workers      int   // launches in flight (default: defaultWorkers)
-	MaxPositions int   // query positions gathered into one launch (default 1<<23)
+	MaxPositions int   // query positions gathered into one launch (default: launchPositions)
 	PieceLen     int   // most query positions one thread walks (default 1024, less for few pieces)
 	ChunkRows    int   // candidate rows examined per pass of -maxmatch's last stage (default 1<<22)
 	HostIndex    bool  // build the page indexes on the CPU even when they could be built on the device
