@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
@@ -190,4 +191,38 @@ func BenchmarkUnpack(b *testing.B) {
 		}
 		w.unpack(batch, recs)
 	}
+}
+
+// BenchmarkPack: a launch of 32 Mi positions (eight requests of 2 Mi bases of 150-base reads, both
+// strands) packed for the device: the codes copied, the segments cut into pieces. Host memory
+// stands in for the pinned buffers.
+func BenchmarkPack(b *testing.B) {
+	const reads, readLen = 1 << 21 / 150, 150
+	w := &worker{m: &gpuMatcher{dev: &device{info: Info{SMs: 132}}, cfg: matchConfig{PieceLen: 1024}}, spans: map[*byte]*codeSpan{}}
+	var batch []*request
+	positions := 0
+	for range 8 {
+		bt := &kernels.Batch{Codes: make([]byte, 2*reads*readLen)}
+		for i := range bt.Codes {
+			bt.Codes[i] = byte(kernels.FirstCode + i%4)
+		}
+		for i := 0; i < 2*reads; i++ {
+			bt.Segs = append(bt.Segs, kernels.Segment{Off: i * readLen, Len: readLen, From: 0, To: readLen})
+		}
+		positions += 2 * reads * readLen
+		batch = append(batch, &request{b: bt})
+	}
+	codes := make([]byte, positions+16*len(batch))
+	pieces := make([]piece, 2*len(batch)*reads)
+	w.hCodes = hostBuf{p: unsafe.Pointer(&codes[0]), n: len(codes)}
+	w.hPieces = hostBuf{p: unsafe.Pointer(&pieces[0]), n: len(pieces) * int(unsafe.Sizeof(piece{}))}
+	b.SetBytes(int64(positions))
+	b.ResetTimer()
+	for range b.N {
+		nPieces, nSlots, err := w.pack(batch)
+		if err != nil || nSlots != positions || nPieces != len(pieces) {
+			b.Fatalf("%d pieces, %d slots, %v", nPieces, nSlots, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(pieces)/2), "ns/read")
 }
