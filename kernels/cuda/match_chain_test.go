@@ -82,3 +82,23 @@ func TestDefaultWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkersFor: past the three the index's budget leaves room for, a card starts only the
+// default workers that its free memory holds once the index is on it; workers given all start.
+func TestWorkersFor(t *testing.T) {
+	const launch = 1 << 25 // 2 GiB set aside a worker
+	for _, c := range []struct {
+		workers   int
+		byDefault bool
+		free      uint64
+		want      int
+	}{
+		{8, true, 100 << 30, 8}, {8, true, 10 << 30, 4}, {8, true, 2 << 30, 3}, {8, true, 0, 3},
+		{5, true, 12 << 30, 5}, {3, true, 0, 3}, {8, false, 0, 8}, {2, false, 1 << 40, 2},
+	} {
+		cfg := matchConfig{Workers: c.workers, MaxPositions: launch, workersByDefault: c.byDefault}
+		if got := workersFor(&cfg, c.free); got != c.want {
+			t.Errorf("%d workers (by default: %v), %d MiB free: %d start, want %d", c.workers, c.byDefault, c.free>>20, got, c.want)
+		}
+	}
+}

@@ -35,7 +35,7 @@ import (
 type matchConfig struct {
 	Budget       int64 // device bytes for the reference (its text and page indexes); 0: from the free memory
 	PageSize     int   // reference page length; 0: MatchOptions.PageSize, shrunk to fit the budget
-	Workers      int   // launches in flight (default: defaultWorkers)
+	Workers      int   // launches in flight (default: defaultWorkers, as the card's memory allows)
 	MaxPositions int   // query positions gathered into one launch (default: launchPositions)
 	PieceLen     int   // most query positions one thread walks (default 1024, less for few pieces)
 	ChunkRows    int   // candidate rows examined per pass of -maxmatch's last stage (default 1<<22)
@@ -52,6 +52,9 @@ type matchConfig struct {
 	part *chainPart
 	// early, when set, gives an index file's pages while they are checked (uploadEarly).
 	early *earlyPages
+	// workersByDefault: Workers was not given; beyond baseWorkers, only as many start as the
+	// card has room for once the index is on it (workersFor).
+	workersByDefault bool
 }
 
 // defaults fills the zero fields for a card of info fed by threads host threads
@@ -63,6 +66,7 @@ func (c *matchConfig) defaults(info Info, threads int) {
 	}
 	if c.Workers <= 0 {
 		c.Workers = defaultWorkers(info.TotalMem, c.MaxPositions, threads)
+		c.workersByDefault = true
 	}
 	if c.PieceLen <= 0 {
 		c.PieceLen = 1024
@@ -96,12 +100,30 @@ func launchPositions(mem uint64) int {
 // five and 6.8 s with eight; on the 16-core H200 host, 30 M reads 3.92 s with three and 3.63-3.74
 // s with four to eight, the host being the bound there.
 func defaultWorkers(mem uint64, launch, threads int) int {
-	w := min(max(threads/4, 3), 8)
-	per := max(uint64(launch)*64, 1<<30)
-	for w > 3 && uint64(w)*per > mem/8 {
+	w := min(max(threads/4, baseWorkers), 8)
+	for w > baseWorkers && uint64(w)*workerBytes(launch) > mem/8 {
 		w--
 	}
 	return w
+}
+
+// baseWorkers is how many workers the index's memory budget leaves room for (planMatch); more
+// start only where the card has room once the index is on it.
+const baseWorkers = 3
+
+// workerBytes is the device memory set aside for a worker with launches of launch positions.
+func workerBytes(launch int) uint64 { return max(uint64(launch)*64, 1<<30) }
+
+// workersFor is how many of cfg's workers start on a card with free bytes free once the index is
+// on it: all of them where given; by default, baseWorkers and as many more as leave an eighth of
+// the free memory to other users of the card (a card shared with other processes, or an index
+// that left little room).
+func workersFor(cfg *matchConfig, free uint64) int {
+	if !cfg.workersByDefault || cfg.Workers <= baseWorkers {
+		return cfg.Workers
+	}
+	room := int((free - free/8) / workerBytes(cfg.MaxPositions))
+	return min(cfg.Workers, max(baseWorkers, room))
 }
 
 // tuneFromEnv takes the launch size and the number of device workers from SAPIPE_GPU_LAUNCH
@@ -222,8 +244,13 @@ func planMatch(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, cf
 			return matchPlan{}, err
 		}
 		// Leave room for the workers' buffers (up to about 64 bytes a position of a launch) and
-		// for other users of the card.
-		budget = int64(free) - int64(free/8) - int64(cfg.Workers)*max(int64(cfg.MaxPositions)*64, 1<<30)
+		// for other users of the card: the workers given, or by default baseWorkers (more start
+		// where there is room left; workersFor).
+		workers := cfg.Workers
+		if cfg.workersByDefault {
+			workers = min(workers, baseWorkers)
+		}
+		budget = int64(free) - int64(free/8) - int64(workers)*int64(workerBytes(cfg.MaxPositions))
 		if opts.DeviceMemory > 0 {
 			budget = min(budget, opts.DeviceMemory)
 		}
@@ -378,8 +405,21 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		return nil, err
 	}
 	trace("matcher: pages indexed", t0)
+	workers := cfg.Workers
+	if cfg.workersByDefault && workers > baseWorkers {
+		var free uint64
+		if err := d.run(func() error {
+			var err error
+			free, _, err = d.memInfo()
+			return err
+		}); err != nil {
+			m.Close()
+			return nil, err
+		}
+		workers = workersFor(&cfg, free)
+	}
 	ready := make(chan error)
-	for range cfg.Workers {
+	for range workers {
 		m.wg.Add(1)
 		go m.worker(ready)
 		if err := <-ready; err != nil {
