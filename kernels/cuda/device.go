@@ -325,6 +325,15 @@ func (d *device) memInfo() (free, total uint64, err error) {
 	return
 }
 
+// freeMemory is memInfo's free bytes, asked on the device's goroutine.
+func (d *device) freeMemory() (free uint64, err error) {
+	err = d.run(func() error {
+		free, _, err = d.memInfo()
+		return err
+	})
+	return free, err
+}
+
 // toDevice copies src to dst. Device goroutine only.
 func (d *device) toDevice(dst devPtr, src unsafe.Pointer, n int) error {
 	if n == 0 {

@@ -235,12 +235,8 @@ func planMatch(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, cf
 	n := len(ref.Text)
 	budget := cfg.Budget
 	if budget <= 0 {
-		var free uint64
-		if err := d.run(func() error {
-			var err error
-			free, _, err = d.memInfo()
-			return err
-		}); err != nil {
+		free, err := d.freeMemory()
+		if err != nil {
 			return matchPlan{}, err
 		}
 		// Leave room for the workers' buffers (up to about 64 bytes a position of a launch) and
@@ -407,12 +403,8 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 	trace("matcher: pages indexed", t0)
 	workers := cfg.Workers
 	if cfg.workersByDefault && workers > baseWorkers {
-		var free uint64
-		if err := d.run(func() error {
-			var err error
-			free, _, err = d.memInfo()
-			return err
-		}); err != nil {
+		free, err := d.freeMemory()
+		if err != nil {
 			m.Close()
 			return nil, err
 		}
