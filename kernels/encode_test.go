@@ -54,6 +54,26 @@ func TestFill(t *testing.T) {
 	}
 }
 
+// TestFillVectorUsed: where the processor has the vector path, the encoders of a DNA reference,
+// with and without -n and with IUPAC codes in the reference, take it (TestFill then checks it).
+func TestFillVectorUsed(t *testing.T) {
+	if !vecFill {
+		t.Skip("no vector path on this processor or build")
+	}
+	for _, syms := range []string{"acgt", "acgtn", "acgtnrykm"} {
+		var seen [256]bool
+		for _, c := range syms {
+			seen[c] = true
+		}
+		a := NewAlphabet(&seen)
+		for _, nuc := range []bool{false, true} {
+			if !NewQueryEncoder(&a, nuc).useVec {
+				t.Errorf("reference of %q, -n %v: the vector path is not used", syms, nuc)
+			}
+		}
+	}
+}
+
 // FuzzFill: Fill against the byte at a time encoding, for any bytes.
 func FuzzFill(f *testing.F) {
 	f.Add([]byte("ACGTACGTACGTACGTACGTACGTACGTACGTACGTNACGT"), false)
