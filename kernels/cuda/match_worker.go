@@ -2,8 +2,10 @@ package cuda
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -49,6 +51,7 @@ type worker struct {
 	dItems, dItemPiece          devBuf // compacted items
 	dRangeCnt, dItemRows        devBuf
 	dRangeOff                   devBuf
+	unpackParts                 []recPart // unpack's work, reused
 	dRanges, dRowCnt, dRowOff   devBuf
 	dCand, dValid, dValidOff    devBuf
 	dOut                        devBuf
@@ -364,33 +367,98 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 	return nPieces, nSlots, nil
 }
 
-// unpack appends each segment's records, as matches, to its batch's result.
+// unpack appends each segment's records, as matches, to its batch's result. The records are in
+// slot order, so each segment's are found by galloping from the last segment's end, and each
+// request's matches grow once; the records are then turned into matches on several goroutines
+// where there are many (against repeats, millions a launch: on one goroutine that had taken as
+// long as the card's work).
 func (w *worker) unpack(batch []*request, recs []outRec) {
+	parts := w.unpackParts[:0]
 	k, seg := 0, 0
 	for _, r := range batch {
 		res := r.res
-		// The request's records first, so that its matches grow once: appending millions one
-		// by one (-maxmatch against repeats) copied them over and over, half of this.
-		if n := len(r.b.Segs); n > 0 {
-			last := r.b.Segs[n-1]
-			end := w.segSlot[seg+n-1] + uint32(max(last.To-last.From, 0))
-			res.Matches = slices.Grow(res.Matches, sort.Search(len(recs)-k, func(i int) bool { return recs[k+i].slot >= end }))
-			res.Ends = slices.Grow(res.Ends, n)
+		n := len(r.b.Segs)
+		if n == 0 {
+			continue
 		}
+		last := r.b.Segs[n-1]
+		end := w.segSlot[seg+n-1] + uint32(max(last.To-last.From, 0))
+		at := len(res.Matches)
+		res.Matches = slices.Grow(res.Matches, recsBefore(recs[k:], end))
+		res.Ends = slices.Grow(res.Ends, n)
 		for _, sg := range r.b.Segs {
 			base := w.segSlot[seg]
 			seg++
 			if sg.To > sg.From {
-				end := base + uint32(sg.To-sg.From)
-				for k < len(recs) && recs[k].slot < end {
-					rc := recs[k]
-					res.Matches = append(res.Matches, kernels.Match{Ref: rc.textPos(), Query: int32(sg.From + int(rc.slot-base)), Len: int32(rc.len)})
-					k++
+				c := recsBefore(recs[k:], base+uint32(sg.To-sg.From))
+				res.Matches = res.Matches[:at+c]
+				for i := 0; i < c; i += unpackPart {
+					j := min(i+unpackPart, c)
+					parts = append(parts, recPart{dst: res.Matches[at+i : at+j], src: recs[k+i : k+j], base: base, from: sg.From})
 				}
+				k += c
+				at += c
 			}
-			res.Ends = append(res.Ends, len(res.Matches))
+			res.Ends = append(res.Ends, at)
 		}
 	}
+	w.unpackParts = parts[:0]
+	if len(recs) < 2*unpackPart {
+		for _, p := range parts {
+			p.convert()
+		}
+		return
+	}
+	// Goroutines of about equal numbers of records, each a run of parts.
+	g := min(runtime.GOMAXPROCS(0), len(recs)/unpackPart)
+	var wg sync.WaitGroup
+	from, done, started := 0, 0, 0
+	for i := range parts {
+		done += len(parts[i].src)
+		if i == len(parts)-1 || done >= len(recs)*(started+1)/g {
+			run := parts[from : i+1]
+			wg.Go(func() {
+				for _, p := range run {
+					p.convert()
+				}
+			})
+			from, started = i+1, started+1
+		}
+	}
+	wg.Wait()
+}
+
+// unpackPart is the most records one part of unpack's work holds, so that a long segment's are
+// shared out too.
+const unpackPart = 1 << 15
+
+// recPart is some of one segment's records and where their matches go.
+type recPart struct {
+	dst  []kernels.Match
+	src  []outRec
+	base uint32 // the segment's first slot
+	from int    // its first query position
+}
+
+func (p recPart) convert() {
+	dst := p.dst[:len(p.src)]
+	for i, rc := range p.src {
+		dst[i] = kernels.Match{Ref: rc.textPos(), Query: int32(p.from + int(rc.slot-p.base)), Len: int32(rc.len)}
+	}
+}
+
+// recsBefore returns how many of recs, in slot order, have a slot below end: galloping, since a
+// segment of a read has a few records and one of a long record millions.
+func recsBefore(recs []outRec, end uint32) int {
+	if len(recs) == 0 || recs[0].slot >= end {
+		return 0
+	}
+	lo, hi := 1, 2 // recs[lo-1].slot < end
+	for hi < len(recs) && recs[hi-1].slot < end {
+		lo, hi = hi, 2*hi
+	}
+	hi = min(hi, len(recs))
+	return lo + sort.Search(hi-lo, func(i int) bool { return recs[lo+i].slot >= end })
 }
 
 // scan writes the exclusive prefix sums of the n words at in to out and returns their total

@@ -780,6 +780,9 @@ func mergeBySlot(dst, a, b []outRec) {
 
 // sortRecords puts records in (slot, text position) order. With runs set they are in slot order
 // already (one page's records) and only the runs of one slot are sorted.
+// byTextPos orders the records of one slot.
+func byTextPos(a, b outRec) int { return cmp.Compare(a.textPos(), b.textPos()) }
+
 func sortRecords(recs []outRec, runs bool) {
 	cmp := func(a, b outRec) int {
 		if a.slot != b.slot {
@@ -799,7 +802,7 @@ func sortRecords(recs []outRec, runs bool) {
 			}
 			switch {
 			case j-i > 16:
-				slices.SortFunc(recs[i:j], cmp)
+				slices.SortFunc(recs[i:j], byTextPos)
 			case j-i > 1:
 				// A read's few rows: insertion by text position, inline (most runs are of 2-4).
 				run := recs[i:j]
@@ -816,9 +819,10 @@ func sortRecords(recs []outRec, runs bool) {
 		}
 	}
 	// Millions of records (-maxmatch against a repetitive genome) are cut at slot boundaries into
-	// parts sorted on every core.
+	// parts sorted on every core: the device worker waits for them before it takes its next
+	// launch.
 	n := len(recs)
-	parts := min(runtime.GOMAXPROCS(0), n>>18)
+	parts := min(runtime.GOMAXPROCS(0), n>>14)
 	if parts < 2 {
 		sortRuns(recs)
 		return

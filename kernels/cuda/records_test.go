@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
 )
 
 // TestMergeRecords: the records of 1 to 7 pages, each page's in slot order with its runs of one
@@ -91,5 +93,74 @@ func TestMergeRecordsLarge(t *testing.T) {
 	got, _ := mergeRecords(recs, nil, []int{0, n / 2, n})
 	if !slices.Equal(got, want) {
 		t.Fatal("the records of two pages, merged and sorted in parts, are out of order")
+	}
+}
+
+// unpackOneByOne is unpack as a single loop over the records: what unpack must give.
+func unpackOneByOne(segSlot []uint32, batch []*request, recs []outRec) {
+	k, seg := 0, 0
+	for _, r := range batch {
+		for _, sg := range r.b.Segs {
+			base := segSlot[seg]
+			seg++
+			if sg.To > sg.From {
+				for end := base + uint32(sg.To-sg.From); k < len(recs) && recs[k].slot < end; k++ {
+					rc := recs[k]
+					r.res.Matches = append(r.res.Matches, kernels.Match{Ref: rc.textPos(), Query: int32(sg.From + int(rc.slot-base)), Len: int32(rc.len)})
+				}
+			}
+			r.res.Ends = append(r.res.Ends, len(r.res.Matches))
+		}
+	}
+}
+
+// TestUnpack: requests of reads and of pieces of long records (segments cut anywhere, some empty),
+// with none, a few or millions of records a segment (the goroutines' path), onto results that
+// hold matches already, come out as the one-by-one loop gives.
+func TestUnpack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := range 60 {
+		var w worker
+		var batch, want []*request
+		var recs []outRec
+		slot := uint32(0)
+		for range 1 + rng.IntN(5) {
+			bt := &kernels.Batch{}
+			long := rng.IntN(3) == 0
+			for range 1 + rng.IntN(40) {
+				n := 1 + rng.IntN(200)
+				if long && trial%4 == 0 {
+					n = 1 + rng.IntN(400_000)
+				}
+				from := rng.IntN(n)
+				to := from + rng.IntN(n-from+1)
+				if rng.IntN(10) == 0 {
+					to = from // nothing to match
+				}
+				bt.Segs = append(bt.Segs, kernels.Segment{Len: n, From: from, To: to})
+				w.segSlot = append(w.segSlot, slot)
+				for p := from; p < to; p++ {
+					per := rng.IntN(3)
+					if long && rng.IntN(50) == 0 {
+						per = 20
+					}
+					for range per {
+						recs = append(recs, outRec{slot: slot + uint32(p-from), ref: rng.Uint32(), refHi: uint32(rng.IntN(2)), len: uint32(rng.IntN(1000))})
+					}
+				}
+				slot += uint32(to - from)
+			}
+			before := []kernels.Match{{Ref: 7, Query: 1, Len: 2}}
+			batch = append(batch, &request{b: bt, res: &kernels.Result{Matches: slices.Clone(before), Ends: []int{1}}})
+			want = append(want, &request{b: bt, res: &kernels.Result{Matches: slices.Clone(before), Ends: []int{1}}})
+		}
+		w.unpack(batch, recs)
+		unpackOneByOne(w.segSlot, want, recs)
+		for i := range batch {
+			g, x := batch[i].res, want[i].res
+			if !slices.Equal(g.Matches, x.Matches) || !slices.Equal(g.Ends, x.Ends) {
+				t.Fatalf("trial %d (%d records), request %d: %d matches, ends %v; want %d, %v", trial, len(recs), i, len(g.Matches), g.Ends, len(x.Matches), x.Ends)
+			}
+		}
 	}
 }
