@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/sapipe/sapipe/formats"
@@ -175,6 +176,9 @@ func (c *chunkSource) written(b *QueryBatch) {
 // it (and no record is long).
 func (c *chunkSource) parse(b *QueryBatch) bool {
 	b.Codes, b.Segs, b.Info, b.codeLen = b.Codes[:0], b.Segs[:0], b.Info[:0], 0
+	// The codes are at most the chunk's bytes a strand: grown once, not by doubling record by
+	// record (0.8 of 33 CPU-s for 30 M reads).
+	b.Codes = slices.Grow(b.Codes, c.qs.strandCount()*len(b.chunk.Data))
 	b.Res.Reset()
 	b.Out = b.Out[:0]
 	var bases int64

@@ -197,6 +197,17 @@ func (s *QuerySource) addRecord(b *QueryBatch, name []byte, seq []byte, cut int,
 	}
 }
 
+// strandCount is how many strands of each query are matched.
+func (s *QuerySource) strandCount() int {
+	n := 0
+	for _, on := range []bool{s.strands.Forward, s.strands.Reverse} {
+		if on {
+			n++
+		}
+	}
+	return n
+}
+
 // fillPart is the least a goroutine of fill encodes: below it, starting one costs more than it saves.
 const fillPart = 1 << 22
 
@@ -285,13 +296,7 @@ func (s *QuerySource) splitLong(rec *formats.Record) *QueryBatch {
 	debug.FreeOSMemory()
 	// Encoded once, here, straight from the record: the chunks share the codes, allocated at
 	// their exact size (a genome-long query would otherwise leave a grown slice's slack behind).
-	strands := 0
-	for _, on := range []bool{s.strands.Forward, s.strands.Reverse} {
-		if on {
-			strands++
-		}
-	}
-	whole.Codes = make([]byte, 0, strands*len(rec.Seq))
+	whole.Codes = make([]byte, 0, s.strandCount()*len(rec.Seq))
 	s.addRecord(whole, append([]byte(nil), rec.Name...), rec.Seq, s.pieceSize(), true)
 	// The reader's buffer held the raw record, as long as the record: let it go rather than keep
 	// it for records to come, most of which are shorter.
