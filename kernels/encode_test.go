@@ -116,6 +116,28 @@ func BenchmarkFill(b *testing.B) {
 	}
 }
 
+// BenchmarkFillWords: BenchmarkFill by the 256-entry tables alone (the path of bytes the vector
+// path does not take, and of processors without it).
+func BenchmarkFillWords(b *testing.B) {
+	var seen [256]bool
+	for _, c := range "acgt" {
+		seen[c] = true
+	}
+	a := NewAlphabet(&seen)
+	e := NewQueryEncoder(&a, false)
+	r := rand.New(rand.NewPCG(3, 4))
+	seq := make([]byte, 150)
+	for i := range seq {
+		seq[i] = "ACGT"[r.IntN(4)]
+	}
+	dst := make([]byte, 150)
+	b.SetBytes(300)
+	for b.Loop() {
+		e.fillWords(dst, seq, false)
+		e.fillWords(dst, seq, true)
+	}
+}
+
 // BenchmarkFillParallel: BenchmarkFill on every thread at once, as the workers of a many-core
 // host encode reads.
 func BenchmarkFillParallel(b *testing.B) {
