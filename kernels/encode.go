@@ -135,6 +135,7 @@ type QueryEncoder struct {
 type vecTables struct {
 	expect, fwd, rev [16]byte
 	backwards        [16]byte // 15 down to 0: reverses the bytes of a 16-byte lane
+	fold             [16]byte // 0x20s
 }
 
 // NewQueryEncoder returns the encoder for alphabet a; nucleotidesOnly is -n: bytes other than
@@ -153,6 +154,7 @@ func NewQueryEncoder(a *Alphabet, nucleotidesOnly bool) *QueryEncoder {
 	for k := range 16 {
 		v.expect[k] = byte(k+1) & 15 // no byte whose low bits are k equals it
 		v.backwards[k] = byte(15 - k)
+		v.fold[k] = 0x20
 	}
 	for _, c := range []byte("acgtn") {
 		k := c & 15
