@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -160,11 +161,89 @@ type gpuSearcher struct {
 
 	index                    devPtr // one allocation: text, sa, occ, kmers, c
 	text, sa, occ, kmers, cs devPtr
-	batch                    devPtr // codes, ends and outcomes of a batch
-	batchSize                uint64
-	stageMu                  sync.Mutex
-	spare                    []*hostBuf    // pinned batches not in use (takeStage)
-	kernelTime               time.Duration // of the last batch's search, launch to completion
+
+	// The batches are searched on lanes, each a goroutine on a thread of its own with a stream
+	// and the batch's buffers, so that several batches are on the card at once (startLanes).
+	lanesOnce  sync.Once
+	lanesErr   error
+	lanes      chan *searchLane // the free ones
+	all        []*searchLane
+	lanesDone  sync.WaitGroup
+	kernelTime atomic.Int64 // of the last batch's search, launch to completion, in ns
+}
+
+// searchLanes is how many batches of patterns may be on the card at once. A batch of 2 MiB of
+// codes is about 25,000 patterns, a thread each: one alone leaves most of an H200 idle while its
+// threads wait on the rank structure's memory.
+const searchLanes = 4
+
+// searchLane is one lane of a gpuSearcher: its goroutine runs the jobs sent to it, on a thread
+// where the context is current, and issues its batches' copies and kernel on its stream.
+type searchLane struct {
+	jobs  chan func()
+	s     *stream
+	fn    uintptr // fm_search
+	host  hostBuf // pinned: a batch's codes, ends and outcomes
+	batch devBuf  // the same on the device
+}
+
+// run runs f on the lane's goroutine and returns its error.
+func (l *searchLane) run(f func() error) error {
+	done := make(chan error, 1)
+	l.jobs <- func() { done <- f() }
+	return <-done
+}
+
+// startLanes starts the lanes, once.
+func (g *gpuSearcher) startLanes() error {
+	g.lanesOnce.Do(func() {
+		d := g.b.dev
+		var fn uintptr
+		if g.lanesErr = d.run(func() (err error) { fn, err = d.fn("fm_search"); return err }); g.lanesErr != nil {
+			return
+		}
+		g.lanes = make(chan *searchLane, searchLanes)
+		for range searchLanes {
+			l := &searchLane{jobs: make(chan func())}
+			ready := make(chan error, 1)
+			g.lanesDone.Go(func() {
+				err := d.bindThread()
+				if err == nil {
+					l.s, err = newStream(d)
+				}
+				ready <- err
+				if err != nil {
+					return
+				}
+				l.fn = fn
+				for job := range l.jobs {
+					job()
+				}
+				l.host.free(d)
+				l.batch.free(d)
+				l.s.destroy()
+			})
+			if err := <-ready; err != nil {
+				g.lanesErr = err
+				close(l.jobs)
+				return
+			}
+			g.all = append(g.all, l)
+			g.lanes <- l
+		}
+	})
+	return g.lanesErr
+}
+
+// stopLanes ends the lanes' goroutines, which free their buffers and streams; a later search
+// starts them again (an index sent again after the host's checks frees the first copy).
+func (g *gpuSearcher) stopLanes() {
+	for _, l := range g.all {
+		close(l.jobs)
+	}
+	g.lanesDone.Wait()
+	g.all, g.lanes, g.lanesErr = nil, nil, nil
+	g.lanesOnce = sync.Once{}
 }
 
 // upload copies the index to the device, and with wait waits for the copies. Device goroutine
@@ -232,10 +311,10 @@ func (g *gpuSearcher) SearchIntervalsRows(p *kernels.Patterns, iv []cpu.Interval
 }
 
 // intervals runs the searches of p's patterns on the GPU and writes their outcomes to iv, and
-// with rows the suffix array values of those that ended on one row with a shift. The
-// caller's goroutine copies the batch into pinned memory of its own (takeStage), so that the
-// device goroutine only queues the copies and the kernel: many callers' batches are made ready
-// at once, and the device takes them one after another.
+// with rows the suffix array values of those that ended on one row with a shift. The batch goes
+// to a free lane: the caller's goroutine copies it into the lane's pinned memory, and the lane
+// queues the copies and the kernel on its stream and waits for them, while other lanes' batches
+// run beside it on the card.
 func (g *gpuSearcher) intervals(p *kernels.Patterns, iv []cpu.Interval, rows []int32) error {
 	np := p.Len()
 	if np == 0 {
@@ -248,54 +327,50 @@ func (g *gpuSearcher) intervals(p *kernels.Patterns, iv []cpu.Interval, rows []i
 	endsLen := (4*np + 255) &^ 255
 	outLen := 16 * np // (lo, hi, shift, row) a pattern
 	need := codesLen + endsLen + outLen
-	h := g.takeStage()
-	defer g.putStage(h)
-	if h.n < need {
-		if err := g.b.dev.run(func() error {
-			h.free(g.b.dev) // and allocate anew: ensure would copy the old contents
-			return h.ensure(g.b.dev, need)
+	if err := g.startLanes(); err != nil {
+		return err
+	}
+	l := <-g.lanes
+	defer func() { g.lanes <- l }()
+	d := g.b.dev
+	if l.host.n < need {
+		if err := l.run(func() error {
+			l.host.free(d) // and allocate anew: ensure would copy the old contents
+			return l.host.ensure(d, need)
 		}); err != nil {
 			return err
 		}
 	}
-	host := unsafe.Slice((*byte)(h.p), need)
+	host := unsafe.Slice((*byte)(l.host.p), need)
 	copy(host, p.Codes)
 	ends := unsafe.Slice((*uint32)(unsafe.Pointer(&host[codesLen])), np)
 	for i, e := range p.Ends {
 		ends[i] = uint32(e)
 	}
 	ix := g.ix
-	err := g.b.dev.run(func() error {
-		d := g.b.dev
-		if uint64(need) > g.batchSize {
-			if g.batch != 0 {
-				d.drv.cuMemFree(g.batch)
-				g.batch, g.batchSize = 0, 0
-			}
-			if err := d.drv.check("cuMemAlloc", d.drv.cuMemAlloc(&g.batch, uint64(need))); err != nil {
-				return err
-			}
-			g.batchSize = uint64(need)
+	err := l.run(func() error {
+		if err := l.batch.ensure(d, uint64(need)); err != nil {
+			return err
 		}
-		codes, endp, out := g.batch, g.batch+devPtr(codesLen), g.batch+devPtr(codesLen+endsLen)
-		if err := d.drv.check("cuMemcpyHtoDAsync", d.drv.cuMemcpyHtoDAsync(codes, h.p, uint64(codesLen+endsLen), 0)); err != nil {
+		codes, endp, out := l.batch.p, l.batch.p+devPtr(codesLen), l.batch.p+devPtr(codesLen+endsLen)
+		if err := l.s.toDevice(codes, l.host.p, codesLen+endsLen); err != nil {
 			return err
 		}
 		t0 := time.Now()
-		err := d.launch("fm_search", ceilDiv(np, searchThreads), searchThreads, 0,
+		err := l.s.launch("fm_search", l.fn, ceilDiv(np, searchThreads), searchThreads,
 			g.text, g.sa, g.occ, g.kmers, g.cs, uint32(len(ix.Text)), uint32(ix.Sigma),
 			uint32(ix.OccStride), uint32(ix.OccCounts), uint32(ix.OccPlanes), uint32(ix.KmerLen),
 			codes, endp, uint32(np), out)
 		if err != nil {
 			return err
 		}
-		if err := d.drv.check("cuMemcpyDtoHAsync", d.drv.cuMemcpyDtoHAsync(unsafe.Pointer(&host[codesLen+endsLen]), out, uint64(outLen), 0)); err != nil {
+		if err := l.s.toHost(unsafe.Pointer(&host[codesLen+endsLen]), out, outLen); err != nil {
 			return err
 		}
-		if err := d.sync(); err != nil {
+		if err := l.s.sync(); err != nil {
 			return err
 		}
-		g.kernelTime = time.Since(t0)
+		g.kernelTime.Store(int64(time.Since(t0)))
 		if traceOn { // a batch at a time: no string made otherwise
 			trace(fmt.Sprintf("search of %d patterns, %d codes", np, len(p.Codes)), t0)
 		}
@@ -316,26 +391,6 @@ func (g *gpuSearcher) intervals(p *kernels.Patterns, iv []cpu.Interval, rows []i
 	return nil
 }
 
-// takeStage returns a pinned buffer for one batch: a spare one, or an empty one that the caller
-// grows (hostBuf.ensure, on the device goroutine).
-func (g *gpuSearcher) takeStage() *hostBuf {
-	g.stageMu.Lock()
-	defer g.stageMu.Unlock()
-	if n := len(g.spare); n > 0 {
-		h := g.spare[n-1]
-		g.spare = g.spare[:n-1]
-		return h
-	}
-	return new(hostBuf)
-}
-
-// putStage gives back a buffer of takeStage.
-func (g *gpuSearcher) putStage(h *hostBuf) {
-	g.stageMu.Lock()
-	defer g.stageMu.Unlock()
-	g.spare = append(g.spare, h)
-}
-
 // free releases the device memory. Device goroutine only.
 func (g *gpuSearcher) free() {
 	d := g.b.dev
@@ -343,16 +398,7 @@ func (g *gpuSearcher) free() {
 		d.drv.cuMemFree(g.index)
 		g.index = 0
 	}
-	if g.batch != 0 {
-		d.drv.cuMemFree(g.batch)
-		g.batch, g.batchSize = 0, 0
-	}
-	g.stageMu.Lock()
-	for _, h := range g.spare {
-		h.free(d)
-	}
-	g.spare = nil
-	g.stageMu.Unlock()
+	g.stopLanes()
 }
 
 // Close frees the device memory of the index.

@@ -300,7 +300,7 @@ func BenchmarkGPUPatternSearch(b *testing.B) {
 			if err := g.intervals(ps, iv, nil); err != nil {
 				b.Fatal(err)
 			}
-			kernel += g.kernelTime
+			kernel += time.Duration(g.kernelTime.Load())
 		}
 		b.ReportMetric(float64(ps.Len())*float64(b.N)/b.Elapsed().Seconds(), "patterns/s")
 		b.ReportMetric(float64(len(ps.Codes))*float64(b.N)/kernel.Seconds()/1e9, "kernel-Gchar/s")
