@@ -532,11 +532,23 @@ type patternSearchBackend interface {
 // SearcherOn returns a pattern searcher over the index that runs on backend b when b can search
 // patterns, and on the CPU otherwise (b nil: the CPU).
 func (ix *Index) SearcherOn(b kernels.Backend) (kernels.Searcher, error) {
+	return ix.searcherOn(b, false)
+}
+
+// CountSearcherOn is SearcherOn for searches that are only counted (sapipe count): a device
+// given an index file's pages holds their rank structures and k-mer tables but not their texts
+// and suffix arrays (cpu.DeviceIndex.CountOnly), about a seventh of the memory to copy there.
+// Its hits are SearcherOn's; locating them reads the suffix arrays on the host.
+func (ix *Index) CountSearcherOn(b kernels.Backend) (kernels.Searcher, error) {
+	return ix.searcherOn(b, true)
+}
+
+func (ix *Index) searcherOn(b kernels.Backend, countOnly bool) (kernels.Searcher, error) {
 	if eb, ok := b.(earlySearchBackend); ok && ix.early != nil {
-		return ix.searcherEarly(b, func(int) earlySearchBackend { return eb })
+		return ix.searcherEarly(b, countOnly, func(int) earlySearchBackend { return eb })
 	}
 	if on := ix.searchCards(b); on != nil {
-		return ix.searcherEarly(b, func(i int) earlySearchBackend { return on[i] })
+		return ix.searcherEarly(b, countOnly, func(i int) earlySearchBackend { return on[i] })
 	}
 	if err := ix.Wait(); err != nil {
 		return nil, err
@@ -594,7 +606,7 @@ func (ix *Index) searchCards(b kernels.Backend) []earlySearchBackend {
 // searcherEarly is SearcherOn for an index from OpenIndexChecking, page i on the device on(i):
 // every page's arrays go to their device at once (one goroutine a page; a device takes them in
 // turn) while the checks run. The checks' error comes first.
-func (ix *Index) searcherEarly(b kernels.Backend, on func(i int) earlySearchBackend) (kernels.Searcher, error) {
+func (ix *Index) searcherEarly(b kernels.Backend, countOnly bool, on func(i int) earlySearchBackend) (kernels.Searcher, error) {
 	fi := ix.early
 	// The host's part of the unchecked pages (their k-mer tables and tail rows checked) while
 	// the device copies and checks the arrays.
@@ -605,6 +617,7 @@ func (ix *Index) searcherEarly(b kernels.Backend, on func(i int) earlySearchBack
 	for i := range fi.Pages {
 		pg := &fi.Pages[i]
 		early := cpu.UncheckedDeviceIndex(fi.Text[pg.Start:pg.WinEnd], fi.Sigma, pageArrays(pg), fi.KmerLen, pg.Kmers)
+		early.CountOnly = countOnly
 		unchecked := func() (*cpu.Searcher, error) {
 			if err := ix.uncheckedPages(); err != nil {
 				return nil, err

@@ -634,6 +634,33 @@ func TestSearchPagesOverCards(t *testing.T) {
 		if spread := cards <= len(ix.Pages); spread && searched != len(ix.Pages) || !spread && searched != 0 {
 			t.Errorf("%d cards: %d pages on the cards of %d", cards, searched, len(ix.Pages))
 		}
+		// Counting only: every page goes to its card marked so, and the counts are the CPU's.
+		cb = &cardsBackend{}
+		for range cards {
+			cb.cards = append(cb.cards, &earlyBackend{onDevice: true})
+		}
+		if six, err = OpenSearchIndexChecking(path, 2); err != nil {
+			t.Fatal(err)
+		}
+		if s, err = six.CountSearcherOn(cb); err != nil {
+			t.Fatal(err)
+		}
+		var counted kernels.Hits
+		if err := s.Search(&ps, false, &counted); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		six.Close()
+		if !slices.Equal(counted.Count, want.Count) {
+			t.Fatalf("%d cards, counting only: the counts differ from the CPU's", cards)
+		}
+		marked := 0
+		for _, c := range cb.cards {
+			marked += c.counting
+		}
+		if spread := cards <= len(ix.Pages); spread && marked != len(ix.Pages) || !spread && marked != 0 {
+			t.Errorf("%d cards, counting only: %d pages marked so of %d", cards, marked, len(ix.Pages))
+		}
 	}
 }
 
@@ -658,6 +685,7 @@ type earlyBackend struct {
 	matched  bool
 	searches int
 	onDevice bool // search the pages taken unchecked (after the host's checks passed, to compare)
+	counting int  // early pages given to be counted only (cpu.DeviceIndex.CountOnly)
 	mu       sync.Mutex
 }
 
@@ -684,6 +712,9 @@ func (eb *earlyBackend) NewPatternSearcherEarly(early *cpu.DeviceIndex, sums fun
 	}
 	eb.matched = eb.matched && same
 	eb.searches++
+	if early.CountOnly {
+		eb.counting++
+	}
 	return s, nil
 }
 

@@ -298,6 +298,10 @@ type DeviceIndex struct {
 	OccPlanes int // bit planes of a block, two words each
 	KmerLen   int // 0: no k-mer table
 	Kmers     []int32
+	// CountOnly says that the searches will only be counted (sapipe count): a device need not
+	// hold the text and suffix array, and a search that ends on one row goes on to the pattern's
+	// start instead of comparing the rest with the text (the same count; Shift 0).
+	CountOnly bool
 }
 
 // Device returns the index as a device needs it.

@@ -48,6 +48,7 @@ func earlyShapeOK(a *cpu.DeviceArrays, s pageShape) bool {
 type checkArgs struct {
 	n, sigma                        int
 	win, sa, occ                    devPtr
+	noText                          bool // win and sa are not on the device (counting only)
 	planes, counts, stride          int
 	lcp, bigRow, bigVal, min1, min2 devPtr
 	nBig                            int
@@ -131,10 +132,13 @@ func (d *device) checkOnDevice(x checkArgs) ([256]uint32, error) {
 		args        []any
 	}
 	launches := []launch{
-		{"ck_text_hist", grid(n), 256, []any{x.win, uint32(n), hist.p}},
-		{"ck_sa", grid(n), 256, []any{x.sa, uint32(n), bad.p}},
 		{"ck_occ_syms", nb, cpu.OccBlockRows, []any{x.occ, uint32(n + 1), uint32(nb), uint32(x.sigma), uint32(x.planes), uint32(x.counts),
 			uint32(x.stride), cnt.p, bad.p}},
+	}
+	if !x.noText {
+		launches = append(launches,
+			launch{"ck_text_hist", grid(n), 256, []any{x.win, uint32(n), hist.p}},
+			launch{"ck_sa", grid(n), 256, []any{x.sa, uint32(n), bad.p}})
 	}
 	if x.lcp != 0 {
 		launches = append(launches,
@@ -171,7 +175,19 @@ func (d *device) checkOnDevice(x checkArgs) ([256]uint32, error) {
 		return c, err
 	}
 	var h [256]uint32
-	if err := d.toHost(unsafe.Pointer(&h[0]), hist.p, 4*256); err != nil {
+	if x.noText {
+		// The text's histogram is the rank structure's: its totals, and the rest of the n
+		// symbols (the end of the text is the one more row) are the unmatchable code 1.
+		rest := int64(n)
+		for k, t := range totals {
+			h[kernels.FirstCode+k] = t
+			rest -= int64(t)
+		}
+		if rest < 0 {
+			return c, fmt.Errorf("%w: rank structure holds %d symbols more than the text's %d", errDeviceCheck, -rest, n)
+		}
+		h[1] = uint32(rest)
+	} else if err := d.toHost(unsafe.Pointer(&h[0]), hist.p, 4*256); err != nil {
 		return c, err
 	}
 	for k := ckSA; k < ckEscapes; k++ {

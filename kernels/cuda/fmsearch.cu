@@ -7,7 +7,9 @@
 // rank structure, and once one row is left compares the rest of the pattern with the text before
 // that row's suffix. The outcome is (lo, hi, shift, row): the occurrences start at sa[r] - shift for
 // r in [lo, hi); (0, 0, 0, 0) when the pattern does not occur. row is sa[lo] where the search ended
-// on one row with a shift (read here anyway), so that the host need not read it; else 0.
+// on one row with a shift (read here anyway), so that the host need not read it; else 0. Without
+// a suffix array (sa null: counting only, the text and suffix array not on the device) every
+// search steps back to the pattern's start: the same number of rows, with no shift.
 
 #include <stdint.h>
 
@@ -50,7 +52,7 @@ extern "C" __global__ void fm_search(const uint8_t *text, const int32_t *sa, con
 		}
 	}
 	for (;;) {
-		if (hi - lo == 1) {
+		if (hi - lo == 1 && sa) {
 			// One suffix left: the rest of the pattern against the text before it.
 			uint32_t s = (uint32_t)__ldg(sa + lo);
 			if (s < i) return;

@@ -46,7 +46,7 @@ func (b *Backend) NewPatternSearcher(s *cpu.Searcher) (kernels.Searcher, error) 
 // the host's checks (cpu.UncheckedSearchPage); checked then runs only where a check fails, for
 // the error's words.
 func (b *Backend) NewPatternSearcherEarly(early *cpu.DeviceIndex, sums func() error, unchecked, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error) {
-	g := &gpuSearcher{b: b, ix: early}
+	g := &gpuSearcher{b: b, ix: early, countOnly: early.CountOnly}
 	t0 := time.Now()
 	err := b.dev.run(func() error { return g.upload(false) })
 	trace("search page's copies issued", t0)
@@ -110,7 +110,7 @@ func (b *Backend) checkedOnDevice(g *gpuSearcher, sums func() error, unchecked f
 		}
 		var err error
 		trace("search page copied", t0)
-		c, err = b.dev.checkOnDevice(checkArgs{n: n, sigma: ix.Sigma, win: g.text, sa: g.sa, occ: g.occ,
+		c, err = b.dev.checkOnDevice(checkArgs{n: n, sigma: ix.Sigma, win: g.text, sa: g.sa, occ: g.occ, noText: g.countOnly,
 			planes: ix.OccPlanes, counts: ix.OccCounts, stride: ix.OccStride})
 		trace("search page checked on the device", t0)
 		return err
@@ -160,7 +160,8 @@ type gpuSearcher struct {
 	ix  *cpu.DeviceIndex
 
 	index                    devPtr // one allocation: text, sa, occ, kmers, c
-	text, sa, occ, kmers, cs devPtr
+	text, sa, occ, kmers, cs devPtr // text and sa 0 where countOnly
+	countOnly                bool   // cpu.DeviceIndex.CountOnly
 
 	// The batches are searched on lanes, each a goroutine on a thread of its own with a stream
 	// and the batch's buffers, so that several batches are on the card at once (startLanes).
@@ -251,6 +252,9 @@ func (g *gpuSearcher) stopLanes() {
 func (g *gpuSearcher) upload(wait bool) error {
 	ix := g.ix
 	sizes := []uint64{uint64(len(ix.Text)), 4 * uint64(len(ix.SA)), 8 * uint64(len(ix.Occ)), 4 * uint64(max(len(ix.Kmers), 1)), 4 * 256}
+	if g.countOnly {
+		sizes[0], sizes[1] = 0, 0
+	}
 	var total uint64
 	for _, s := range sizes {
 		total += (s + 255) &^ 255
@@ -268,6 +272,9 @@ func (g *gpuSearcher) upload(wait bool) error {
 	}
 	c := carver{next: g.index}
 	g.text, g.sa, g.occ, g.kmers, g.cs = c.take(sizes[0]), c.take(sizes[1]), c.take(sizes[2]), c.take(sizes[3]), c.take(sizes[4])
+	if g.countOnly {
+		g.text, g.sa = 0, 0
+	}
 	for _, cp := range []struct {
 		dst devPtr
 		src unsafe.Pointer
@@ -279,6 +286,9 @@ func (g *gpuSearcher) upload(wait bool) error {
 		{g.kmers, unsafe.Pointer(unsafe.SliceData(ix.Kmers)), 4 * len(ix.Kmers)},
 		{g.cs, unsafe.Pointer(&ix.C[0]), 4 * 256},
 	} {
+		if cp.dst == 0 { // not held: counting only
+			continue
+		}
 		if err := d.copyInFrom(cp.dst, cp.src, cp.n); err != nil {
 			return err
 		}

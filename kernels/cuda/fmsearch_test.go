@@ -375,6 +375,30 @@ func TestGPUPatternSearchEarly(t *testing.T) {
 		}
 		compareSearch(t, gs, s, fmPatterns(rng, text, sigma, 1+rng.IntN(2000), 1+rng.IntN(40)), what+", checked on the card")
 		gs.Close()
+
+		// Counting only: the card holds neither the text nor the suffix array, checks the rank
+		// structure (C from its totals), and its searches go on to each pattern's start; the
+		// hits, counted and located (from the host's suffix array), are still the CPU's.
+		co := early
+		co.CountOnly = true
+		gs, err = b.NewPatternSearcherEarly(&co, ok, unchecked, func() (*cpu.Searcher, error) { checks++; return s, nil })
+		if err != nil || checks != 0 {
+			t.Fatalf("%s, counting only: %v after %d host checks", what, err, checks)
+		}
+		if g := gs.(*gpuSearcher); g.text != 0 || g.sa != 0 || g.ix.C != s.Device().C {
+			t.Fatalf("%s, counting only: text at %#x, suffix array at %#x on the card; C %v, want %v", what, g.text, g.sa, g.ix.C[:sigma+1], s.Device().C[:sigma+1])
+		}
+		compareSearch(t, gs, s, fmPatterns(rng, text, sigma, 1+rng.IntN(2000), 1+rng.IntN(60)), what+", counting only")
+		gs.Close()
+		coHurt := co
+		coHurt.Occ = slices.Clone(co.Occ)
+		if len(coHurt.Occ) > coHurt.OccStride {
+			coHurt.Occ[(1+rng.IntN(len(coHurt.Occ)/coHurt.OccStride-1))*coHurt.OccStride] += 1
+			if _, err := b.NewPatternSearcherEarly(&coHurt, ok, unchecked, func() (*cpu.Searcher, error) { checks++; return nil, failed }); !errors.Is(err, failed) || checks != 1 {
+				t.Fatalf("%s, counting only, damaged rank structure: %v after %d host checks", what, err, checks)
+			}
+			checks = 0
+		}
 		hurt := early
 		hurt.SA, hurt.Occ = slices.Clone(early.SA), slices.Clone(early.Occ)
 		if r%2 == 0 || n < 200 {
