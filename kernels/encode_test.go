@@ -94,21 +94,25 @@ func FuzzFill(f *testing.F) {
 	})
 }
 
-// BenchmarkFill: 150-base reads, both strands, against a reference of a, c, g and t (the
-// reference's bytes are lowercased).
-func BenchmarkFill(b *testing.B) {
+// fillBench returns the encoder of a reference of a, c, g and t (the reference's bytes are
+// lowercased) and a 150-base read with room for its codes.
+func fillBench(seed uint64) (e *QueryEncoder, seq, dst []byte) {
 	var seen [256]bool
 	for _, c := range "acgt" {
 		seen[c] = true
 	}
 	a := NewAlphabet(&seen)
-	e := NewQueryEncoder(&a, false)
-	r := rand.New(rand.NewPCG(3, 4))
-	seq := make([]byte, 150)
+	r := rand.New(rand.NewPCG(seed, 4))
+	seq = make([]byte, 150)
 	for i := range seq {
 		seq[i] = "ACGT"[r.IntN(4)]
 	}
-	dst := make([]byte, 150)
+	return NewQueryEncoder(&a, false), seq, make([]byte, 150)
+}
+
+// BenchmarkFill: 150-base reads, both strands.
+func BenchmarkFill(b *testing.B) {
+	e, seq, dst := fillBench(3)
 	b.SetBytes(300)
 	for b.Loop() {
 		e.Fill(dst, seq, false)
@@ -119,18 +123,7 @@ func BenchmarkFill(b *testing.B) {
 // BenchmarkFillWords: BenchmarkFill by the 256-entry tables alone (the path of bytes the vector
 // path does not take, and of processors without it).
 func BenchmarkFillWords(b *testing.B) {
-	var seen [256]bool
-	for _, c := range "acgt" {
-		seen[c] = true
-	}
-	a := NewAlphabet(&seen)
-	e := NewQueryEncoder(&a, false)
-	r := rand.New(rand.NewPCG(3, 4))
-	seq := make([]byte, 150)
-	for i := range seq {
-		seq[i] = "ACGT"[r.IntN(4)]
-	}
-	dst := make([]byte, 150)
+	e, seq, dst := fillBench(3)
 	b.SetBytes(300)
 	for b.Loop() {
 		e.fillWords(dst, seq, false)
@@ -141,20 +134,9 @@ func BenchmarkFillWords(b *testing.B) {
 // BenchmarkFillParallel: BenchmarkFill on every thread at once, as the workers of a many-core
 // host encode reads.
 func BenchmarkFillParallel(b *testing.B) {
-	var seen [256]bool
-	for _, c := range "acgt" {
-		seen[c] = true
-	}
-	a := NewAlphabet(&seen)
-	e := NewQueryEncoder(&a, false)
 	b.SetBytes(300)
 	b.RunParallel(func(pb *testing.PB) {
-		r := rand.New(rand.NewPCG(3, 4))
-		seq := make([]byte, 150)
-		for i := range seq {
-			seq[i] = "ACGT"[r.IntN(4)]
-		}
-		dst := make([]byte, 150)
+		e, seq, dst := fillBench(3)
 		for pb.Next() {
 			e.Fill(dst, seq, false)
 			e.Fill(dst, seq, true)
