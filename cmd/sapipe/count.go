@@ -96,7 +96,7 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 	logf := logger(c, e, cmd)
 	tOpen := time.Now()
 	isIndex := stages.IsIndexFile(c.String("i"))
-	b, ix, err := openSearchIndex(e, c, searchDevice(c.String("device"), c.String("i"), isIndex, paths), isIndex, opts.Threads, logf)
+	b, ix, err := openSearchIndex(e, c, searchDevice(c.String("device"), c.String("i"), isIndex, opts.Locate, paths), isIndex, opts.Threads, logf)
 	if err != nil {
 		return err
 	}
@@ -147,21 +147,22 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 	return nil
 }
 
-// searchDevice is the device of count and locate. For auto: the CPU when -i is an index file,
-// unless both it (gpuSearchIndex) and the named pattern files (gpuSearchPatterns; stdin, of
-// unknown size, counts as small) are large; the CPU when -i is a FASTA file under smallSAInput; a
-// larger FASTA reference is indexed on the GPU, the patterns with it. On the lent H200 (16-core
-// host) the CPU searched E. coli's index (4.6 Mbp) faster end to end with 1 M or 10 M patterns of
-// 20-150 bases, count 0.13-0.26 s and 0.78-1.96 s with 16 to 2 threads against 0.47-0.62 s and
-// 1.22-2.75 s with the GPU (the host's parsing and formatting and CUDA's fixed cost bound it).
-// Against a 3.1 Gbp reference's 21.8 GB index the GPU must first copy the index up (about 2.7 s)
-// where the CPU reads only what the patterns lead to: 2 M reads (170 MB) took 3.1 s on the CPU
-// against 6.5 s on the GPU when that copy took 6 s; 10 M patterns (860 MB) 4.39 s on the CPU
-// against 3.24-3.68 s on the GPU (locate 5.67 s against 5.31-5.47 s); with the pages checked on
-// the card and the batches staged by their workers, 2.09-2.50 s on the GPU against 7.14-7.28 s
-// on the CPU, and locate of 1 M patterns (85 MB) 2.24 s against 3.02 s: the threshold is older
-// than these and was not measured again.
-func searchDevice(spec, ref string, isIndex bool, patterns []string) string {
+// searchDevice is the device of count and locate (locate: which one). For auto: the CPU when -i
+// is an index file under gpuSearchIndex; over it, the GPU for count, and for locate only when the
+// named pattern files (stdin, of unknown size, counts as small) come to gpuSearchPatterns; the
+// CPU when -i is a FASTA file under smallSAInput; a larger FASTA reference is indexed on the GPU,
+// the patterns with it. On the lent H200 (16-core host) the CPU searched E. coli's index (4.6
+// Mbp) faster end to end with 1 M or 10 M patterns of 20-150 bases, count 0.13-0.26 s and
+// 0.78-1.96 s with 16 to 2 threads against 0.47-0.62 s and 1.22-2.75 s with the GPU (the host's
+// parsing and formatting and CUDA's fixed cost bound it). Against a 3.1 Gbp reference's 21.8 GB
+// index, counting copies only the rank structures and k-mer tables to the card (2.3 GB), and the
+// card is ready to search before the CPU has checked the file (0.55 s against 1.0 s): 1 M
+// patterns counted in 0.90-1.16 s against 1.56-1.58 s on the CPU's 16 threads, 10 M in
+// 1.19-1.26 s against 4.11-4.12 s (2026-11-29). Locating copies the whole index (17.8 GB, about
+// 0.7 s more): 1 M patterns (85 MB) took 2.24 s against 3.02 s and 10 M 4.10-4.20 s against
+// 7.17 s, but the smaller pattern sets were not measured again, so locate keeps the older
+// threshold on the patterns.
+func searchDevice(spec, ref string, isIndex, locate bool, patterns []string) string {
 	if !isIndex {
 		return autoDevice(spec, smallSAInput, ref)
 	}
@@ -169,7 +170,10 @@ func searchDevice(spec, ref string, isIndex bool, patterns []string) string {
 		return spec
 	}
 	index, _ := regularSize([]string{ref})
-	if patterns, _ := regularSize(patterns); index >= gpuSearchIndex && patterns >= gpuSearchPatterns {
+	if index < gpuSearchIndex {
+		return "cpu"
+	}
+	if patterns, _ := regularSize(patterns); !locate || patterns >= gpuSearchPatterns {
 		return "auto"
 	}
 	return "cpu"

@@ -193,9 +193,9 @@ func TestAutoDevice(t *testing.T) {
 	}
 }
 
-// TestSearchDevice: count and locate under auto use the CPU for a small FASTA reference and for an
-// index file unless both it and the pattern files are large (stdin counting as small); a large
-// FASTA reference keeps auto.
+// TestSearchDevice: count and locate under auto use the CPU for a small FASTA reference and for a
+// small index file; against a large index file count keeps auto, and locate only where the
+// pattern files are large too (stdin counting as small); a large FASTA reference keeps auto.
 func TestSearchDevice(t *testing.T) {
 	dir := t.TempDir()
 	fasta := filepath.Join(dir, "ref.fa")
@@ -220,24 +220,30 @@ func TestSearchDevice(t *testing.T) {
 	os.Truncate(big, gpuSearchPatterns)
 	for _, c := range []struct {
 		spec, ref string
+		locate    bool
 		patterns  []string
 		want      string
 	}{
-		{"auto", index, []string{big}, "cpu"},
-		{"auto", fasta, []string{small}, "cpu"},
-		{"auto", bigIndex, []string{small}, "cpu"},
-		{"auto", bigIndex, []string{"-"}, "cpu"},
-		{"", bigIndex, []string{small, "-"}, "cpu"},
-		{"auto", bigIndex, []string{big}, "auto"},
-		{"", bigIndex, []string{small, big}, "auto"},
-		{"auto", midIndex, []string{big}, "cpu"},
-		{"auto", bigFasta, []string{small}, "auto"},
-		{"auto", "-", []string{small}, "auto"}, // a FASTA reference on stdin, of unknown size
-		{"gpu", index, []string{small}, "gpu"},
-		{"cpu", bigIndex, []string{big}, "cpu"},
+		{"auto", index, true, []string{big}, "cpu"},
+		{"auto", index, false, []string{big}, "cpu"},
+		{"auto", fasta, true, []string{small}, "cpu"},
+		{"auto", fasta, false, []string{small}, "cpu"},
+		{"auto", bigIndex, true, []string{small}, "cpu"},
+		{"auto", bigIndex, false, []string{small}, "auto"},
+		{"auto", bigIndex, true, []string{"-"}, "cpu"},
+		{"auto", bigIndex, false, []string{"-"}, "auto"},
+		{"", bigIndex, true, []string{small, "-"}, "cpu"},
+		{"auto", bigIndex, true, []string{big}, "auto"},
+		{"", bigIndex, true, []string{small, big}, "auto"},
+		{"auto", midIndex, true, []string{big}, "cpu"},
+		{"auto", midIndex, false, []string{big}, "cpu"},
+		{"auto", bigFasta, true, []string{small}, "auto"},
+		{"auto", "-", false, []string{small}, "auto"}, // a FASTA reference on stdin, of unknown size
+		{"gpu", index, false, []string{small}, "gpu"},
+		{"cpu", bigIndex, false, []string{big}, "cpu"},
 	} {
-		if got := searchDevice(c.spec, c.ref, stages.IsIndexFile(c.ref), c.patterns); got != c.want {
-			t.Errorf("searchDevice(%q, %s, %d pattern files) = %q, want %q", c.spec, filepath.Base(c.ref), len(c.patterns), got, c.want)
+		if got := searchDevice(c.spec, c.ref, stages.IsIndexFile(c.ref), c.locate, c.patterns); got != c.want {
+			t.Errorf("searchDevice(%q, %s, locate %v, %d pattern files) = %q, want %q", c.spec, filepath.Base(c.ref), c.locate, len(c.patterns), got, c.want)
 		}
 	}
 }
