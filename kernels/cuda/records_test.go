@@ -1,9 +1,11 @@
 package cuda
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/sapipe/sapipe/kernels"
 )
@@ -161,6 +163,77 @@ func TestUnpack(t *testing.T) {
 			if !slices.Equal(g.Matches, x.Matches) || !slices.Equal(g.Ends, x.Ends) {
 				t.Fatalf("trial %d (%d records), request %d: %d matches, ends %v; want %d, %v", trial, len(recs), i, len(g.Matches), g.Ends, len(x.Matches), x.Ends)
 			}
+		}
+	}
+}
+
+// TestPack: requests of reads (both strands in one code array) and pieces of long records (several
+// requests sharing one code array, each with segments of its own) are packed for the device: every
+// segment's codes from the one before its first position to its end are where its pieces point,
+// the pieces cut its positions in order into runs of at most the piece length, and the slots run
+// on from segment to segment (segSlot), request after request, skipping the empty segments.
+func TestPack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := range 40 {
+		w := &worker{m: &gpuMatcher{dev: &device{info: Info{SMs: 1 + rng.IntN(4)}}, cfg: matchConfig{PieceLen: 1 + rng.IntN(300)}}, spans: map[*byte]*codeSpan{}}
+		var batch []*request
+		var shared []byte
+		total := 0
+		for range 1 + rng.IntN(6) {
+			bt := &kernels.Batch{}
+			if rng.IntN(3) == 0 && shared != nil {
+				bt.Codes = shared // another request's pieces of the same record
+			} else {
+				bt.Codes = make([]byte, 1+rng.IntN(5000))
+				for i := range bt.Codes {
+					bt.Codes[i] = byte(rng.IntN(256))
+				}
+				shared = bt.Codes
+			}
+			for range rng.IntN(8) {
+				off := rng.IntN(len(bt.Codes))
+				n := 1 + rng.IntN(len(bt.Codes)-off)
+				from := rng.IntN(n)
+				to := from + rng.IntN(n-from+1)
+				bt.Segs = append(bt.Segs, kernels.Segment{Off: off, Len: n, From: from, To: to})
+			}
+			total += len(bt.Codes)
+			batch = append(batch, &request{b: bt})
+		}
+		codes := make([]byte, total+16*len(batch)+256)
+		pieces := make([]piece, total+len(batch)+16)
+		w.hCodes = hostBuf{p: unsafe.Pointer(&codes[0]), n: len(codes)}
+		w.hPieces = hostBuf{p: unsafe.Pointer(&pieces[0]), n: len(pieces) * int(unsafe.Sizeof(piece{}))}
+		nPieces, nSlots, err := w.pack(batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := w.pieceLen(nSlots)
+		k, slot, seg := 0, 0, 0
+		for ri, r := range batch {
+			for si, sg := range r.b.Segs {
+				what := fmt.Sprintf("trial %d, request %d, segment %d %+v", trial, ri, si, sg)
+				if w.segSlot[seg] != uint32(slot) {
+					t.Fatalf("%s: first slot %d, want %d", what, w.segSlot[seg], slot)
+				}
+				seg++
+				for f := sg.From; f < sg.To; f += pl {
+					p := pieces[k]
+					k++
+					if p.len != uint32(sg.Len) || p.from != uint32(f) || p.to != uint32(min(f+pl, sg.To)) || p.slot != uint32(slot+f-sg.From) {
+						t.Fatalf("%s: piece %+v, want from %d to %d, slot %d (piece length %d)", what, p, f, min(f+pl, sg.To), slot+f-sg.From, pl)
+					}
+					for pos := max(sg.From-1, 0); pos < sg.Len; pos++ {
+						if codes[p.q+int64(pos)] != r.b.Codes[sg.Off+pos] {
+							t.Fatalf("%s: the code at position %d is not the segment's", what, pos)
+						}
+					}
+				}
+				slot += max(sg.To-sg.From, 0)
+			}
+		}
+		if k != nPieces || slot != nSlots || seg != len(w.segSlot) {
+			t.Fatalf("trial %d: %d pieces, %d slots, %d segments; want %d, %d, %d", trial, nPieces, nSlots, len(w.segSlot), k, slot, seg)
 		}
 	}
 }
