@@ -778,20 +778,19 @@ func mergeBySlot(dst, a, b []outRec) {
 	copy(dst[k:], b[j:])
 }
 
-// sortRecords puts records in (slot, text position) order. With runs set they are in slot order
-// already (one page's records) and only the runs of one slot are sorted.
 // byTextPos orders the records of one slot.
 func byTextPos(a, b outRec) int { return cmp.Compare(a.textPos(), b.textPos()) }
 
+// sortRecords puts records in (slot, text position) order. With runs set they are in slot order
+// already (one page's records) and only the runs of one slot are sorted.
 func sortRecords(recs []outRec, runs bool) {
-	cmp := func(a, b outRec) int {
-		if a.slot != b.slot {
-			return int(a.slot) - int(b.slot)
-		}
-		return cmp.Compare(a.textPos(), b.textPos())
-	}
 	if !runs {
-		slices.SortFunc(recs, cmp)
+		slices.SortFunc(recs, func(a, b outRec) int {
+			if a.slot != b.slot {
+				return int(a.slot) - int(b.slot)
+			}
+			return byTextPos(a, b)
+		})
 		return
 	}
 	sortRuns := func(recs []outRec) {
