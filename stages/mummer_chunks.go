@@ -184,7 +184,7 @@ func (c *chunkSource) parse(b *QueryBatch) bool {
 	if b.chunk.FASTQ {
 		most /= 2
 	}
-	b.Codes = slices.Grow(b.Codes, c.qs.strandCount()*most)
+	b.Codes = slices.Grow(b.Codes, c.qs.strands.count()*most)
 	b.Res.Reset()
 	b.Out = b.Out[:0]
 	var bases int64

@@ -80,6 +80,17 @@ type SegInfo struct {
 // Strands says which query strands are matched.
 type Strands struct{ Forward, Reverse bool }
 
+// count is how many strands of each query are matched.
+func (st Strands) count() int {
+	n := 0
+	for _, on := range []bool{st.Forward, st.Reverse} {
+		if on {
+			n++
+		}
+	}
+	return n
+}
+
 // QuerySource reads query files in order and cuts them into QueryBatches, which Encode turns into
 // codes (on a worker) before they are matched.
 type QuerySource struct {
@@ -197,17 +208,6 @@ func (s *QuerySource) addRecord(b *QueryBatch, name []byte, seq []byte, cut int,
 	}
 }
 
-// strandCount is how many strands of each query are matched.
-func (s *QuerySource) strandCount() int {
-	n := 0
-	for _, on := range []bool{s.strands.Forward, s.strands.Reverse} {
-		if on {
-			n++
-		}
-	}
-	return n
-}
-
 // fillPart is the least a goroutine of fill encodes: below it, starting one costs more than it saves.
 const fillPart = 1 << 22
 
@@ -296,7 +296,7 @@ func (s *QuerySource) splitLong(rec *formats.Record) *QueryBatch {
 	debug.FreeOSMemory()
 	// Encoded once, here, straight from the record: the chunks share the codes, allocated at
 	// their exact size (a genome-long query would otherwise leave a grown slice's slack behind).
-	whole.Codes = make([]byte, 0, s.strandCount()*len(rec.Seq))
+	whole.Codes = make([]byte, 0, s.strands.count()*len(rec.Seq))
 	s.addRecord(whole, append([]byte(nil), rec.Name...), rec.Seq, s.pieceSize(), true)
 	// The reader's buffer held the raw record, as long as the record: let it go rather than keep
 	// it for records to come, most of which are shorter.
