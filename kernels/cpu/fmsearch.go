@@ -269,6 +269,7 @@ func (s *Searcher) AppendHits(iv []Interval, locate bool, h *kernels.Hits) error
 		return nil
 	}
 	sa := s.p.sa
+	var tmp []int64
 	for i, v := range iv {
 		start := len(h.Pos)
 		for _, p := range sa[v.Lo:v.Hi] {
@@ -278,7 +279,7 @@ func (s *Searcher) AppendHits(iv []Interval, locate bool, h *kernels.Hits) error
 			h.Pos = append(h.Pos, int64(p-v.Shift))
 		}
 		if v.Hi-v.Lo > 1 {
-			slices.Sort(h.Pos[start:])
+			tmp = sortPositions(h.Pos[start:], 0, tmp)
 		}
 		h.PosEnds = append(h.PosEnds, len(h.Pos))
 	}

@@ -47,7 +47,11 @@ type pagedScratch struct {
 	iv    []Interval
 	rows  []int32 // from a RowSearch
 	count []int32
-	pos   [][]int64 // each pattern's located occurrences, in text order
+	// The located occurrences, page by page and in a page pattern by pattern, each pattern's in
+	// text order: page pi's of pattern i are pos[starts[pi*np+i]:starts[pi*np+i+1]].
+	pos    []int64
+	starts []int
+	tmp    []int64 // sortPositions' scratch
 }
 
 // NewPagedSearcher returns a searcher over pages that tile text in order, with each page's tail
@@ -102,12 +106,8 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 	sc.iv = slices.Grow(sc.iv[:0], np)[:np]
 	sc.count = slices.Grow(sc.count[:0], np)[:np]
 	clear(sc.count)
-	if len(sc.pos) < np {
-		sc.pos = append(sc.pos, make([][]int64, np-len(sc.pos))...)
-	}
-	for i := range np {
-		sc.pos[i] = sc.pos[i][:0]
-	}
+	sc.pos = sc.pos[:0]
+	sc.starts = slices.Grow(sc.starts[:0], len(s.pages)*np+1)[:len(s.pages)*np+1]
 	for pi, p := range s.pages {
 		rs, withRows := s.search[pi].(RowSearch)
 		if withRows {
@@ -120,7 +120,16 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 		}
 		owned := int32(p.End - p.Start)
 		rows := int32(len(p.sa))
+		if locate {
+			room := 0 // the page's occurrences, at most: room for them at once
+			for _, v := range sc.iv {
+				room += int(max(v.Hi-v.Lo, 0))
+			}
+			sc.pos = slices.Grow(sc.pos, room)
+		}
+		starts := sc.starts[pi*np : (pi+1)*np]
 		for i, v := range sc.iv {
+			starts[i] = len(sc.pos)
 			if v.Lo < 0 || v.Lo > v.Hi || v.Hi > rows || v.Shift < 0 || (v.Shift > 0 && v.Hi-v.Lo != 1) {
 				return fmt.Errorf("page %d, pattern %d: search interval %d..%d, shift %d, in %d rows", pi, i, v.Lo, v.Hi, v.Shift, rows)
 			}
@@ -136,15 +145,17 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 				sc.count[i] += v.Hi - v.Lo - int32(z-a)
 				continue
 			}
-			start := len(sc.pos[i])
+			start := len(sc.pos)
 			sa := p.sa[v.Lo:v.Hi]
 			if withRows && v.Shift > 0 { // one row (checked above), its value given
 				sa = sc.rows[i : i+1]
 			}
 			for _, r := range sa {
 				at := r - v.Shift
-				if r < v.Shift {
-					return fmt.Errorf("page %d, pattern %d: an occurrence before the window's start", pi, i)
+				if r < v.Shift || r >= rows {
+					// A suffix array the host has not checked (a device's count) can hold
+					// anything: an error, not a wrong count.
+					return fmt.Errorf("page %d, pattern %d: an occurrence at %d, outside the window of %d", pi, i, int64(r)-int64(v.Shift), rows-1)
 				}
 				if at >= owned {
 					continue
@@ -153,18 +164,28 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 				if len(pat) > most && !bytes.Equal(s.text[g:min(g+int64(len(pat)), int64(len(s.text)))], pat) {
 					continue
 				}
-				sc.pos[i] = append(sc.pos[i], g)
+				sc.pos = append(sc.pos, g)
 			}
-			if len(sc.pos[i])-start > 1 {
-				slices.Sort(sc.pos[i][start:])
+			if len(sc.pos)-start > 1 {
+				sc.tmp = sortPositions(sc.pos[start:], int64(p.Start), sc.tmp)
 			}
 		}
 	}
+	sc.starts[len(s.pages)*np] = len(sc.pos)
+	if locate {
+		h.Pos = slices.Grow(h.Pos, len(sc.pos))
+	}
 	for i := range np {
-		sc.count[i] += int32(len(sc.pos[i]))
+		// A page's occurrences start at its own start: the pages' runs follow in text order.
+		for pi := range s.pages {
+			from, to := sc.starts[pi*np+i], sc.starts[pi*np+i+1]
+			sc.count[i] += int32(to - from)
+			if locate {
+				h.Pos = append(h.Pos, sc.pos[from:to]...)
+			}
+		}
 		h.Count = append(h.Count, sc.count[i])
 		if locate {
-			h.Pos = append(h.Pos, sc.pos[i]...)
 			h.PosEnds = append(h.PosEnds, len(h.Pos))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -155,7 +156,7 @@ func TestPagedSearch(t *testing.T) {
 			tails = append(tails, p.TailRows(1+rng.IntN(3)))
 			var is IntervalSearch = testSearcher(t, p, kt, keyed)
 			if withRows {
-				is = &rowsSearch{is.(*Searcher), p, false}
+				is = &rowsSearch{is.(*Searcher), p, 0}
 			}
 			search = append(search, is)
 		}
@@ -175,18 +176,22 @@ func TestPagedSearch(t *testing.T) {
 type rowsSearch struct {
 	*Searcher
 	p      *Page
-	poison bool
+	poison int // 1: rows that place the occurrences past the page's end (in its window); 2: past the window
 }
 
 func (r *rowsSearch) SearchIntervalsRows(b *kernels.Patterns, iv []Interval, rows []int32) error {
 	if err := r.SearchIntervals(b, iv); err != nil {
 		return err
 	}
+	w := int32(r.p.WinEnd - r.p.Start)
 	for i, v := range iv {
 		if v.Shift > 0 {
 			rows[i] = r.p.sa[v.Lo]
-			if r.poison {
-				rows[i] = v.Shift + int32(r.p.End-r.p.Start)
+			switch r.poison {
+			case 1:
+				rows[i] = min(v.Shift+int32(r.p.End-r.p.Start), w)
+			case 2:
+				rows[i] = w + 1
 			}
 		}
 	}
@@ -201,14 +206,15 @@ func TestPagedSearchRows(t *testing.T) {
 	text := searchText(rng, n, sigma)
 	var pages []*Page
 	var tails [][]int32
-	good, poisoned := []IntervalSearch{}, []IntervalSearch{}
+	good, poisoned, wild := []IntervalSearch{}, []IntervalSearch{}, []IntervalSearch{}
 	for st := 0; st < n; st += 1000 {
 		p := NewPage(text, sigma, st, st+1000, min(st+1000+200, n))
 		s := testSearcher(t, p, BuildKmerTable(p, 3), false)
 		pages = append(pages, p)
 		tails = append(tails, p.TailRows(1))
-		good = append(good, &rowsSearch{s, p, false})
-		poisoned = append(poisoned, &rowsSearch{s, p, true})
+		good = append(good, &rowsSearch{s, p, 0})
+		poisoned = append(poisoned, &rowsSearch{s, p, 1})
+		wild = append(wild, &rowsSearch{s, p, 2})
 	}
 	pats := searchPatterns(rng, text, sigma, 200, 40)
 	var hg, hp kernels.Hits
@@ -230,6 +236,11 @@ func TestPagedSearchRows(t *testing.T) {
 	}
 	if lost == 0 {
 		t.Fatal("rows placing every one-row occurrence past its page changed no count: the rows given are not used")
+	}
+	// A row past its window (an unchecked suffix array's) is an error, not a count.
+	var hw kernels.Hits
+	if err := mustPaged(t, text, pages, tails, wild).Search(pats, false, &hw); err == nil || !strings.Contains(err.Error(), "outside the window") {
+		t.Fatalf("rows past the window: %v", err)
 	}
 	checkSearch(t, mustPaged(t, text, pages, tails, good), text, pats, "rows given")
 }

@@ -1,0 +1,63 @@
+package cpu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestSortPositions checks sortPositions against slices.Sort on runs short and long, of
+// offsets that differ in every byte or share some, with duplicates, from several bases.
+func TestSortPositions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	var tmp []int64
+	for r := range 400 {
+		n := rng.IntN(3 * radixMin)
+		if r%5 == 0 {
+			n = radixMin + rng.IntN(20000)
+		}
+		base := int64(0)
+		if r%2 == 1 {
+			base = rng.Int64N(1 << 40)
+		}
+		span := int64(1) << (1 + rng.IntN(32)) // offsets in [0, span): some bytes shared
+		s := make([]int64, n)
+		for i := range s {
+			s[i] = base + rng.Int64N(span)
+			if i > 0 && rng.IntN(8) == 0 {
+				s[i] = s[rng.IntN(i)]
+			}
+		}
+		want := slices.Clone(s)
+		slices.Sort(want)
+		tmp = sortPositions(s, base, tmp)
+		if !slices.Equal(s, want) {
+			t.Fatalf("round %d (%d positions from %d, span %d): not sorted as slices.Sort", r, n, base, span)
+		}
+	}
+}
+
+func BenchmarkSortPositions(b *testing.B) {
+	for _, n := range []int{300, 600, 1200, 5000, 1 << 20} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		src := make([]int64, n)
+		for i := range src {
+			src[i] = rng.Int64N(1_500_000_000)
+		}
+		s := make([]int64, n)
+		b.Run(fmt.Sprint("radix/", n), func(b *testing.B) {
+			var tmp []int64
+			for b.Loop() {
+				copy(s, src)
+				tmp = sortPositions(s, 0, tmp)
+			}
+		})
+		b.Run(fmt.Sprint("pdq/", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(s, src)
+				slices.Sort(s)
+			}
+		})
+	}
+}
