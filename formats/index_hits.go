@@ -54,6 +54,10 @@ func AppendLocate(b, name []byte, seq string, pos int, strand byte) []byte {
 	b = append(b, '\t')
 	b = append(b, seq...)
 	b = append(b, '\t')
-	b = strconv.AppendInt(b, int64(pos), 10)
+	if pos < 0 {
+		b = strconv.AppendInt(b, int64(pos), 10)
+	} else {
+		b = appendDecimal(b, uint64(pos))
+	}
 	return append(b, '\t', strand, '\n')
 }

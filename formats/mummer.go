@@ -107,18 +107,48 @@ const (
 )
 
 // field8 returns v (at most 99,999,999) as "%8d" prints it: eight bytes, the first in the
-// lowest. The digits are made in parallel lanes of one word: v's halves of four digits, each cut
-// into two of two, each into its tens and units (division by 100 and by 10 as multiplications
-// that are exact over these ranges); the zero bytes before the first digit become spaces.
+// lowest; the zero bytes before the first digit become spaces.
 func field8(v uint32) uint64 {
+	x := digits8(v)
+	lead := leadBits(x)
+	return x + 0x3030303030303030 - (0x1010101010101010 & (1<<lead - 1))
+}
+
+// digits8 returns v (at most 99,999,999) as eight decimal digits, one a byte (0 to 9, not yet
+// characters), the first in the lowest byte. The digits are made in parallel lanes of one word:
+// v's halves of four digits, each cut into two of two, each into its tens and units (division by
+// 100 and by 10 as multiplications that are exact over these ranges).
+func digits8(v uint32) uint64 {
 	x := uint64(v/10000) | uint64(v%10000)<<32  // 32-bit lanes < 10000, the first digits low
 	q := (x * 10486 >> 20) & 0x0000007f0000007f // each lane / 100
 	x = q | (x-q*100)<<16                       // 16-bit lanes < 100
 	t := (x * 103 >> 10) & 0x000f000f000f000f   // each lane / 10
-	x = t | (x-t*10)<<8                         // a digit a byte
-	// The zero bytes before the first digit, in bits (the last byte is a digit even when 0).
-	lead := bits.TrailingZeros64(x|1<<56) &^ 7
-	return x + 0x3030303030303030 - (0x1010101010101010 & (1<<lead - 1))
+	return t | (x-t*10)<<8                      // a digit a byte
+}
+
+// leadBits is the bits of digits8's zero bytes before the first digit (the last byte is a
+// digit even when 0).
+func leadBits(x uint64) int { return bits.TrailingZeros64(x|1<<56) &^ 7 }
+
+// appendDecimal appends v in decimal, as strconv.AppendUint does, writing the digits in place
+// (digits8) rather than through a buffer of its own: locate's lines are mostly their positions.
+func appendDecimal(b []byte, v uint64) []byte {
+	if v >= 1e16 {
+		return strconv.AppendUint(b, v, 10)
+	}
+	if v > 99999999 {
+		b = appendDecimal(b, v/1e8)
+		n := len(b)
+		b = slices.Grow(b, 8)[:n+8]
+		binary.LittleEndian.PutUint64(b[n:], digits8(uint32(v%1e8))+0x3030303030303030)
+		return b
+	}
+	x := digits8(uint32(v))
+	lead := leadBits(x)
+	n := len(b)
+	b = slices.Grow(b, 8)[:n+8]
+	binary.LittleEndian.PutUint64(b[n:], (x+0x3030303030303030)>>lead)
+	return b[:n+8-lead/8]
 }
 
 // appendPadded appends v as C's "%8d" does: 0 to 99,999,999 as field8's one word, the rest
