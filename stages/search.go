@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -86,6 +88,16 @@ func (b *PatternBatch) Encode() {
 	}
 	b.Pats.Reset()
 	fwd, rev := &s.codes[0], &s.codes[1]
+	if len(b.Seqs) > 0 {
+		// Every strand's codes at once (the patterns' bytes lie in Data without overlapping).
+		need := len(b.Data)
+		if s.strands.Forward && s.strands.Reverse {
+			need *= 2
+		}
+		if cap(b.Pats.Codes) < need {
+			b.Pats.Codes = make([]byte, 0, need)
+		}
+	}
 	for _, sp := range b.Seqs {
 		seq := b.Data[sp.From:sp.To]
 		if s.strands.Forward {
@@ -151,6 +163,18 @@ func (b *PatternBatch) Format(ref *kernels.Reference, locate bool) {
 	if !locate {
 		// The names lie in Data without overlapping: room for them and for the counts at once.
 		out = slices.Grow(out, len(b.Data)+16*len(b.Names))
+	} else {
+		// Room for every line at once, each at most its name and the longest of the rest.
+		// (A fresh buffer where it is too small: growing would copy the last batch's lines.)
+		need, from := len(b.Hits.Pos)*b.src.locateMost+8, 0 // 8: appendDecimal's word
+		for r, sp := range b.Names {
+			to := b.Hits.PosEnds[(r+1)*perRecord-1]
+			need += (to - from) * (sp.To - sp.From)
+			from = to
+		}
+		if cap(out) < need {
+			out = make([]byte, 0, need)
+		}
 	}
 	for r, sp := range b.Names {
 		name := b.Data[sp.From:sp.To]
@@ -163,13 +187,38 @@ func (b *PatternBatch) Format(ref *kernels.Reference, locate bool) {
 			continue
 		}
 		for k, strand := range strands[:perRecord] {
+			// A strand's positions ascend: the record found for one holds the next ones until
+			// the next record's start.
+			rec, recStart, recEnd := 0, 0, -1
 			for _, pos := range b.Hits.Positions(r*perRecord + k) {
-				rec, off := ref.RecordOf(int(pos))
-				out = formats.AppendLocate(out, name, ref.Names[rec], off+1, strand)
+				if p := int(pos); p >= recEnd || p < recStart {
+					rec, _ = ref.RecordOf(p)
+					recStart, recEnd = ref.Starts[rec], math.MaxInt
+					if rec+1 < len(ref.Starts) {
+						recEnd = ref.Starts[rec+1]
+					}
+				}
+				out = formats.AppendLocate(out, name, ref.Names[rec], int(pos)-recStart+1, strand)
 			}
 		}
 	}
 	b.Out = out
+}
+
+// locateLineMost is the most bytes of a locate line (formats.AppendLocate) besides the pattern's
+// name, against ref: the longest record name, the most digits of a position, tabs, strand and
+// newline.
+func locateLineMost(ref *kernels.Reference) int {
+	name, length := 0, 0
+	for i, n := range ref.Names {
+		name = max(name, len(n))
+		end := len(ref.Text)
+		if i+1 < len(ref.Starts) {
+			end = ref.Starts[i+1]
+		}
+		length = max(length, end-ref.Starts[i])
+	}
+	return name + len(strconv.Itoa(length)) + 5
 }
 
 // lettersSearcher is a searcher that takes the patterns' bytes as read, without encoding them,
@@ -217,6 +266,7 @@ type PatternSource struct {
 	mappings []func() error
 	chunks
 	recordsOnly bool
+	locateMost  int // locateLineMost of the reference, for Format
 }
 
 // NewPatternSource returns a source of the patterns in paths ("-" is stdin), encoded against
@@ -377,6 +427,9 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 	defer src.Close()
 	bw := bufio.NewWriterSize(w, 1<<20)
 	ref := ix.Ref
+	if opts.Locate {
+		src.locateMost = locateLineMost(ref)
+	}
 	start := time.Now()
 	var records, bases int64
 	threads := max(opts.Threads, 1)
