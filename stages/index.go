@@ -532,23 +532,32 @@ type patternSearchBackend interface {
 // SearcherOn returns a pattern searcher over the index that runs on backend b when b can search
 // patterns, and on the CPU otherwise (b nil: the CPU).
 func (ix *Index) SearcherOn(b kernels.Backend) (kernels.Searcher, error) {
-	return ix.searcherOn(b, false)
+	return ix.searcherOn(b, false, false)
 }
 
 // CountSearcherOn is SearcherOn for searches that are only counted (sapipe count): a device
 // given an index file's pages holds their rank structures and k-mer tables but not their texts
 // and suffix arrays (cpu.DeviceIndex.CountOnly), about a seventh of the memory to copy there.
-// Its hits are SearcherOn's; locating them reads the suffix arrays on the host.
+// Its counts are SearcherOn's.
 func (ix *Index) CountSearcherOn(b kernels.Backend) (kernels.Searcher, error) {
-	return ix.searcherOn(b, true)
+	return ix.searcherOn(b, true, false)
 }
 
-func (ix *Index) searcherOn(b kernels.Backend, countOnly bool) (kernels.Searcher, error) {
+// LocateSearcherOn is CountSearcherOn for searches that are located too (sapipe locate): the
+// device finds each pattern's rows, and the host reads their positions from the suffix arrays,
+// which it checks first (the device checks only what it holds). Its hits are SearcherOn's.
+func (ix *Index) LocateSearcherOn(b kernels.Backend) (kernels.Searcher, error) {
+	return ix.searcherOn(b, true, true)
+}
+
+// searcherOn is SearcherOn, with a device holding only what counting needs where countOnly, and
+// the suffix arrays checked on the host then where hostSA.
+func (ix *Index) searcherOn(b kernels.Backend, countOnly, hostSA bool) (kernels.Searcher, error) {
 	if eb, ok := b.(earlySearchBackend); ok && ix.early != nil {
-		return ix.searcherEarly(b, countOnly, func(int) earlySearchBackend { return eb })
+		return ix.searcherEarly(b, countOnly, hostSA, func(int) earlySearchBackend { return eb })
 	}
 	if on := ix.searchCards(b); on != nil {
-		return ix.searcherEarly(b, countOnly, func(i int) earlySearchBackend { return on[i] })
+		return ix.searcherEarly(b, countOnly, hostSA, func(i int) earlySearchBackend { return on[i] })
 	}
 	if err := ix.Wait(); err != nil {
 		return nil, err
@@ -606,11 +615,28 @@ func (ix *Index) searchCards(b kernels.Backend) []earlySearchBackend {
 // searcherEarly is SearcherOn for an index from OpenIndexChecking, page i on the device on(i):
 // every page's arrays go to their device at once (one goroutine a page; a device takes them in
 // turn) while the checks run. The checks' error comes first.
-func (ix *Index) searcherEarly(b kernels.Backend, countOnly bool, on func(i int) earlySearchBackend) (kernels.Searcher, error) {
+func (ix *Index) searcherEarly(b kernels.Backend, countOnly, hostSA bool, on func(i int) earlySearchBackend) (kernels.Searcher, error) {
 	fi := ix.early
 	// The host's part of the unchecked pages (their k-mer tables and tail rows checked) while
 	// the device copies and checks the arrays.
 	go ix.uncheckedPages()
+	// A device that holds no suffix arrays does not check them: the host does where it reads
+	// them for the occurrences' positions.
+	saChecked := make(chan error, 1)
+	if hostSA {
+		go func() {
+			for i := range fi.Pages {
+				pg := &fi.Pages[i]
+				if err := cpu.CheckSuffixArray(pg.SA, int(pg.WinEnd-pg.Start), ix.Threads); err != nil {
+					saChecked <- err
+					return
+				}
+			}
+			saChecked <- nil
+		}()
+	} else {
+		saChecked <- nil
+	}
 	all := make([]kernels.Searcher, len(fi.Pages))
 	errs := make([]error, len(fi.Pages))
 	var wg sync.WaitGroup
@@ -637,7 +663,7 @@ func (ix *Index) searcherEarly(b kernels.Backend, countOnly bool, on func(i int)
 	}
 	wg.Wait()
 	checks := ix.Sums // every page checked on the device
-	if errors.Join(errs...) != nil {
+	if saErr := <-saChecked; errors.Join(errs...) != nil || saErr != nil {
 		checks = ix.Wait // a page's checks on the host give its error
 	}
 	if err := cmp.Or(checks(), errors.Join(errs...)); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -662,6 +663,96 @@ func TestSearchPagesOverCards(t *testing.T) {
 			t.Errorf("%d cards, counting only: %d pages marked so of %d", cards, marked, len(ix.Pages))
 		}
 	}
+}
+
+// TestLocateSearcherChecksSuffixArrays: a device that counts only holds and checks no suffix
+// array, so the host checks them before any is read: an index whose suffix array holds a row out
+// of range, its checksums recomputed, gives LocateSearcherOn the host's error; the intact one
+// counts and locates as the CPU does.
+func TestLocateSearcherChecksSuffixArrays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 8))
+	dir := t.TempDir()
+	fa, _ := randomFasta(rng, 3, 3000)
+	ix, err := BuildIndex(cpu.New(2), writeTemp(t, dir, "ref.fa", fa), false, nil, IndexOptions{PageSize: 1500, Overlap: 40, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ix.Write(&buf, "", 2)
+	good := buf.Bytes()
+	var ps kernels.Patterns
+	for i := 0; i < len(ix.Ref.Text); i += 5 {
+		ps.Add(ix.Ref.Text[i:min(len(ix.Ref.Text), i+1+i%50)])
+	}
+	var want kernels.Hits
+	if s, err := ix.SearcherOn(nil); err != nil {
+		t.Fatal(err)
+	} else if err := s.Search(&ps, true, &want); err != nil {
+		t.Fatal(err)
+	}
+	k := int(binary.LittleEndian.Uint32(good[12:]))
+	var sufa [][2]int // each page's suffix array section: offset and rows
+	for i := range k {
+		e := good[64+32*i : 96+32*i]
+		if string(e[:4]) == "SUFA" {
+			sufa = append(sufa, [2]int{int(binary.LittleEndian.Uint64(e[8:])), int(binary.LittleEndian.Uint64(e[16:]) / 4)})
+		}
+	}
+	if len(sufa) < 2 {
+		t.Fatalf("%d suffix arrays", len(sufa))
+	}
+	for r := range 2 * len(sufa) {
+		data := slices.Clone(good)
+		bad := r < len(sufa)
+		if bad {
+			off, rows := sufa[r][0], sufa[r][1]
+			binary.LittleEndian.PutUint32(data[off+4*(1+rng.IntN(rows-1)):], uint32(rows+rng.IntN(1000)))
+			resealIndex(data)
+		}
+		path := writeTemp(t, dir, "ref.sai", string(data))
+		_, wantErr := OpenIndex(path, 2)
+		if bad != (wantErr != nil) {
+			t.Fatalf("round %d: OpenIndex's error %v", r, wantErr)
+		}
+		six, err := OpenSearchIndexChecking(path, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := six.LocateSearcherOn(&countingCard{})
+		if bad {
+			if err == nil || err.Error() != wantErr.Error() {
+				t.Fatalf("round %d: a suffix array out of range gave %v, want %v", r, err, wantErr)
+			}
+			six.Close()
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got kernels.Hits
+		if err := s.Search(&ps, true, &got); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		six.Close()
+		if !reflect.DeepEqual(got, want) {
+			t.Fatal("the hits differ from the CPU's")
+		}
+	}
+}
+
+// countingCard is a device that holds what counting needs and checks it (here: passes it), then
+// searches the page taken without the host's checks, as kernels/cuda does.
+type countingCard struct{ cpu.Backend }
+
+func (*countingCard) NewPatternSearcherEarly(early *cpu.DeviceIndex, sums func() error, unchecked, checked func() (*cpu.Searcher, error)) (kernels.Searcher, error) {
+	if !early.CountOnly {
+		return nil, errors.New("not counting only")
+	}
+	if err := sums(); err != nil {
+		return nil, err
+	}
+	return unchecked()
 }
 
 // cardsBackend is a backend of several devices that gives the pages of an index to them in

@@ -106,11 +106,12 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 	defer func() { t := time.Now(); b.Close(); cuda.Trace("backend closed", t) }()
 	defer unmapping.Go(func() { t := time.Now(); ix.Close(); cuda.Trace("index closed", t) })
 	cuda.Trace("index opened", tOpen)
-	searcherOn := ix.SearcherOn
-	if !opts.Locate {
-		// Counted only: a GPU holds no text or suffix arrays (a seventh of the 3.1 Gbp
-		// index's 17.8 GB to copy there).
-		searcherOn = ix.CountSearcherOn
+	// A GPU holds the rank structures and k-mer tables alone, a seventh of the 3.1 Gbp
+	// index's 17.8 GB to copy there: it finds the patterns' rows, and for locate the host reads
+	// their positions from the suffix arrays.
+	searcherOn := ix.CountSearcherOn
+	if opts.Locate {
+		searcherOn = ix.LocateSearcherOn
 	}
 	s, err := searcherOn(b)
 	if err != nil {
