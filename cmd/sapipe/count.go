@@ -28,9 +28,9 @@ records.
 
 -i takes an index made by "sapipe index", mapped into memory at once; a FASTA file there is
 indexed in memory first (-n then encodes it as "sapipe mummer -n" does). With --device auto an
-index file is searched on the CPU (a GPU must first copy the whole index), unless it is of 8 GiB
-or more and the pattern files named come to 512 MiB or more: then on a GPU where there is one;
---device gpu searches on the GPU.
+index file is searched on the CPU, unless it is of 8 GiB or more: then on a GPU where there is
+one, which holds the index's rank structures while the host checks the file; --device gpu
+searches on the GPU.
 
 Examples:
    sapipe count -i ecoli.sai primers.txt
@@ -96,7 +96,7 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 	logf := logger(c, e, cmd)
 	tOpen := time.Now()
 	isIndex := stages.IsIndexFile(c.String("i"))
-	b, ix, err := openSearchIndex(e, c, searchDevice(c.String("device"), c.String("i"), isIndex, opts.Locate, paths), isIndex, opts.Threads, logf)
+	b, ix, err := openSearchIndex(e, c, searchDevice(c.String("device"), c.String("i"), isIndex), isIndex, opts.Threads, logf)
 	if err != nil {
 		return err
 	}
@@ -148,43 +148,35 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 	return nil
 }
 
-// searchDevice is the device of count and locate (locate: which one). For auto: the CPU when -i
-// is an index file under gpuSearchIndex; over it, the GPU for count, and for locate only when the
-// named pattern files (stdin, of unknown size, counts as small) come to gpuSearchPatterns; the
-// CPU when -i is a FASTA file under smallSAInput; a larger FASTA reference is indexed on the GPU,
-// the patterns with it. On the lent H200 (16-core host) the CPU searched E. coli's index (4.6
-// Mbp) faster end to end with 1 M or 10 M patterns of 20-150 bases, count 0.13-0.26 s and
-// 0.78-1.96 s with 16 to 2 threads against 0.47-0.62 s and 1.22-2.75 s with the GPU (the host's
-// parsing and formatting and CUDA's fixed cost bound it). Against a 3.1 Gbp reference's 21.8 GB
-// index, counting copies only the rank structures and k-mer tables to the card (2.3 GB), and the
-// card is ready to search before the CPU has checked the file (0.55 s against 1.0 s): 1 M
-// patterns counted in 0.90-1.16 s against 1.56-1.58 s on the CPU's 16 threads, 10 M in
-// 1.19-1.26 s against 4.11-4.12 s (2026-11-29). Locating copies the whole index (17.8 GB, about
-// 0.7 s more): 1 M patterns (85 MB) took 2.24 s against 3.02 s and 10 M 4.10-4.20 s against
-// 7.17 s, but the smaller pattern sets were not measured again, so locate keeps the older
-// threshold on the patterns.
-func searchDevice(spec, ref string, isIndex, locate bool, patterns []string) string {
+// searchDevice is the device of count and locate. For auto: the CPU when -i is an index file
+// under gpuSearchIndex, the GPU over it; the CPU when -i is a FASTA file under smallSAInput; a
+// larger FASTA reference is indexed on the GPU, the patterns with it. On the lent H200 (16-core
+// host) the CPU searched E. coli's index (4.6 Mbp) faster end to end with 1 M or 10 M patterns of
+// 20-150 bases, count 0.13-0.26 s and 0.78-1.96 s with 16 to 2 threads against 0.47-0.62 s and
+// 1.22-2.75 s with the GPU (the host's parsing and formatting and CUDA's fixed cost bound it).
+// Against a 3.1 Gbp reference's 21.8 GB index, count and locate copy only the rank structures
+// and k-mer tables to the card (2.3 GB), and it is ready to search before the CPU has checked the
+// file (0.55-0.69 s against 1.0 s): 1 M patterns counted in 0.90-1.16 s against 1.56-1.58 s on the
+// CPU's 16 threads, 10 M in 0.99-1.07 s against 3.78 s; 10 M located in 2.58-2.87 s against
+// 4.36-4.74 s (2026-11-29). Locating 1 M patterns took 2.24 s against 3.02 s already when the card
+// was given the whole index; smaller sets were not measured for locate, whose fixed costs are
+// count's and the host's check of the suffix arrays, which the CPU's checks include.
+func searchDevice(spec, ref string, isIndex bool) string {
 	if !isIndex {
 		return autoDevice(spec, smallSAInput, ref)
 	}
 	if spec != "auto" && spec != "" {
 		return spec
 	}
-	index, _ := regularSize([]string{ref})
-	if index < gpuSearchIndex {
+	if index, _ := regularSize([]string{ref}); index < gpuSearchIndex {
 		return "cpu"
 	}
-	if patterns, _ := regularSize(patterns); !locate || patterns >= gpuSearchPatterns {
-		return "auto"
-	}
-	return "cpu"
+	return "auto"
 }
 
-// The sizes over which count and locate under auto search an index file on the GPU.
-const (
-	gpuSearchIndex    = 8 << 30
-	gpuSearchPatterns = 512 << 20
-)
+// gpuSearchIndex is the size of an index file over which count and locate under auto search it
+// on the GPU.
+const gpuSearchIndex = 8 << 30
 
 // openSearchIndex opens the backend and the index of -i. An index file is mapped and checked
 // while the backend opens (probing for a GPU takes tens of milliseconds); a FASTA file is indexed

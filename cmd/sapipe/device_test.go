@@ -214,36 +214,22 @@ func TestSearchDevice(t *testing.T) {
 	midIndex := filepath.Join(dir, "mid.sai")
 	os.WriteFile(midIndex, head[:64], 0o644)
 	os.Truncate(midIndex, gpuSearchIndex-1)
-	small, big := filepath.Join(dir, "small.txt"), filepath.Join(dir, "big.txt")
-	os.WriteFile(small, []byte("acgt\n"), 0o644)
-	os.WriteFile(big, []byte("acgt\n"), 0o644)
-	os.Truncate(big, gpuSearchPatterns)
 	for _, c := range []struct {
 		spec, ref string
-		locate    bool
-		patterns  []string
 		want      string
 	}{
-		{"auto", index, true, []string{big}, "cpu"},
-		{"auto", index, false, []string{big}, "cpu"},
-		{"auto", fasta, true, []string{small}, "cpu"},
-		{"auto", fasta, false, []string{small}, "cpu"},
-		{"auto", bigIndex, true, []string{small}, "cpu"},
-		{"auto", bigIndex, false, []string{small}, "auto"},
-		{"auto", bigIndex, true, []string{"-"}, "cpu"},
-		{"auto", bigIndex, false, []string{"-"}, "auto"},
-		{"", bigIndex, true, []string{small, "-"}, "cpu"},
-		{"auto", bigIndex, true, []string{big}, "auto"},
-		{"", bigIndex, true, []string{small, big}, "auto"},
-		{"auto", midIndex, true, []string{big}, "cpu"},
-		{"auto", midIndex, false, []string{big}, "cpu"},
-		{"auto", bigFasta, true, []string{small}, "auto"},
-		{"auto", "-", false, []string{small}, "auto"}, // a FASTA reference on stdin, of unknown size
-		{"gpu", index, false, []string{small}, "gpu"},
-		{"cpu", bigIndex, false, []string{big}, "cpu"},
+		{"auto", index, "cpu"},
+		{"auto", fasta, "cpu"},
+		{"auto", bigIndex, "auto"},
+		{"", bigIndex, "auto"},
+		{"auto", midIndex, "cpu"},
+		{"auto", bigFasta, "auto"},
+		{"auto", "-", "auto"}, // a FASTA reference on stdin, of unknown size
+		{"gpu", index, "gpu"},
+		{"cpu", bigIndex, "cpu"},
 	} {
-		if got := searchDevice(c.spec, c.ref, stages.IsIndexFile(c.ref), c.locate, c.patterns); got != c.want {
-			t.Errorf("searchDevice(%q, %s, locate %v, %d pattern files) = %q, want %q", c.spec, filepath.Base(c.ref), c.locate, len(c.patterns), got, c.want)
+		if got := searchDevice(c.spec, c.ref, stages.IsIndexFile(c.ref)); got != c.want {
+			t.Errorf("searchDevice(%q, %s) = %q, want %q", c.spec, filepath.Base(c.ref), got, c.want)
 		}
 	}
 }
