@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -239,5 +241,51 @@ func BenchmarkParseChunkFASTQ(b *testing.B) {
 				b.Fatal("chunk refused")
 			}
 		}
+	}
+}
+
+// BenchmarkChunkReaderFile: ChunkReader alone over a plain FASTQ file, in chunks of 8 MiB (a GPU
+// run's), as sapipe mummer's one reading goroutine cuts them: the file SAPIPE_BENCH_FASTQ names,
+// or 300 MiB of 150-base reads written to a temporary file (read ahead in parallel from 256 MiB).
+func BenchmarkChunkReaderFile(b *testing.B) {
+	path := os.Getenv("SAPIPE_BENCH_FASTQ")
+	if path == "" {
+		d := benchData(true)
+		path = filepath.Join(b.TempDir(), "reads.fq")
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for written := 0; written < 300<<20; written += len(d) {
+			if _, err := f.Write(d); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	buf := make([]byte, 0, 8<<20)
+	for b.Loop() {
+		cr, err := OpenChunks(path, nil, 8<<20)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			c, err := cr.Next(buf)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf = c.Data[:0]
+		}
+		cr.Close()
 	}
 }
