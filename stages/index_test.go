@@ -409,23 +409,8 @@ func exercise(t *testing.T, ix *Index) {
 // one is no error there, and OpenIndex still names it), searches as the whole index does, and
 // does not match.
 func TestSearchIndex(t *testing.T) {
-	rng := rand.New(rand.NewPCG(25, 6))
-	dir := t.TempDir()
-	fa, _ := randomFasta(rng, 3, 3000)
-	ix, err := BuildIndex(cpu.New(2), writeTemp(t, dir, "ref.fa", fa), false, nil, IndexOptions{PageSize: 2500, Overlap: 40, Threads: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ix.Pages) < 2 {
-		t.Fatalf("%d pages", len(ix.Pages))
-	}
-	var buf bytes.Buffer
-	ix.Write(&buf, "", 2)
-	good := buf.Bytes()
-	var ps kernels.Patterns
-	for i := 0; i < len(ix.Ref.Text); i += 5 {
-		ps.Add(ix.Ref.Text[i:min(len(ix.Ref.Text), i+1+i%60)])
-	}
+	pi := newPagedIndex(t, rand.New(rand.NewPCG(25, 6)), 2500, 5, 60)
+	dir, ix, good, ps := t.TempDir(), pi.ix, pi.data, pi.ps
 	search := func(ix *Index, b kernels.Backend) kernels.Hits {
 		t.Helper()
 		s, err := ix.SearcherOn(b)
@@ -434,12 +419,12 @@ func TestSearchIndex(t *testing.T) {
 		}
 		defer s.Close()
 		var h kernels.Hits
-		if err := s.Search(&ps, true, &h); err != nil {
+		if err := s.Search(ps, true, &h); err != nil {
 			t.Fatal(err)
 		}
 		return h
 	}
-	want := search(ix, nil)
+	want := pi.want
 	// Damage every LCP section of the last page (the table's entries name them).
 	bad := slices.Clone(good)
 	k := int(binary.LittleEndian.Uint32(bad[12:]))
@@ -580,28 +565,10 @@ func TestIndexLoadErrors(t *testing.T) {
 // to one of them (SearchCard) searches as the CPU does, each page on its device; with fewer pages
 // than devices, every page is left to the backend itself.
 func TestSearchPagesOverCards(t *testing.T) {
-	rng := rand.New(rand.NewPCG(25, 7))
-	dir := t.TempDir()
-	fa, _ := randomFasta(rng, 3, 3000)
-	ix, err := BuildIndex(cpu.New(2), writeTemp(t, dir, "ref.fa", fa), false, nil, IndexOptions{PageSize: 1500, Overlap: 40, Threads: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pi := newPagedIndex(t, rand.New(rand.NewPCG(25, 7)), 1500, 3, 70)
+	ix, path, ps, want := pi.ix, pi.path, pi.ps, pi.want
 	if len(ix.Pages) < 4 {
 		t.Fatalf("%d pages", len(ix.Pages))
-	}
-	var buf bytes.Buffer
-	ix.Write(&buf, "", 2)
-	path := writeTemp(t, dir, "ref.sai", buf.String())
-	var ps kernels.Patterns
-	for i := 0; i < len(ix.Ref.Text); i += 3 {
-		ps.Add(ix.Ref.Text[i:min(len(ix.Ref.Text), i+1+i%70)])
-	}
-	var want kernels.Hits
-	if s, err := ix.SearcherOn(nil); err != nil {
-		t.Fatal(err)
-	} else if err := s.Search(&ps, true, &want); err != nil {
-		t.Fatal(err)
 	}
 	for _, cards := range []int{2, 3, len(ix.Pages), len(ix.Pages) + 1} {
 		cb := &cardsBackend{}
@@ -616,11 +583,7 @@ func TestSearchPagesOverCards(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got kernels.Hits
-		if err := s.Search(&ps, true, &got); err != nil {
-			t.Fatal(err)
-		}
-		s.Close()
+		got := searchClose(t, s, ps, true)
 		six.Close()
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%d cards: the hits differ from the CPU's", cards)
@@ -646,11 +609,7 @@ func TestSearchPagesOverCards(t *testing.T) {
 		if s, err = six.CountSearcherOn(cb); err != nil {
 			t.Fatal(err)
 		}
-		var counted kernels.Hits
-		if err := s.Search(&ps, false, &counted); err != nil {
-			t.Fatal(err)
-		}
-		s.Close()
+		counted := searchClose(t, s, ps, false)
 		six.Close()
 		if !slices.Equal(counted.Count, want.Count) {
 			t.Fatalf("%d cards, counting only: the counts differ from the CPU's", cards)
@@ -665,31 +624,64 @@ func TestSearchPagesOverCards(t *testing.T) {
 	}
 }
 
+// pagedIndex is an index of two or more pages over a random reference of three records, its
+// file, patterns cut from its text and their hits on the CPU, located.
+type pagedIndex struct {
+	ix   *Index
+	data []byte // the file's bytes
+	path string
+	ps   *kernels.Patterns
+	want kernels.Hits
+}
+
+// searchClose returns the hits of ps by s, located or counted, and closes s.
+func searchClose(t *testing.T, s kernels.Searcher, ps *kernels.Patterns, locate bool) kernels.Hits {
+	t.Helper()
+	defer s.Close()
+	var h kernels.Hits
+	if err := s.Search(ps, locate, &h); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// newPagedIndex makes a pagedIndex of pages of pageSize whose patterns start every step
+// positions, of 1 to most bases.
+func newPagedIndex(t *testing.T, rng *rand.Rand, pageSize, step, most int) *pagedIndex {
+	t.Helper()
+	dir := t.TempDir()
+	fa, _ := randomFasta(rng, 3, 3000)
+	ix, err := BuildIndex(cpu.New(2), writeTemp(t, dir, "ref.fa", fa), false, nil, IndexOptions{PageSize: pageSize, Overlap: 40, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Pages) < 2 {
+		t.Fatalf("%d pages", len(ix.Pages))
+	}
+	var buf bytes.Buffer
+	ix.Write(&buf, "", 2)
+	pi := &pagedIndex{ix: ix, data: buf.Bytes(), path: writeTemp(t, dir, "ref.sai", buf.String()), ps: &kernels.Patterns{}}
+	for i := 0; i < len(ix.Ref.Text); i += step {
+		pi.ps.Add(ix.Ref.Text[i:min(len(ix.Ref.Text), i+1+i%most)])
+	}
+	s, err := ix.SearcherOn(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Search(pi.ps, true, &pi.want); err != nil {
+		t.Fatal(err)
+	}
+	return pi
+}
+
 // TestLocateSearcherChecksSuffixArrays: a device that counts only holds and checks no suffix
 // array, so the host checks them before any is read: an index whose suffix array holds a row out
 // of range, its checksums recomputed, gives LocateSearcherOn the host's error; the intact one
 // counts and locates as the CPU does.
 func TestLocateSearcherChecksSuffixArrays(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 8))
-	dir := t.TempDir()
-	fa, _ := randomFasta(rng, 3, 3000)
-	ix, err := BuildIndex(cpu.New(2), writeTemp(t, dir, "ref.fa", fa), false, nil, IndexOptions{PageSize: 1500, Overlap: 40, Threads: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	ix.Write(&buf, "", 2)
-	good := buf.Bytes()
-	var ps kernels.Patterns
-	for i := 0; i < len(ix.Ref.Text); i += 5 {
-		ps.Add(ix.Ref.Text[i:min(len(ix.Ref.Text), i+1+i%50)])
-	}
-	var want kernels.Hits
-	if s, err := ix.SearcherOn(nil); err != nil {
-		t.Fatal(err)
-	} else if err := s.Search(&ps, true, &want); err != nil {
-		t.Fatal(err)
-	}
+	pi := newPagedIndex(t, rng, 1500, 5, 50)
+	dir, good, ps, want := t.TempDir(), pi.data, pi.ps, pi.want
 	k := int(binary.LittleEndian.Uint32(good[12:]))
 	var sufa [][2]int // each page's suffix array section: offset and rows
 	for i := range k {
@@ -729,11 +721,7 @@ func TestLocateSearcherChecksSuffixArrays(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got kernels.Hits
-		if err := s.Search(&ps, true, &got); err != nil {
-			t.Fatal(err)
-		}
-		s.Close()
+		got := searchClose(t, s, ps, true)
 		six.Close()
 		if !reflect.DeepEqual(got, want) {
 			t.Fatal("the hits differ from the CPU's")
