@@ -19,11 +19,12 @@ func smallParallelReads(t *testing.T, block int, min int64, depth int) {
 }
 
 // TestParallelReader: reads of every size give the file's bytes in order, with the file grown
-// or cut short after it was opened, and Close stops it partway.
+// or cut short after it was opened, and Close stops it partway; read ahead, or with no reading
+// ahead (depth 0: each Read's blocks read straight into it).
 func TestParallelReader(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	dir := t.TempDir()
-	for iter := range 40 {
+	for iter := range 80 {
 		block := 1 + rng.IntN(5000)
 		smallParallelReads(t, block, 0, 1+rng.IntN(6))
 		data := make([]byte, rng.IntN(40000))
@@ -46,7 +47,14 @@ func TestParallelReader(t *testing.T) {
 		case 2: // cut short after opening: the bytes left are read, then the end
 			want = data[:rng.IntN(len(data)+1)]
 		}
-		r := newParallelReader(f, int64(len(data)), parallelReadDepth())
+		depth := parallelReadDepth()
+		if iter >= 40 {
+			depth = 0
+		}
+		r := newParallelReader(f, int64(len(data)), depth)
+		if r.direct != (depth == 0) {
+			t.Fatalf("iter %d: depth %d, direct %v", iter, depth, r.direct)
+		}
 		switch iter % 4 {
 		case 1:
 			g, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
@@ -93,7 +101,7 @@ func TestParallelReader(t *testing.T) {
 			continue
 		}
 		if !bytes.Equal(got, want) {
-			t.Fatalf("iter %d: %d bytes read, want %d (block %d)", iter, len(got), len(want), block)
+			t.Fatalf("iter %d: %d bytes read, want %d (block %d, depth %d)", iter, len(got), len(want), block, depth)
 		}
 	}
 }
