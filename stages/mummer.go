@@ -152,20 +152,26 @@ type printer struct {
 	out  *formats.MummerWriter
 	mums []kernels.Match // -mum candidates of the sequence being printed
 	sub  []byte
-	// The record of the last match and its text positions [recLo, recHi): a read's matches, and
-	// most matches against a reference of few records, fall in it again (no search then).
-	rec, recLo, recHi int
+	// A read's matches, and most matches against a reference of few records, fall in the last
+	// match's record again (no search then).
+	recs recordCursor
 }
 
-// recordOf is p.ref.RecordOf, remembering the last record.
-func (p *printer) recordOf(pos int) (rec, off int) {
-	if pos >= p.recLo && pos < p.recHi {
-		return p.rec, pos - p.recLo
+// recordCursor is Reference.RecordOf remembering the last record found, for positions that
+// mostly fall in it again. The zero value is ready.
+type recordCursor struct {
+	rec, lo, hi int // the last record and its text positions [lo, hi)
+}
+
+// of returns the record of ref that holds text position pos and the offset of pos inside it.
+func (c *recordCursor) of(ref *kernels.Reference, pos int) (rec, off int) {
+	if pos >= c.lo && pos < c.hi {
+		return c.rec, pos - c.lo
 	}
-	rec, off = p.ref.RecordOf(pos)
-	p.rec, p.recLo, p.recHi = rec, pos-off, len(p.ref.Text)
-	if rec+1 < len(p.ref.Starts) {
-		p.recHi = p.ref.Starts[rec+1]
+	rec, off = ref.RecordOf(pos)
+	c.rec, c.lo, c.hi = rec, pos-off, len(ref.Text)
+	if rec+1 < len(ref.Starts) {
+		c.hi = ref.Starts[rec+1]
 	}
 	return rec, off
 }
@@ -194,7 +200,7 @@ func (p *printer) batch(dst []byte, b *QueryBatch) []byte {
 }
 
 func (p *printer) match(dst []byte, mt kernels.Match, qlen int, reverse bool) []byte {
-	rec, off := p.recordOf(int(mt.Ref))
+	rec, off := p.recs.of(p.ref, int(mt.Ref))
 	q := int(mt.Query) + 1
 	if reverse && p.opts.ReversePositions {
 		q = qlen - int(mt.Query)

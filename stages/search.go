@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -88,15 +87,9 @@ func (b *PatternBatch) Encode() {
 	}
 	b.Pats.Reset()
 	fwd, rev := &s.codes[0], &s.codes[1]
-	if len(b.Seqs) > 0 {
+	if need := s.strands.count() * len(b.Data); len(b.Seqs) > 0 && cap(b.Pats.Codes) < need {
 		// Every strand's codes at once (the patterns' bytes lie in Data without overlapping).
-		need := len(b.Data)
-		if s.strands.Forward && s.strands.Reverse {
-			need *= 2
-		}
-		if cap(b.Pats.Codes) < need {
-			b.Pats.Codes = make([]byte, 0, need)
-		}
+		b.Pats.Codes = make([]byte, 0, need)
 	}
 	for _, sp := range b.Seqs {
 		seq := b.Data[sp.From:sp.To]
@@ -176,6 +169,7 @@ func (b *PatternBatch) Format(ref *kernels.Reference, locate bool) {
 			out = make([]byte, 0, need)
 		}
 	}
+	var recs recordCursor
 	for r, sp := range b.Names {
 		name := b.Data[sp.From:sp.To]
 		if !locate {
@@ -187,18 +181,10 @@ func (b *PatternBatch) Format(ref *kernels.Reference, locate bool) {
 			continue
 		}
 		for k, strand := range strands[:perRecord] {
-			// A strand's positions ascend: the record found for one holds the next ones until
-			// the next record's start.
-			rec, recStart, recEnd := 0, 0, -1
+			// A strand's positions ascend: most fall in the record of the one before.
 			for _, pos := range b.Hits.Positions(r*perRecord + k) {
-				if p := int(pos); p >= recEnd || p < recStart {
-					rec, _ = ref.RecordOf(p)
-					recStart, recEnd = ref.Starts[rec], math.MaxInt
-					if rec+1 < len(ref.Starts) {
-						recEnd = ref.Starts[rec+1]
-					}
-				}
-				out = formats.AppendLocate(out, name, ref.Names[rec], int(pos)-recStart+1, strand)
+				rec, off := recs.of(ref, int(pos))
+				out = formats.AppendLocate(out, name, ref.Names[rec], off+1, strand)
 			}
 		}
 	}
