@@ -151,10 +151,13 @@ func appendDecimal(b []byte, v uint64) []byte {
 	return b[:n+8-lead/8]
 }
 
-// appendPadded appends v as C's "%8d" does: 0 to 99,999,999 as field8's one word, the rest
-// through strconv.
+// appendPadded appends v as C's "%8d" does: 0 to 99,999,999 as field8's one word, larger values
+// (nine digits or more, no padding) by appendDecimal, negative ones through strconv.
 func appendPadded(b []byte, v int) []byte {
-	if v < 0 || v > 99999999 {
+	if v > 99999999 {
+		return appendDecimal(b, uint64(v))
+	}
+	if v < 0 {
 		var tmp [20]byte
 		d := strconv.AppendInt(tmp[:0], int64(v), 10)
 		for i := len(d); i < 8; i++ {
