@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"sync/atomic"
@@ -42,8 +41,9 @@ type MummerOptions struct {
 // one record at a time by formats.Reader, with the record and line numbers it would have had
 // from the start, and long records are cut into pieces across batches.
 func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m kernels.Matcher, queries []string, stdin io.Reader, w io.Writer) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	mw := formats.NewMummerWriter(bw, ref.Names, opts.FourColumn, opts.ShowLen, opts.ShowString)
+	out := newOrderedOutput(w, min(max(opts.Threads, 1), 4))
+	defer out.release() // on errors; the result's is checked below
+	mw := formats.NewMummerWriter(nil, ref.Names, opts.FourColumn, opts.ShowLen, opts.ShowString)
 	p := &printer{opts: &opts, ref: ref, out: mw}
 	enc := kernels.NewQueryEncoder(&ref.Alpha, opts.NucleotidesOnly)
 	start := time.Now()
@@ -83,17 +83,14 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 		}
 		return nil
 	}
-	write := func(b *QueryBatch) error {
+	write := func(b *QueryBatch, done func()) error {
 		if !onWorker(b) {
 			b.Out = p.batch(b.Out[:0], b)
-		}
-		if _, err := bw.Write(b.Out); err != nil {
-			return err
 		}
 		records += b.records
 		bases += b.bases
 		opts.Progress.Update(records, bases, time.Since(start))
-		return nil
+		return out.write(b.Out, done) // b may be reused from done on
 	}
 	// Two batches a worker keep every worker busy while the sink writes results in order; more
 	// would only hold memory.
@@ -136,13 +133,13 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 				b.Encode(src.enc)
 				return b, match(b)
 			},
-			write)
+			func(b *QueryBatch) error { return write(b, func() {}) })
 		if err != nil {
 			return err
 		}
 	}
 	opts.Progress.Done(records, bases, time.Since(start))
-	return bw.Flush()
+	return out.close()
 }
 
 // printer formats the results of batches in order.

@@ -76,8 +76,9 @@ func (c *chunkSource) close() {
 }
 
 // run matches the chunks until the end of the files or the first chunk that only a Reader may
-// read, with match on the workers and write in order on the sink.
-func (c *chunkSource) run(ctx context.Context, opts stream.Options, match, write func(*QueryBatch) error) (*resumePoint, error) {
+// read, with match on the workers and write in order on the sink; write calls done once it no
+// longer needs the batch.
+func (c *chunkSource) run(ctx context.Context, opts stream.Options, match func(*QueryBatch) error, write func(b *QueryBatch, done func()) error) (*resumePoint, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.free = stream.NewSpares[*QueryBatch](max(opts.Window, opts.Workers) + 2)
@@ -102,10 +103,10 @@ func (c *chunkSource) run(ctx context.Context, opts stream.Options, match, write
 				c.refused = b
 				return fail(errRefused)
 			}
-			if err := write(b); err != nil {
+			c.written(b)
+			if err := write(b, func() { c.free.Put(b) }); err != nil {
 				return fail(err)
 			}
-			c.written(b)
 			return nil
 		})
 	if c.cause != nil && c.cause != errRefused {
@@ -165,11 +166,11 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 	}
 }
 
-// written records that b, the first pending batch, is written, and recycles it.
+// written records that b, the first pending batch, is written (its text is handed to the
+// output, which recycles it once copied).
 func (c *chunkSource) written(b *QueryBatch) {
 	c.chunkLedger.written(b.file, int(b.records), b.lines)
 	b.cr = nil
-	c.free.Put(b)
 }
 
 // parse parses b's chunk into segments with their codes, and reports whether ParseChunk accepted

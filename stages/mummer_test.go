@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -102,8 +105,10 @@ func queryInput(rng *rand.Rand, ref string, n int, fastq, odd bool) string {
 
 // TestMummerChunks: queries read in chunks of any size (down to one byte, so that chunk
 // boundaries fall everywhere) print what they print read a record at a time, and fail with the
-// same error, in every mode, over several files and stdin.
+// same error, in every mode, over several files and stdin, into a buffer and into a file.
 func TestMummerChunks(t *testing.T) {
+	defer func(from, window int64) { mappedOutputFrom, mappedOutputWindow = from, window }(mappedOutputFrom, mappedOutputWindow)
+	mappedOutputFrom, mappedOutputWindow = 0, int64(os.Getpagesize())
 	rng := rand.New(rand.NewPCG(12, 34))
 	dir := t.TempDir()
 	rounds, errs := 40, 0
@@ -134,7 +139,23 @@ func TestMummerChunks(t *testing.T) {
 			o := opts
 			o.recordsOnly, o.ChunkSize = recordsOnly, chunk
 			var out bytes.Buffer
-			err := Mummer(context.Background(), o, ref, m, paths, strings.NewReader(stdin), &out)
+			var w io.Writer = &out
+			var f *os.File
+			if r%2 == 1 && !recordsOnly { // a file: written at offsets, through mapped windows of a page
+				if f, err = os.Create(filepath.Join(dir, "out")); err != nil {
+					t.Fatal(err)
+				}
+				w = f
+			}
+			err := Mummer(context.Background(), o, ref, m, paths, strings.NewReader(stdin), w)
+			if f != nil {
+				f.Close()
+				text, rerr := os.ReadFile(f.Name())
+				if rerr != nil {
+					t.Fatal(rerr)
+				}
+				out.Write(text)
+			}
 			if err != nil {
 				return out.String(), err.Error()
 			}

@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -411,7 +410,6 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 	}
 	defer src.release()
 	defer src.Close()
-	bw := bufio.NewWriterSize(w, 1<<20)
 	ref := ix.Ref
 	if opts.Locate {
 		src.locateMost = locateLineMost(ref)
@@ -419,10 +417,8 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 	start := time.Now()
 	var records, bases int64
 	threads := max(opts.Threads, 1)
-	fw := newFileWriter(w, min(threads, 4))
-	if fw != nil {
-		defer fw.close() // on errors; the result's is checked below
-	}
+	out := newOrderedOutput(w, min(threads, 4))
+	defer out.release() // on errors; the result's is checked below
 	for {
 		ctx, cancel := context.WithCancel(ctx)
 		var cause error
@@ -456,16 +452,9 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 				bases += b.Bases
 				src.written(b)
 				opts.Progress.Update(records, bases, time.Since(start))
-				if fw != nil {
-					if err := fw.write(b.Out, func() { src.Recycle(b) }); err != nil {
-						return fail(err)
-					}
-					return nil
-				}
-				if _, err := bw.Write(b.Out); err != nil {
+				if err := out.write(b.Out, func() { src.Recycle(b) }); err != nil {
 					return fail(err)
 				}
-				src.Recycle(b)
 				return nil
 			})
 		cancel()
@@ -481,8 +470,5 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 		src.resume()
 	}
 	opts.Progress.Done(records, bases, time.Since(start))
-	if fw != nil {
-		return fw.close()
-	}
-	return bw.Flush()
+	return out.close()
 }
