@@ -2,6 +2,7 @@ package stages
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 
@@ -15,6 +16,7 @@ import (
 // index file"). The file is reserved a window past what is written, and cut to its length at
 // close; a run killed before that leaves zeros after its text.
 type outputMap struct {
+	rw     *os.File // the file opened again for reading and writing, or nil
 	fd     int
 	from   int64 // the first mapped offset, a page's
 	window int64 // bytes a window, whole pages
@@ -35,12 +37,28 @@ type outWindow struct {
 // newOutputMap returns the mapping writer of f, whose text starts at offset start, or nil where f
 // does not end there (only what is appended is reserved and cut).
 func newOutputMap(f *os.File, start, size int64) *outputMap {
-	if start != size || !readWrite(f) {
+	if start != size {
 		return nil
+	}
+	var rw *os.File
+	if !readWrite(f) {
+		// A shell opens stdout's file for writing alone, where a shared writable mapping needs
+		// reading too: the file is opened again, for both, through /proc (if its mode lets this
+		// user read it).
+		var err error
+		if rw, err = os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), os.O_RDWR, 0); err != nil {
+			return nil
+		}
+		if fi, err := rw.Stat(); err != nil || !sameFile(f, fi) {
+			rw.Close()
+			return nil
+		}
+		f = rw
 	}
 	page := int64(os.Getpagesize())
 	window := (mappedOutputWindow + page - 1) / page * page
 	return &outputMap{
+		rw:     rw,
 		fd:     int(f.Fd()),
 		from:   (start + mappedOutputFrom + page - 1) / page * page,
 		window: window,
@@ -49,7 +67,7 @@ func newOutputMap(f *os.File, start, size int64) *outputMap {
 }
 
 // readWrite reports whether f was opened for reading and writing, as a shared writable mapping
-// needs (a shell opens stdout's file for writing alone: such a file is written by pwrite).
+// needs.
 func readWrite(f *os.File) bool {
 	rc, err := f.SyscallConn()
 	if err != nil {
@@ -60,6 +78,12 @@ func readWrite(f *os.File) bool {
 		return false
 	}
 	return flags >= 0 && flags&unix.O_ACCMODE == unix.O_RDWR
+}
+
+// sameFile reports whether fi is f's file.
+func sameFile(f *os.File, fi os.FileInfo) bool {
+	fj, err := f.Stat()
+	return err == nil && os.SameFile(fi, fj)
 }
 
 // acquire holds window i for one more part, reserving and mapping it first. ok is false where the
@@ -155,6 +179,10 @@ func (m *outputMap) close(length int64) error {
 		if err := unix.Ftruncate(m.fd, length); err != nil && m.err == nil {
 			m.err = err
 		}
+	}
+	if m.rw != nil {
+		m.rw.Close()
+		m.rw = nil
 	}
 	return m.err
 }

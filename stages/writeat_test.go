@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"testing"
 )
@@ -23,7 +24,7 @@ func TestFileWriter(t *testing.T) {
 		for k, head := range []string{"", "head\n", ""} {
 			path := filepath.Join(t.TempDir(), "out")
 			flags := os.O_RDWR | os.O_CREATE | os.O_TRUNC
-			if k == 2 { // as a shell opens stdout's file: no mapping, pwrite
+			if k == 2 { // as a shell opens stdout's file: opened again for mapping
 				flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 			}
 			f, err := os.OpenFile(path, flags, 0o644)
@@ -34,6 +35,9 @@ func TestFileWriter(t *testing.T) {
 			fw := newFileWriter(f, 3)
 			if fw == nil {
 				t.Fatal("no file writer for a regular file")
+			}
+			if runtime.GOOS == "linux" && fw.mapw == nil {
+				t.Fatalf("flags %#x: no mapped windows", flags)
 			}
 			var want bytes.Buffer
 			var done atomic.Int64
