@@ -137,7 +137,14 @@ func appendDecimal(b []byte, v uint64) []byte {
 		return strconv.AppendUint(b, v, 10)
 	}
 	if v > 99999999 {
-		b = appendDecimal(b, v/1e8)
+		switch hi := v / 1e8; {
+		case hi < 10: // positions of a genome: mostly nine or ten digits
+			b = append(b, '0'+byte(hi))
+		case hi < 100:
+			b = append(b, '0'+byte(hi/10), '0'+byte(hi%10))
+		default:
+			b = appendDecimal(b, hi)
+		}
 		n := len(b)
 		b = slices.Grow(b, 8)[:n+8]
 		binary.LittleEndian.PutUint64(b[n:], digits8(uint32(v%1e8))+0x3030303030303030)
