@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"unsafe"
 
 	"github.com/sapipe/sapipe/kernels"
 )
@@ -52,6 +53,7 @@ type pagedScratch struct {
 	pos    []int64
 	starts []int
 	tmp    []int64 // sortPositions' scratch
+	pf     prefetcher
 }
 
 // NewPagedSearcher returns a searcher over pages that tile text in order, with each page's tail
@@ -129,6 +131,20 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 		}
 		starts := sc.starts[pi*np : (pi+1)*np]
 		for i, v := range sc.iv {
+			if locate && i%saAhead == 0 {
+				// Each pattern's rows lie anywhere in a suffix array of gigabytes: their lines
+				// are asked for a group of patterns ahead, so that many misses overlap.
+				lo := i + saAhead
+				if i == 0 {
+					lo = 0
+				}
+				for _, w := range sc.iv[min(lo, np):min(i+2*saAhead, np)] {
+					if w.Lo >= 0 && w.Lo < w.Hi && w.Hi <= rows {
+						sc.pf.add(unsafe.Pointer(&p.sa[w.Lo]))
+					}
+				}
+				sc.pf.flush()
+			}
 			starts[i] = len(sc.pos)
 			if v.Lo < 0 || v.Lo > v.Hi || v.Hi > rows || v.Shift < 0 || (v.Shift > 0 && v.Hi-v.Lo != 1) {
 				return fmt.Errorf("page %d, pattern %d: search interval %d..%d, shift %d, in %d rows", pi, i, v.Lo, v.Hi, v.Shift, rows)
@@ -191,6 +207,10 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 	}
 	return nil
 }
+
+// saAhead is how many patterns ahead PagedSearcher asks for the suffix array lines of their
+// occurrences, in groups of as many (at most prefetchMax).
+const saAhead = 32
 
 // matchable reports whether every symbol of pat can match.
 func matchable(pat []byte) bool {

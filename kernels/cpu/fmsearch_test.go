@@ -849,3 +849,49 @@ func TestKmerTableThreads(t *testing.T) {
 		}
 	}
 }
+
+// randomIntervals is an IntervalSearch that gives each pattern a random interval of one to four
+// rows (most patterns' occurrences) anywhere in a page of n rows.
+type randomIntervals struct {
+	rng *rand.Rand
+	n   int
+}
+
+func (r *randomIntervals) SearchIntervals(b *kernels.Patterns, iv []Interval) error {
+	for i := range iv {
+		lo := 1 + r.rng.IntN(r.n-4)
+		iv[i] = Interval{Lo: int32(lo), Hi: int32(lo + 1 + r.rng.IntN(4))}
+	}
+	return nil
+}
+
+// BenchmarkPagedLocate: reading the positions of 64 Ki patterns a batch from random rows of a
+// suffix array of 2^28 rows (1 GiB, out of every cache), as locate does against a large index.
+func BenchmarkPagedLocate(b *testing.B) {
+	const n = 1 << 28
+	text := make([]byte, n)
+	sa := make([]int32, n+1)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range sa {
+		sa[i] = int32(rng.IntN(n))
+	}
+	sa[0] = n
+	p := &Page{Start: 0, End: n, WinEnd: n, text: text, w: text, n: n, sa: sa}
+	ps, err := NewPagedSearcher(text, []*Page{p}, [][]int32{nil}, []IntervalSearch{&randomIntervals{rng, n}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var pats kernels.Patterns
+	for range 1 << 16 {
+		pats.Add([]byte{kernels.FirstCode, kernels.FirstCode + 1})
+	}
+	var h kernels.Hits
+	b.ReportAllocs()
+	for b.Loop() {
+		h = kernels.Hits{Count: h.Count[:0], Pos: h.Pos[:0], PosEnds: h.PosEnds[:0]}
+		if err := ps.Search(&pats, true, &h); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(1<<16), "ns/pattern")
+}
