@@ -215,6 +215,17 @@ var indexPageTags = []struct {
 	{"SUFA", 4}, {"OCCB", 8}, {"LCPB", 1}, {"LCPX", 4}, {"LCPV", 4}, {"LCM1", 4}, {"LCM2", 4}, {"KMER", 4}, {"KEYS", 4}, {"TAIL", 4},
 }
 
+// isPageTag reports whether tag is a page's section (version 2 files have one page, of their
+// sections all but the reference's).
+func isPageTag(tag string) bool {
+	return slices.ContainsFunc(indexPageTags, func(t struct {
+		tag  string
+		elem int
+	}) bool {
+		return t.tag == tag
+	})
+}
+
 // indexV2Tags are the sections of version 2: one page, no PAGE or TAIL, 4-byte record starts.
 var indexV2Tags = []struct {
 	tag  string
@@ -521,7 +532,7 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := verify(); err != nil {
+	if err := verify(nil); err != nil {
 		return nil, err
 	}
 	return ix, nil
@@ -533,9 +544,10 @@ func ParseIndex(name string, data []byte, threads int) (*Index, error) {
 // and must not be trusted before that function returns nil. Where another check fails first, the
 // checksums are checked before the error is returned, so that a damaged file is reported as
 // ParseIndex reports it. The function leaves out the sections whose tags are in skip (for a user
-// that never reads them, as count and locate never read the LCP: LCPSections).
-func ParseIndexLate(name string, data []byte, threads int, skip ...string) (*Index, func() error, error) {
-	var verify func() error
+// that never reads them, as count and locate never read the LCP: LCPSections), and calls visit
+// (unless nil) with each chunk it checks.
+func ParseIndexLate(name string, data []byte, threads int, skip ...string) (*Index, func(visit ChunkVisit) error, error) {
+	var verify func(ChunkVisit) error
 	ix, err := parseIndex(name, data, threads, &verify, skip)
 	if err != nil {
 		return nil, nil, err
@@ -543,12 +555,19 @@ func ParseIndexLate(name string, data []byte, threads int, skip ...string) (*Ind
 	return ix, verify, nil
 }
 
+// ChunkVisit is called by an index's checksum pass (ParseIndexLate's function) with each chunk of
+// the sections it checks, on the pass's goroutines once the chunk's checksum is computed, so that
+// a check of a section's contents reads it while it is in the caches: the section's tag, its page
+// (-1 for the sections of the whole reference), the chunk's offset in the section (a multiple of
+// 1 MiB) and its bytes, little-endian as in the file.
+type ChunkVisit func(tag string, page int, off int64, d []byte)
+
 // LCPSections are the tags of a page's LCP arrays, which count and locate never read.
 var LCPSections = []string{"LCPB", "LCPX", "LCPV", "LCM1", "LCM2"}
 
 // parseIndex is ParseIndexLate, setting *verify to the checksums' check (of the sections not in
 // skip).
-func parseIndex(name string, data []byte, threads int, verify *func() error, skip []string) (ixOut *Index, errOut error) {
+func parseIndex(name string, data []byte, threads int, verify *func(ChunkVisit) error, skip []string) (ixOut *Index, errOut error) {
 	fail := func(where string, format string, args ...any) error {
 		return &IndexError{Name: name, Where: where, Err: fmt.Errorf("%w: "+format, append([]any{ErrIndexDamaged}, args...)...)}
 	}
@@ -649,9 +668,7 @@ func parseIndex(name string, data []byte, threads int, verify *func() error, ski
 			if s.page != 0 {
 				return nil, fail(where, "reserved bytes are not zero")
 			}
-			switch s.tag {
-			case "NOTE", "NAME", "STRT", "ALPH", "TEXT":
-			default:
+			if isPageTag(s.tag) {
 				page = 0
 			}
 		} else if s.page == wholeIndex {
@@ -781,10 +798,21 @@ func parseIndex(name string, data []byte, threads int, verify *func() error, ski
 	if len(skip) > 0 {
 		sumList = slices.DeleteFunc(slices.Clone(list), func(s indexSection) bool { return slices.Contains(skip, s.tag) })
 	}
-	checkSums := func() error {
-		sums := sectionSums(sumList, threads)
+	checkSums := func(visit ChunkVisit) error {
+		var each func(s *indexSection, off int64, d []byte) error
+		if visit != nil {
+			each = func(s *indexSection, off int64, d []byte) error {
+				page := int(s.page)
+				if s.page == wholeIndex || v2 && !isPageTag(s.tag) {
+					page = -1
+				}
+				visit(s.tag, page, off, d)
+				return nil
+			}
+		}
+		crcs, _ := sectionChunks(sumList, threads, each)
 		for i, s := range sumList {
-			if sums[i] != s.sum {
+			if sumOfChunks(crcs[i]) != s.sum {
 				where := "section " + s.tag
 				if !v2 && s.page != wholeIndex {
 					where = fmt.Sprintf("page %d: section %s", s.page, s.tag)
@@ -798,7 +826,7 @@ func parseIndex(name string, data []byte, threads int, verify *func() error, ski
 	// A check below that fails is reported as a checksum's mismatch where there is one.
 	defer func() {
 		if errOut != nil {
-			if err := checkSums(); err != nil {
+			if err := checkSums(nil); err != nil {
 				errOut = err
 			}
 		}
@@ -883,6 +911,10 @@ func (ix *Index) checkAlphabet() error {
 	return nil
 }
 
+// Int32View returns b's little-endian int32 values (an index file's arrays): b's memory where the
+// host is little-endian and b aligned, else a copy.
+func Int32View(b []byte) []int32 { return int32View(b) }
+
 // int32View returns b as int32s, in place when the host is little-endian and b is aligned.
 func int32View(b []byte) []int32 {
 	if len(b) == 0 {
@@ -959,7 +991,7 @@ func OpenIndex(path string, threads int) (*IndexFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := verify(); err != nil {
+	if err := verify(nil); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -968,7 +1000,7 @@ func OpenIndex(path string, threads int) (*IndexFile, error) {
 
 // OpenIndexLate is OpenIndex with the checksums left to the returned function (see
 // ParseIndexLate).
-func OpenIndexLate(path string, threads int, skip ...string) (*IndexFile, func() error, error) {
+func OpenIndexLate(path string, threads int, skip ...string) (*IndexFile, func(visit ChunkVisit) error, error) {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}

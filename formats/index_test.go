@@ -341,7 +341,11 @@ func FuzzIndexFile(f *testing.F) {
 		// from the checksums.
 		_, verify, lerr := ParseIndexLate("fuzz.sai", data, 1)
 		if lerr == nil {
-			lerr = verify()
+			lerr = verify(func(tag string, page int, off int64, d []byte) {
+				if off%(1<<20) != 0 || len(d) == 0 || len(d) > 1<<20 || page < -1 {
+					t.Errorf("section %s page %d: a chunk of %d bytes at %d", tag, page, len(d), off)
+				}
+			})
 		}
 		if (err == nil) != (lerr == nil) || err != nil && err.Error() != lerr.Error() {
 			t.Fatalf("ParseIndex: %v; ParseIndexLate and its checksums: %v", err, lerr)

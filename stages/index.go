@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sapipe/sapipe/formats"
@@ -50,6 +51,10 @@ type Index struct {
 	pagesChecked  bool       // under pagesMu: the pages are loadPages', which unchecked ones never replace
 
 	searchOnly bool // opened for count and locate: the pages hold no LCP (cpu.LoadSearchPage)
+	// OpenLocateIndexChecking: the checksums' pass checks the suffix arrays' range too, for a
+	// device that leaves them to the host (LocateSearcherOn); saBad: one was out of range.
+	saInSums bool
+	saBad    atomic.Bool
 }
 
 // IndexOptions shape an index built in memory.
@@ -257,7 +262,7 @@ func OpenIndex(path string, threads int) (*Index, error) { return openIndex(path
 func OpenSearchIndex(path string, threads int) (*Index, error) { return openIndex(path, threads, true) }
 
 func openIndex(path string, threads int, search bool) (*Index, error) {
-	ix, err := openIndexChecking(path, threads, search)
+	ix, err := openIndexChecking(path, threads, search, false)
 	if err != nil {
 		return nil, err
 	}
@@ -277,15 +282,22 @@ func openIndex(path string, threads int, search bool) (*Index, error) {
 // calls it at once): a GPU that checks the pages itself leaves them to the card, and the host
 // reads the file once, for the checksums. Close waits for the checks.
 func OpenIndexChecking(path string, threads int) (*Index, error) {
-	return openIndexChecking(path, threads, false)
+	return openIndexChecking(path, threads, false, false)
 }
 
 // OpenSearchIndexChecking is OpenIndexChecking for count and locate, as OpenSearchIndex.
 func OpenSearchIndexChecking(path string, threads int) (*Index, error) {
-	return openIndexChecking(path, threads, true)
+	return openIndexChecking(path, threads, true, false)
 }
 
-func openIndexChecking(path string, threads int, search bool) (*Index, error) {
+// OpenLocateIndexChecking is OpenSearchIndexChecking for locate: the checksums' pass also checks
+// the range of the suffix arrays' values, each chunk while it is in the caches, which a device's
+// LocateSearcherOn then does not do in a pass of its own (the host reads the positions there).
+func OpenLocateIndexChecking(path string, threads int) (*Index, error) {
+	return openIndexChecking(path, threads, true, true)
+}
+
+func openIndexChecking(path string, threads int, search, locate bool) (*Index, error) {
 	var skip []string
 	if search {
 		skip = formats.LCPSections
@@ -298,9 +310,20 @@ func openIndexChecking(path string, threads int, search bool) (*Index, error) {
 	ix := indexRef(f.Index, threads)
 	ix.File, ix.early, ix.searchOnly, ix.path = f, f.Index, search, path
 	ix.summed, ix.t0 = make(chan struct{}), time.Now()
+	var visit formats.ChunkVisit
+	if locate {
+		ix.saInSums = true
+		visit = func(tag string, page int, off int64, d []byte) {
+			if tag == "SUFA" && page >= 0 && page < len(f.Pages) {
+				if !cpu.SuffixRowsInRange(formats.Int32View(d), int(off/4), f.Pages[page].Window()) {
+					ix.saBad.Store(true)
+				}
+			}
+		}
+	}
 	go func() {
 		defer close(ix.summed)
-		ix.sumErr = verify()
+		ix.sumErr = verify(visit)
 		ix.sumTime = time.Since(ix.t0)
 	}()
 	return ix, nil
@@ -623,7 +646,16 @@ func (ix *Index) searcherEarly(b kernels.Backend, countOnly, hostSA bool, on fun
 	// A device that holds no suffix arrays does not check them: the host does where it reads
 	// them for the occurrences' positions.
 	saChecked := make(chan error, 1)
-	if hostSA {
+	if hostSA && ix.saInSums {
+		go func() {
+			// The checksums' pass checked the range (OpenLocateIndexChecking).
+			err := ix.Sums()
+			if err == nil && ix.saBad.Load() {
+				err = errors.New("a suffix array out of range")
+			}
+			saChecked <- err
+		}()
+	} else if hostSA {
 		go func() {
 			for i := range fi.Pages {
 				pg := &fi.Pages[i]

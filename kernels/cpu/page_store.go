@@ -340,6 +340,19 @@ func checkSA(sa []int32, n, threads int) error {
 	})
 }
 
+// SuffixRowsInRange reports whether rows first to first+len(rows)-1 of the suffix array of a text of
+// n codes are what CheckSuffixArray accepts: row 0 the empty suffix (n), every other row a text
+// position. The array's length is its reader's to check.
+func SuffixRowsInRange(rows []int32, first, n int) bool {
+	if first == 0 && len(rows) > 0 {
+		if rows[0] != int32(n) {
+			return false
+		}
+		rows = rows[1:]
+	}
+	return maxUint32(rows) < uint32(n) || len(rows) == 0
+}
+
 // maxUint32 is the largest of s's values as unsigned, on four chains so that the maxima do not
 // wait on each other.
 func maxUint32(s []int32) uint32 {

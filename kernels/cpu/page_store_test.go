@@ -365,3 +365,35 @@ func TestUncheckedSearchPage(t *testing.T) {
 		t.Error("a rank structure of the wrong length was taken")
 	}
 }
+
+// TestSuffixRowsInRange: a suffix array's rows taken in parts anywhere pass where CheckSuffixArray
+// passes the whole, and a part holding a bad row (row 0 other than n, a row n or more) fails.
+func TestSuffixRowsInRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	const n = 5000
+	sa := make([]int32, n+1)
+	sa[0] = n
+	for i, p := range rng.Perm(n) {
+		sa[1+i] = int32(p)
+	}
+	parts := func(sa []int32) bool {
+		for lo := 0; lo < len(sa); {
+			hi := min(lo+1+rng.IntN(700), len(sa))
+			if !SuffixRowsInRange(sa[lo:hi], lo, n) {
+				return false
+			}
+			lo = hi
+		}
+		return true
+	}
+	if CheckSuffixArray(sa, n, 2) != nil || !parts(sa) {
+		t.Fatal("a good suffix array refused")
+	}
+	for _, c := range []struct{ row, val int }{{0, n - 1}, {0, n + 1}, {1, n}, {n, n}, {2500, -1}, {77, 1 << 30}} {
+		bad := slices.Clone(sa)
+		bad[c.row] = int32(c.val)
+		if CheckSuffixArray(bad, n, 2) == nil || parts(bad) {
+			t.Errorf("row %d = %d passed", c.row, c.val)
+		}
+	}
+}
