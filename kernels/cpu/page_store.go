@@ -353,9 +353,9 @@ func SuffixRowsInRange(rows []int32, first, n int) bool {
 	return maxUint32(rows) < uint32(n) || len(rows) == 0
 }
 
-// maxUint32 is the largest of s's values as unsigned, on four chains so that the maxima do not
+// maxUint32Go is the largest of s's values as unsigned, on four chains so that the maxima do not
 // wait on each other.
-func maxUint32(s []int32) uint32 {
+func maxUint32Go(s []int32) uint32 {
 	var m0, m1, m2, m3 uint32
 	k := 0
 	for ; k+4 <= len(s); k += 4 {

@@ -397,3 +397,43 @@ func TestSuffixRowsInRange(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxUint32: the vector maximum (where there is one) equals the loop's, for lengths around
+// its steps and values with the top bit set (negative as int32, the largest unsigned).
+func TestMaxUint32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for n := range 300 {
+		s := make([]int32, n)
+		for i := range s {
+			s[i] = int32(rng.Uint32() >> uint(rng.IntN(32)))
+		}
+		for range 3 {
+			if got, want := maxUint32(s), maxUint32Go(s); got != want {
+				t.Fatalf("%d values: %d, want %d", n, got, want)
+			}
+			if n > 0 {
+				s[rng.IntN(n)] = int32(rng.Uint32() | 1<<31)
+			}
+		}
+	}
+}
+
+// BenchmarkMaxUint32 runs over 1 MiB (an index file's chunk, as the checksums' pass gives it).
+func BenchmarkMaxUint32(b *testing.B) {
+	s := make([]int32, 1<<18)
+	for i := range s {
+		s[i] = int32(i)
+	}
+	b.Run("vector", func(b *testing.B) {
+		b.SetBytes(4 << 18)
+		for b.Loop() {
+			maxUint32(s)
+		}
+	})
+	b.Run("loop", func(b *testing.B) {
+		b.SetBytes(4 << 18)
+		for b.Loop() {
+			maxUint32Go(s)
+		}
+	})
+}
