@@ -39,7 +39,7 @@ func mapFile(path string) (data []byte, unmap func() error, mapped bool, err err
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("index %s: mapping %d bytes: %v", path, size, err)
 	}
-	return b, func() error { return syscall.Munmap(b) }, true, nil
+	return b, func() error { return unmapMany(b) }, true, nil
 }
 
 // mapRegular maps the regular file at path read-only, for reading it in order; nil when it is not
