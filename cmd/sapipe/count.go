@@ -158,7 +158,8 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 // and k-mer tables to the card (2.3 GB), and it is ready to search before the CPU has checked the
 // file (0.55-0.69 s against 1.0 s): 1 M patterns counted in 0.90-1.16 s against 1.56-1.58 s on the
 // CPU's 16 threads, 10 M in 0.99-1.07 s against 3.78 s; 10 M located in 2.58-2.87 s against
-// 4.36-4.74 s (2026-11-29). Locating 1 M patterns took 2.24 s against 3.02 s already when the card
+// 4.36-4.74 s (2026-11-29); with -b, 2.38-2.49 s against 6.2-7.7 s after the host's share came
+// down (twelfth session). Locating 1 M patterns took 2.24 s against 3.02 s already when the card
 // was given the whole index; smaller sets were not measured for locate, whose fixed costs are
 // count's and the host's check of the suffix arrays, which the CPU's checks include.
 func searchDevice(spec, ref string, isIndex bool) string {
