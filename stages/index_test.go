@@ -94,12 +94,16 @@ func TestIndexRoundTrip(t *testing.T) {
 		// Written into an empty file (through a mapping, or at offsets, on several goroutines),
 		// then after what a file holds already (in order): the same bytes.
 		defer func(m int64) { mappedWriteMin = m }(mappedWriteMin)
-		for _, before := range []string{"", "", "head"} {
+		for k, before := range []string{"", "", "head", ""} {
 			mappedWriteMin = 0
 			if before == "" && r%2 == 1 {
 				mappedWriteMin = 1 << 62
 			}
-			f, err := os.Create(filepath.Join(dir, "direct.sai"))
+			flags := os.O_RDWR | os.O_CREATE | os.O_TRUNC
+			if k == 3 { // as a shell opens stdout's file
+				flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+			}
+			f, err := os.OpenFile(filepath.Join(dir, "direct.sai"), flags, 0o644)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,8 @@ import (
 // here rather than a fault while copying, and the copies then fault pages in on every core,
 // where write(2) and pwrite(2) into one file take its lock and copy on one. done is false when
 // the file system does not reserve blocks (the caller then writes otherwise); err is an error of
-// the writing (no space, say).
+// the writing (no space, say). A file opened for writing alone (a shell's stdout) is mapped through
+// a second opening of it (readWriteFile).
 func writeMapped(f *os.File, ix *formats.Index, threads int) (n int64, done bool, err error) {
 	n, err = formats.IndexFileSize(ix)
 	if err != nil {
@@ -22,9 +23,17 @@ func writeMapped(f *os.File, ix *formats.Index, threads int) (n int64, done bool
 	if n < mappedWriteMin || threads < 2 {
 		return 0, false, nil // small: pwrite is as fast
 	}
+	out := f
+	f, rw, ok := readWriteFile(f)
+	if !ok {
+		return 0, false, nil
+	}
+	if rw != nil {
+		defer rw.Close()
+	}
 	if err := unix.Fallocate(int(f.Fd()), 0, 0, n); err != nil {
 		if err == unix.ENOSPC || err == unix.EDQUOT || err == unix.EFBIG {
-			return 0, true, &os.PathError{Op: "write", Path: f.Name(), Err: err}
+			return 0, true, &os.PathError{Op: "write", Path: out.Name(), Err: err}
 		}
 		return 0, false, nil
 	}

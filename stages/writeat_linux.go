@@ -40,20 +40,9 @@ func newOutputMap(f *os.File, start, size int64) *outputMap {
 	if start != size {
 		return nil
 	}
-	var rw *os.File
-	if !readWrite(f) {
-		// A shell opens stdout's file for writing alone, where a shared writable mapping needs
-		// reading too: the file is opened again, for both, through /proc (if its mode lets this
-		// user read it).
-		var err error
-		if rw, err = os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), os.O_RDWR, 0); err != nil {
-			return nil
-		}
-		if fi, err := rw.Stat(); err != nil || !sameFile(f, fi) {
-			rw.Close()
-			return nil
-		}
-		f = rw
+	f, rw, ok := readWriteFile(f)
+	if !ok {
+		return nil
 	}
 	page := int64(os.Getpagesize())
 	window := (mappedOutputWindow + page - 1) / page * page
@@ -66,8 +55,26 @@ func newOutputMap(f *os.File, start, size int64) *outputMap {
 	}
 }
 
-// readWrite reports whether f was opened for reading and writing, as a shared writable mapping
-// needs.
+// readWriteFile returns f, or where f was opened for writing alone (as a shell opens stdout's
+// file) the same file opened again for reading and writing through /proc (if its mode lets this
+// user read it), as a shared writable mapping needs; rw is that second file, for the caller to
+// close, or nil. ok is false where neither can be had.
+func readWriteFile(f *os.File) (rwf, rw *os.File, ok bool) {
+	if readWrite(f) {
+		return f, nil, true
+	}
+	rw, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), os.O_RDWR, 0)
+	if err != nil {
+		return nil, nil, false
+	}
+	if fi, err := rw.Stat(); err != nil || !sameFile(f, fi) {
+		rw.Close()
+		return nil, nil, false
+	}
+	return rw, rw, true
+}
+
+// readWrite reports whether f was opened for reading and writing.
 func readWrite(f *os.File) bool {
 	rc, err := f.SyscallConn()
 	if err != nil {
