@@ -72,7 +72,6 @@ type fileWriter struct {
 var (
 	mappedOutputFrom   = int64(64 << 20)
 	mappedOutputWindow = int64(256 << 20)
-	populateOutput     = false // fault a part's pages in by one madvise before copying (benchmarks)
 )
 
 type fileJob struct {

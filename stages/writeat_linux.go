@@ -133,9 +133,6 @@ func (m *outputMap) copyAt(i int64, text []byte, off int64) error {
 	base := m.from + i*m.window
 	lo, hi := max(off, base), min(off+int64(len(text)), base+m.window)
 	page := int64(os.Getpagesize())
-	if populateOutput {
-		unix.Madvise(w.data[(lo-base)/page*page:min((hi-base+page-1)/page*page, m.window)], unix.MADV_POPULATE_WRITE)
-	}
 	copy(w.data[lo-base:hi-base], text[lo-off:hi-off])
 	plo, phi := (lo-base+page-1)/page*page, (hi-base)/page*page
 	var err error
