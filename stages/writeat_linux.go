@@ -76,15 +76,8 @@ func readWriteFile(f *os.File) (rwf, rw *os.File, ok bool) {
 
 // readWrite reports whether f was opened for reading and writing.
 func readWrite(f *os.File) bool {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return false
-	}
-	flags := -1
-	if err := rc.Control(func(fd uintptr) { flags, _ = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil {
-		return false
-	}
-	return flags >= 0 && flags&unix.O_ACCMODE == unix.O_RDWR
+	flags, ok := fileFlags(f)
+	return ok && flags&unix.O_ACCMODE == unix.O_RDWR
 }
 
 // sameFile reports whether fi is f's file.
