@@ -48,6 +48,28 @@ func AppendCount(b, name []byte, n int) []byte {
 	return append(b, '\n')
 }
 
+// AppendLocatePrefix appends to b what the lines of one pattern's occurrences in one record start
+// with (AppendLocate's): the pattern's name and the record's, each followed by a tab.
+func AppendLocatePrefix(b, name []byte, seq string) []byte {
+	b = append(b, name...)
+	b = append(b, '\t')
+	b = append(b, seq...)
+	return append(b, '\t')
+}
+
+// AppendLocateAt appends to b the line of one occurrence, as AppendLocate writes it, from its
+// prefix (AppendLocatePrefix): one copy of the names for the line instead of two appends and
+// their tabs, which a pattern with thousands of occurrences repeats.
+func AppendLocateAt(b, prefix []byte, pos int, strand byte) []byte {
+	b = append(b, prefix...)
+	if pos < 0 {
+		b = strconv.AppendInt(b, int64(pos), 10)
+	} else {
+		b = appendDecimal(b, uint64(pos))
+	}
+	return append(b, '\t', strand, '\n')
+}
+
 // AppendLocate appends to b the line of one occurrence, as Locate writes it.
 func AppendLocate(b, name []byte, seq string, pos int, strand byte) []byte {
 	b = append(b, name...)

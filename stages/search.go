@@ -38,6 +38,7 @@ type PatternBatch struct {
 	starts []int
 	Hits   kernels.Hits
 	Out    []byte // the batch's lines of the count or locate table
+	prefix []byte // Format's: the start of the locate lines of one pattern in one record
 
 	Records, Bases int64 // in this batch, once parsed
 
@@ -169,6 +170,7 @@ func (b *PatternBatch) Format(ref *kernels.Reference, locate bool) {
 		}
 	}
 	var recs recordCursor
+	prefix := b.prefix
 	for r, sp := range b.Names {
 		name := b.Data[sp.From:sp.To]
 		if !locate {
@@ -180,14 +182,19 @@ func (b *PatternBatch) Format(ref *kernels.Reference, locate bool) {
 			continue
 		}
 		for k, strand := range strands[:perRecord] {
-			// A strand's positions ascend: most fall in the record of the one before.
+			// A strand's positions ascend: most fall in the record of the one before, whose
+			// lines start alike (the pattern's name and the record's).
+			last := -1
 			for _, pos := range b.Hits.Positions(r*perRecord + k) {
 				rec, off := recs.of(ref, int(pos))
-				out = formats.AppendLocate(out, name, ref.Names[rec], off+1, strand)
+				if rec != last {
+					prefix, last = formats.AppendLocatePrefix(prefix[:0], name, ref.Names[rec]), rec
+				}
+				out = formats.AppendLocateAt(out, prefix, off+1, strand)
 			}
 		}
 	}
-	b.Out = out
+	b.Out, b.prefix = out, prefix
 }
 
 // locateLineMost is the most bytes of a locate line (formats.AppendLocate) besides the pattern's
