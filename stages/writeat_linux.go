@@ -16,6 +16,7 @@ import (
 // index file"). The file is reserved a window past what is written, and cut to its length at
 // close; a run killed before that leaves zeros after its text.
 type outputMap struct {
+	name   string   // the file's, for errors
 	rw     *os.File // the file opened again for reading and writing, or nil
 	fd     int
 	from   int64 // the first mapped offset, a page's
@@ -40,6 +41,7 @@ func newOutputMap(f *os.File, start, size int64) *outputMap {
 	if start != size {
 		return nil
 	}
+	name := f.Name()
 	f, rw, ok := readWriteFile(f)
 	if !ok {
 		return nil
@@ -47,6 +49,7 @@ func newOutputMap(f *os.File, start, size int64) *outputMap {
 	page := int64(os.Getpagesize())
 	window := (mappedOutputWindow + page - 1) / page * page
 	return &outputMap{
+		name:   name,
 		rw:     rw,
 		fd:     int(f.Fd()),
 		from:   (start + mappedOutputFrom + page - 1) / page * page,
@@ -99,7 +102,7 @@ func (m *outputMap) acquire(i int64) (ok bool, err error) {
 	off := m.from + i*m.window
 	if err := unix.Fallocate(m.fd, 0, off, m.window); err != nil {
 		if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) || errors.Is(err, unix.EFBIG) || m.any {
-			return false, err
+			return false, &os.PathError{Op: "write", Path: m.name, Err: err}
 		}
 		return false, nil
 	}
@@ -110,7 +113,7 @@ func (m *outputMap) acquire(i int64) (ok bool, err error) {
 		if first {
 			return false, nil
 		}
-		return false, err
+		return false, &os.PathError{Op: "write", Path: m.name, Err: err}
 	}
 	m.wins[i] = &outWindow{data: data, refs: 1}
 	return true, nil
