@@ -61,17 +61,21 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 		}
 		if onWorker(b) {
 			wp := printer{opts: &opts, ref: ref, out: mw, mums: b.mums[:0], sub: b.sub}
+			// A batch's buffer starts at its bytes a match (the last batch's) times its matches
+			// where it holds less, rather than growing to it: a genome-long query's batches
+			// print megabytes each, a repeat-rich stretch's tens of megabytes, and reads in a
+			// satellite under -maxmatch hundreds (append's growth by a quarter copied them
+			// over and over). A fresh batch (the pieces of a long record) also starts at the
+			// size of the last output.
+			perMatch := matchHint.Load()
+			if perMatch == 0 {
+				perMatch = 32 * 16 // a line of three 8-digit columns and a little more
+			}
+			want := int64(len(b.Res.Matches)) * perMatch / 16
 			if cap(b.Out) == 0 {
-				// A fresh batch (the pieces of a long record) starts at the size of the last
-				// output, or at its bytes a match times this batch's matches where that is more,
-				// rather than growing to it: a genome-long query's batches print megabytes each,
-				// and a repeat-rich stretch's tens of megabytes, and the copies and the fresh
-				// memory's faults were most of its formatting.
-				perMatch := matchHint.Load()
-				if perMatch == 0 {
-					perMatch = 32 * 16 // a line of three 8-digit columns and a little more
-				}
-				want := max(outHint.Load(), int64(len(b.Res.Matches))*perMatch/16)
+				want = max(want, outHint.Load())
+			}
+			if int64(cap(b.Out)) < want {
 				b.Out = make([]byte, 0, want*9/8)
 			}
 			b.Out = wp.batch(b.Out[:0], b)

@@ -277,3 +277,31 @@ func TestSortByTextPos(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendRecs: appending records in parts keeps them all, in order, and grows the capacity at
+// least twofold each time it must grow (a few copies for millions of records).
+func TestAppendRecs(t *testing.T) {
+	var recs, want []outRec
+	grows := 0
+	for i := range 3000 {
+		more := make([]outRec, i%700)
+		for k := range more {
+			more[k] = outRec{ref: uint32(i), slot: uint32(k)}
+		}
+		before := cap(recs)
+		recs = appendRecs(recs, more)
+		if cap(recs) != before {
+			grows++
+			if before > 0 && cap(recs) < 2*before {
+				t.Fatalf("capacity %d grew to %d", before, cap(recs))
+			}
+		}
+		want = append(want, more...)
+	}
+	if !slices.Equal(recs, want) {
+		t.Fatal("records lost or out of order")
+	}
+	if grows > 25 {
+		t.Fatalf("%d growths for %d records", grows, len(recs))
+	}
+}
