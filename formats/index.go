@@ -218,12 +218,12 @@ var indexPageTags = []struct {
 // isPageTag reports whether tag is a page's section (version 2 files have one page, of their
 // sections all but the reference's).
 func isPageTag(tag string) bool {
-	return slices.ContainsFunc(indexPageTags, func(t struct {
-		tag  string
-		elem int
-	}) bool {
-		return t.tag == tag
-	})
+	for _, t := range indexPageTags {
+		if t.tag == tag {
+			return true
+		}
+	}
+	return false
 }
 
 // indexV2Tags are the sections of version 2: one page, no PAGE or TAIL, 4-byte record starts.
