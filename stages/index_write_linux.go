@@ -14,7 +14,7 @@ import (
 // where write(2) and pwrite(2) into one file take its lock and copy on one. done is false when
 // the file system does not reserve blocks (the caller then writes otherwise); err is an error of
 // the writing (no space, say). A file opened for writing alone (a shell's stdout) is mapped through
-// a second opening of it (readWriteFile).
+// a second opening of it (readWriteFile); a file on a network file system is not (localFS).
 func writeMapped(f *os.File, ix *formats.Index, threads int) (n int64, done bool, err error) {
 	n, err = formats.IndexFileSize(ix)
 	if err != nil {
@@ -24,6 +24,9 @@ func writeMapped(f *os.File, ix *formats.Index, threads int) (n int64, done bool
 		return 0, false, nil // small: pwrite is as fast
 	}
 	out := f
+	if !localFS(f) {
+		return 0, false, nil
+	}
 	f, rw, ok := readWriteFile(f)
 	if !ok {
 		return 0, false, nil

@@ -42,6 +42,9 @@ func newOutputMap(f *os.File, start, size int64) *outputMap {
 		return nil
 	}
 	name := f.Name()
+	if !localFS(f) {
+		return nil
+	}
 	f, rw, ok := readWriteFile(f)
 	if !ok {
 		return nil
@@ -56,6 +59,24 @@ func newOutputMap(f *os.File, start, size int64) *outputMap {
 		window: window,
 		wins:   map[int64]*outWindow{},
 	}
+}
+
+// localFS reports whether f lies on a local file system whose shared writable mappings sapipe
+// trusts to be as fast as pwrite or faster (ext4, XFS, Btrfs, F2FS, tmpfs, and overlayfs over
+// them, as in containers). Elsewhere (NFS,
+// Lustre, GPFS and other network or FUSE file systems, where writing through a mapping can be
+// slow or flushed differently) outputs and index files are written by pwrite.
+func localFS(f *os.File) bool {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(int(f.Fd()), &st); err != nil {
+		return false
+	}
+	switch uint32(st.Type) {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.F2FS_SUPER_MAGIC, unix.TMPFS_MAGIC,
+		unix.OVERLAYFS_SUPER_MAGIC:
+		return true
+	}
+	return false
 }
 
 // readWriteFile returns f, or where f was opened for writing alone (as a shell opens stdout's
