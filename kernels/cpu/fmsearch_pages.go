@@ -48,11 +48,12 @@ type pagedScratch struct {
 	iv    []Interval
 	rows  []int32 // from a RowSearch
 	count []int32
-	// The located occurrences, page by page and in a page pattern by pattern, each pattern's in
-	// text order: page pi's of pattern i are pos[starts[pi*np+i]:starts[pi*np+i+1]].
-	pos    []int64
+	// The located occurrences as offsets from their page's start, page by page and in a page
+	// pattern by pattern, each pattern's in text order: page pi's of pattern i are
+	// off[starts[pi*np+i]:starts[pi*np+i+1]].
+	off    []uint32
 	starts []int
-	tmp    []int64 // sortPositions' scratch
+	tmp    []uint32 // sortPositions' scratch
 	pf     prefetcher
 }
 
@@ -108,7 +109,7 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 	sc.iv = slices.Grow(sc.iv[:0], np)[:np]
 	sc.count = slices.Grow(sc.count[:0], np)[:np]
 	clear(sc.count)
-	sc.pos = sc.pos[:0]
+	sc.off = sc.off[:0]
 	sc.starts = slices.Grow(sc.starts[:0], len(s.pages)*np+1)[:len(s.pages)*np+1]
 	for pi, p := range s.pages {
 		rs, withRows := s.search[pi].(RowSearch)
@@ -127,7 +128,7 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 			for _, v := range sc.iv {
 				room += int(max(v.Hi-v.Lo, 0))
 			}
-			sc.pos = slices.Grow(sc.pos, room)
+			sc.off = slices.Grow(sc.off, room)
 		}
 		starts := sc.starts[pi*np : (pi+1)*np]
 		for i, v := range sc.iv {
@@ -145,7 +146,7 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 				}
 				sc.pf.flush()
 			}
-			starts[i] = len(sc.pos)
+			starts[i] = len(sc.off)
 			if v.Lo < 0 || v.Lo > v.Hi || v.Hi > rows || v.Shift < 0 || (v.Shift > 0 && v.Hi-v.Lo != 1) {
 				return fmt.Errorf("page %d, pattern %d: search interval %d..%d, shift %d, in %d rows", pi, i, v.Lo, v.Hi, v.Shift, rows)
 			}
@@ -161,7 +162,7 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 				sc.count[i] += v.Hi - v.Lo - int32(z-a)
 				continue
 			}
-			start := len(sc.pos)
+			start := len(sc.off)
 			sa := p.sa[v.Lo:v.Hi]
 			if withRows && v.Shift > 0 { // one row (checked above), its value given
 				sa = sc.rows[i : i+1]
@@ -176,20 +177,22 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 				if at >= owned {
 					continue
 				}
-				g := int64(p.Start) + int64(at)
-				if len(pat) > most && !bytes.Equal(s.text[g:min(g+int64(len(pat)), int64(len(s.text)))], pat) {
-					continue
+				if len(pat) > most {
+					g := int64(p.Start) + int64(at)
+					if !bytes.Equal(s.text[g:min(g+int64(len(pat)), int64(len(s.text)))], pat) {
+						continue
+					}
 				}
-				sc.pos = append(sc.pos, g)
+				sc.off = append(sc.off, uint32(at))
 			}
-			if len(sc.pos)-start > 1 {
-				sc.tmp = sortPositions(sc.pos[start:], int64(p.Start), sc.tmp)
+			if len(sc.off)-start > 1 {
+				sc.tmp = sortPositions(sc.off[start:], 0, sc.tmp)
 			}
 		}
 	}
-	sc.starts[len(s.pages)*np] = len(sc.pos)
+	sc.starts[len(s.pages)*np] = len(sc.off)
 	if locate {
-		h.Pos = slices.Grow(h.Pos, len(sc.pos))
+		h.Pos = slices.Grow(h.Pos, len(sc.off))
 	}
 	for i := range np {
 		// A page's occurrences start at its own start: the pages' runs follow in text order.
@@ -197,7 +200,11 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 			from, to := sc.starts[pi*np+i], sc.starts[pi*np+i+1]
 			sc.count[i] += int32(to - from)
 			if locate {
-				h.Pos = append(h.Pos, sc.pos[from:to]...)
+				base, n := int64(s.pages[pi].Start), len(h.Pos)
+				h.Pos = h.Pos[:n+to-from]
+				for k, o := range sc.off[from:to] {
+					h.Pos[n+k] = base + int64(o)
+				}
 			}
 		}
 		h.Count = append(h.Count, sc.count[i])

@@ -12,6 +12,7 @@ import (
 func TestSortPositions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
 	var tmp []int64
+	var tmp32 []uint32
 	for r := range 400 {
 		n := rng.IntN(3 * radixMin)
 		if r%5 == 0 {
@@ -31,9 +32,20 @@ func TestSortPositions(t *testing.T) {
 		}
 		want := slices.Clone(s)
 		slices.Sort(want)
+		// The same as PagedSearcher's 32-bit offsets from the base.
+		offs := make([]uint32, n)
+		for i, v := range s {
+			offs[i] = uint32(v - base)
+		}
 		tmp = sortPositions(s, base, tmp)
 		if !slices.Equal(s, want) {
 			t.Fatalf("round %d (%d positions from %d, span %d): not sorted as slices.Sort", r, n, base, span)
+		}
+		tmp32 = sortPositions(offs, 0, tmp32)
+		for i, o := range offs {
+			if base+int64(o) != want[i] {
+				t.Fatalf("round %d (%d offsets, span %d): not sorted as slices.Sort", r, n, span)
+			}
 		}
 	}
 }
@@ -51,6 +63,17 @@ func BenchmarkSortPositions(b *testing.B) {
 			for b.Loop() {
 				copy(s, src)
 				tmp = sortPositions(s, 0, tmp)
+			}
+		})
+		src32, s32 := make([]uint32, n), make([]uint32, n)
+		for i, v := range src {
+			src32[i] = uint32(v)
+		}
+		b.Run(fmt.Sprint("radix32/", n), func(b *testing.B) {
+			var tmp []uint32
+			for b.Loop() {
+				copy(s32, src32)
+				tmp = sortPositions(s32, 0, tmp)
 			}
 		})
 		b.Run(fmt.Sprint("pdq/", n), func(b *testing.B) {
