@@ -96,7 +96,7 @@ func runSearch(ctx context.Context, e *env, c *cli.Context, cmd string, opts sta
 	logf := logger(c, e, cmd)
 	tOpen := time.Now()
 	isIndex := stages.IsIndexFile(c.String("i"))
-	b, ix, err := openSearchIndex(e, c, searchDevice(c.String("device"), c.String("i"), isIndex), isIndex, opts.Threads, opts.Locate, logf)
+	b, ix, err := openSearchIndex(e, c, searchDevice(c.String("device"), c.String("i"), isIndex), isIndex, opts.Threads, logf)
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ const gpuSearchIndex = 8 << 30
 // openSearchIndex opens the backend and the index of -i. An index file is mapped and checked
 // while the backend opens (probing for a GPU takes tens of milliseconds); a FASTA file is indexed
 // on the backend once it is open. The backend's error comes first, as when one follows the other.
-func openSearchIndex(e *env, c *cli.Context, spec string, isIndex bool, threads int, locate bool, logf func(string, ...any)) (kernels.Backend, *stages.Index, error) {
+func openSearchIndex(e *env, c *cli.Context, spec string, isIndex bool, threads int, logf func(string, ...any)) (kernels.Backend, *stages.Index, error) {
 	path, t := c.String("i"), talkOf(c)
 	if !isIndex {
 		b, err := openBackend(e, spec, threads, t)
@@ -208,7 +208,7 @@ func openSearchIndex(e *env, c *cli.Context, spec string, isIndex bool, threads 
 	}()
 	// For a device, the pages are checked while they are copied there (SearcherOn); on the CPU
 	// they are checked here.
-	ix, ixErr := openIndexFile(path, c.Bool("n"), c.IsSet("n"), threads, spec != "cpu", true, locate, logf)
+	ix, ixErr := openIndexFile(path, c.Bool("n"), c.IsSet("n"), threads, spec != "cpu", true, logf)
 	o := <-done
 	if o.err != nil || ixErr != nil {
 		if ixErr == nil {

@@ -149,19 +149,16 @@ func openIndex(e *env, path string, nucleotidesOnly, nSet bool, threads int, b k
 		runtime.GC()
 		return ix, nil
 	}
-	return openIndexFile(path, nucleotidesOnly, nSet, threads, false, true, false, logf)
+	return openIndexFile(path, nucleotidesOnly, nSet, threads, false, true, logf)
 }
 
 // openIndexFile maps the index file at path and checks it, or with checking leaves its pages'
 // checks running (stages.OpenIndexChecking: for a device, which copies the arrays meanwhile);
-// with search, for count and locate, which never read the LCP (stages.OpenSearchIndex); with
-// locate too, the checksums' pass checks the suffix arrays' range (stages.OpenLocateIndexChecking).
-func openIndexFile(path string, nucleotidesOnly, nSet bool, threads int, checking, search, locate bool, logf func(string, ...any)) (*stages.Index, error) {
+// with search, for count and locate, which never read the LCP (stages.OpenSearchIndex).
+func openIndexFile(path string, nucleotidesOnly, nSet bool, threads int, checking, search bool, logf func(string, ...any)) (*stages.Index, error) {
 	t0 := time.Now()
 	open := stages.OpenIndex
 	switch {
-	case checking && search && locate:
-		open = stages.OpenLocateIndexChecking
 	case checking && search:
 		open = stages.OpenSearchIndexChecking
 	case checking:

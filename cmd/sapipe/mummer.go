@@ -294,7 +294,7 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	if cfg.index {
 		// For a device, the pages are checked while they are copied there (nothing is matched
 		// before the checks pass); on the CPU they are checked first.
-		ix, err := openIndexFile(cfg.ref, cfg.opts.NucleotidesOnly, true, cfg.opts.Threads, cfg.device != "cpu", false, false, logf)
+		ix, err := openIndexFile(cfg.ref, cfg.opts.NucleotidesOnly, true, cfg.opts.Threads, cfg.device != "cpu", false, logf)
 		if err != nil {
 			if berr := waitBackend(); berr != nil {
 				return berr

@@ -307,12 +307,6 @@ func countSymbols(text []byte, sigma, threads int) ([256]int, error) {
 	return total, nil
 }
 
-// CheckSuffixArray is LoadSearchPage's check of a window of n codes' suffix array, on threads:
-// row 0 is the empty suffix and every other row a position of the window. It is what a page taken
-// by UncheckedSearchPage needs before its suffix array is read, where a device that checks the
-// page holds no suffix array (DeviceIndex.CountOnly).
-func CheckSuffixArray(sa []int32, n, threads int) error { return checkSA(sa, n, threads) }
-
 // checkSA checks that row 0 is the empty suffix and every other row a text position.
 func checkSA(sa []int32, n, threads int) error {
 	if len(sa) != n+1 {
@@ -341,7 +335,7 @@ func checkSA(sa []int32, n, threads int) error {
 }
 
 // SuffixRowsInRange reports whether rows first to first+len(rows)-1 of the suffix array of a text of
-// n codes are what CheckSuffixArray accepts: row 0 the empty suffix (n), every other row a text
+// n codes are what LoadSearchPage's check accepts (checkSA): row 0 the empty suffix (n), every other row a text
 // position. The array's length is its reader's to check.
 func SuffixRowsInRange(rows []int32, first, n int) bool {
 	if first == 0 && len(rows) > 0 {

@@ -366,7 +366,7 @@ func TestUncheckedSearchPage(t *testing.T) {
 	}
 }
 
-// TestSuffixRowsInRange: a suffix array's rows taken in parts anywhere pass where CheckSuffixArray
+// TestSuffixRowsInRange: a suffix array's rows taken in parts anywhere pass where checkSA
 // passes the whole, and a part holding a bad row (row 0 other than n, a row n or more) fails.
 func TestSuffixRowsInRange(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 9))
@@ -386,13 +386,13 @@ func TestSuffixRowsInRange(t *testing.T) {
 		}
 		return true
 	}
-	if CheckSuffixArray(sa, n, 2) != nil || !parts(sa) {
+	if checkSA(sa, n, 2) != nil || !parts(sa) {
 		t.Fatal("a good suffix array refused")
 	}
 	for _, c := range []struct{ row, val int }{{0, n - 1}, {0, n + 1}, {1, n}, {n, n}, {2500, -1}, {77, 1 << 30}} {
 		bad := slices.Clone(sa)
 		bad[c.row] = int32(c.val)
-		if CheckSuffixArray(bad, n, 2) == nil || parts(bad) {
+		if checkSA(bad, n, 2) == nil || parts(bad) {
 			t.Errorf("row %d = %d passed", c.row, c.val)
 		}
 	}
