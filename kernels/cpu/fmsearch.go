@@ -279,7 +279,7 @@ func (s *Searcher) AppendHits(iv []Interval, locate bool, h *kernels.Hits) error
 			h.Pos = append(h.Pos, int64(p-v.Shift))
 		}
 		if v.Hi-v.Lo > 1 {
-			tmp = sortPositions(h.Pos[start:], 0, tmp)
+			tmp = sortPositions(h.Pos[start:], tmp)
 		}
 		h.PosEnds = append(h.PosEnds, len(h.Pos))
 	}

@@ -186,7 +186,7 @@ func (s *PagedSearcher) Search(b *kernels.Patterns, locate bool, h *kernels.Hits
 				sc.off = append(sc.off, uint32(at))
 			}
 			if len(sc.off)-start > 1 {
-				sc.tmp = sortPositions(sc.off[start:], 0, sc.tmp)
+				sc.tmp = sortPositions(sc.off[start:], sc.tmp)
 			}
 		}
 	}
