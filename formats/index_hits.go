@@ -61,21 +61,17 @@ func AppendLocatePrefix(b, name []byte, seq string) []byte {
 // prefix (AppendLocatePrefix): one copy of the names for the line instead of two appends and
 // their tabs, which a pattern with thousands of occurrences repeats.
 func AppendLocateAt(b, prefix []byte, pos int, strand byte) []byte {
-	b = append(b, prefix...)
-	if pos < 0 {
-		b = strconv.AppendInt(b, int64(pos), 10)
-	} else {
-		b = appendDecimal(b, uint64(pos))
-	}
-	return append(b, '\t', strand, '\n')
+	return appendLocateEnd(append(b, prefix...), pos, strand)
 }
 
 // AppendLocate appends to b the line of one occurrence, as Locate writes it.
 func AppendLocate(b, name []byte, seq string, pos int, strand byte) []byte {
-	b = append(b, name...)
-	b = append(b, '\t')
-	b = append(b, seq...)
-	b = append(b, '\t')
+	return appendLocateEnd(AppendLocatePrefix(b, name, seq), pos, strand)
+}
+
+// appendLocateEnd appends the rest of a locate line after its prefix: the position, a tab, the
+// strand and the newline.
+func appendLocateEnd(b []byte, pos int, strand byte) []byte {
 	if pos < 0 {
 		b = strconv.AppendInt(b, int64(pos), 10)
 	} else {

@@ -51,8 +51,8 @@ func (o *orderedOutput) release() {
 
 // fileWriter writes the text of batches into a regular file at offsets given out in order, on
 // several goroutines at once, so that copying the text into the file, which is most of what is
-// left on the sink when the output is large, is not done by one goroutine alone. Other writers
-// (pipes, terminals, files opened for appending) get the text in order through a bufio.Writer.
+// left on the sink when the output is large, is not done by one goroutine alone (orderedOutput
+// gives pipes, terminals and files opened for appending a bufio.Writer instead).
 type fileWriter struct {
 	f    *os.File
 	next int64      // offset of the next batch's text
