@@ -73,6 +73,15 @@ func (r *Reference) RecordOf(pos int) (rec, off int) {
 	return rec, pos - r.Starts[rec]
 }
 
+// RecordEnd is where record rec's stretch of Text ends: the next record's start (past the
+// separator) or the text's end; RecordOf gives a position in [Starts[rec], RecordEnd(rec)) to rec.
+func (r *Reference) RecordEnd(rec int) int {
+	if rec+1 < len(r.Starts) {
+		return r.Starts[rec+1]
+	}
+	return len(r.Text)
+}
+
 // Segment is one query sequence (a record on one strand) in a Batch, and the range of its
 // positions whose matches are wanted. A long record may be cut into several segments that share
 // Off and Len and differ in From and To; the matches of each position do not depend on the cut.

@@ -170,10 +170,7 @@ func (c *recordCursor) of(ref *kernels.Reference, pos int) (rec, off int) {
 		return c.rec, pos - c.lo
 	}
 	rec, off = ref.RecordOf(pos)
-	c.rec, c.lo, c.hi = rec, pos-off, len(ref.Text)
-	if rec+1 < len(ref.Starts) {
-		c.hi = ref.Starts[rec+1]
-	}
+	c.rec, c.lo, c.hi = rec, pos-off, ref.RecordEnd(rec)
 	return rec, off
 }
 

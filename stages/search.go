@@ -204,11 +204,7 @@ func locateLineMost(ref *kernels.Reference) int {
 	name, length := 0, 0
 	for i, n := range ref.Names {
 		name = max(name, len(n))
-		end := len(ref.Text)
-		if i+1 < len(ref.Starts) {
-			end = ref.Starts[i+1]
-		}
-		length = max(length, end-ref.Starts[i])
+		length = max(length, ref.RecordEnd(i)-ref.Starts[i])
 	}
 	return name + len(strconv.Itoa(length)) + 5
 }
