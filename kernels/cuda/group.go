@@ -147,7 +147,8 @@ func (g *Group) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.Ma
 	}
 	e := &earlyPages{arrays: early, sums: sums, checked: sync.OnceValues(checked)}
 	gm := &groupMatcher{reqs: make(chan *request), quit: make(chan struct{})}
-	_, err := gm.start(g.cards, ref, opts, nil, func(int) matchConfig { return matchConfig{Requests: gm.reqs, early: e} })
+	z := &launchSizer{}
+	_, err := gm.start(g.cards, ref, opts, nil, func(int) matchConfig { return matchConfig{Requests: gm.reqs, early: e, sizer: z} })
 	if err == nil {
 		return gm, nil
 	}
@@ -187,7 +188,8 @@ func (g *Group) newMatcher(ref *kernels.Reference, opts kernels.MatchOptions, ho
 		g.cards[0].note(fmt.Sprintf("the index is copied to every card, which pages through it: its pages over %d cards failed: %v", len(parts), err))
 	}
 	gm := &groupMatcher{reqs: make(chan *request), quit: make(chan struct{})}
-	if _, err := gm.start(g.cards, ref, opts, host, func(int) matchConfig { return matchConfig{Requests: gm.reqs} }); err != nil {
+	z := &launchSizer{}
+	if _, err := gm.start(g.cards, ref, opts, host, func(int) matchConfig { return matchConfig{Requests: gm.reqs, sizer: z} }); err != nil {
 		return nil, err // not a nil *groupMatcher in a non-nil Matcher
 	}
 	return gm, nil

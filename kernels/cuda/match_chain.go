@@ -227,8 +227,9 @@ func (g *Group) newChain(ref *kernels.Reference, opts kernels.MatchOptions, give
 		}
 	}
 	gm := &groupMatcher{reqs: make(chan *request), quit: make(chan struct{}), links: links}
+	z := &launchSizer{}
 	return gm.start(cards, ref, opts, given, func(i int) matchConfig {
-		c := matchConfig{part: parts[i]}
+		c := matchConfig{part: parts[i], sizer: z}
 		if i == 0 {
 			c.Requests = gm.reqs
 		}

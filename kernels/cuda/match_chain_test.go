@@ -3,6 +3,8 @@ package cuda
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
 )
 
 // TestSplitEven: the runs cover the sizes in order, number at most k, and no other cut into at
@@ -63,6 +65,42 @@ func TestLaunchPositions(t *testing.T) {
 	}{{143771 << 20, 1 << 25}, {81559 << 20, 1 << 25}, {40960 << 20, 1 << 24}, {24576 << 20, 1 << 23}, {12288 << 20, 1 << 22}, {4 << 30, 1 << 22}, {0, 1 << 22}} {
 		if got := launchPositions(c.mem); got != c.want {
 			t.Errorf("%d MiB: %d positions a launch, want %d", c.mem>>20, got, c.want)
+		}
+	}
+}
+
+// TestLaunchSizer: a -maxmatch launch is bounded by the records a position gave so far, and
+// before any launch is done by the launch size shared among the workers; the unique modes keep
+// the launch size.
+func TestLaunchSizer(t *testing.T) {
+	cfg := &matchConfig{MaxPositions: 1 << 25}
+	var z launchSizer
+	if got := z.limit(cfg, kernels.MaxMatch, 4); got != 1<<23 {
+		t.Errorf("before any launch: %d positions, want %d", got, 1<<23)
+	}
+	if got := z.limit(cfg, kernels.MaxMatch, 0); got != 1<<25 {
+		t.Errorf("no workers yet: %d positions, want %d", got, 1<<25)
+	}
+	z.done(1000, 0)
+	if got := z.limit(cfg, kernels.MaxMatch, 4); got != 1<<25 {
+		t.Errorf("no records: %d positions, want %d", got, 1<<25)
+	}
+	z.done(3000, 8000) // 4000 positions gave 8000 records
+	if got, want := z.limit(cfg, kernels.MaxMatch, 4), launchRecords/2; got != want {
+		t.Errorf("two records a position: %d positions, want %d", got, want)
+	}
+	z.done(1, 1<<40)
+	if got := z.limit(cfg, kernels.MaxMatch, 4); got != 1 {
+		t.Errorf("a huge output: %d positions, want 1", got)
+	}
+	var sparse launchSizer
+	sparse.done(1<<30, 1<<20)
+	if got := sparse.limit(cfg, kernels.MaxMatch, 4); got != 1<<25 {
+		t.Errorf("few records: %d positions, want %d", got, 1<<25)
+	}
+	for _, mode := range []kernels.Mode{kernels.Mum, kernels.MumReference} {
+		if got := z.limit(cfg, mode, 4); got != 1<<25 {
+			t.Errorf("mode %v: %d positions, want %d", mode, got, 1<<25)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package cuda
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -64,6 +66,10 @@ type worker struct {
 	itemRows   []uint32
 	pageStarts []int // where each page's records start in recs
 
+	// SAPIPE_GPU_TRACE: the last launch's records, and when they were ready on the host.
+	traceRecs    int
+	traceMatched time.Time
+
 	// Profiling: events recorded after each stage, and the stage names.
 	events  []event
 	evNames []string
@@ -116,6 +122,23 @@ func (w *worker) grow(b *devBuf, n int) error {
 		return err
 	}
 	return b.ensure(w.m.dev, uint64(n))
+}
+
+// traceLaunch prints, with SAPIPE_GPU_TRACE=1, what launch l (taken at t0) held and when its
+// records were on the host and its batches filled: the launches' timeline, to see whether a
+// run's card or its host waits.
+func (w *worker) traceLaunch(l *launch, t0 time.Time) {
+	npos := 0
+	for _, r := range l.batch {
+		npos += r.npos
+	}
+	at := func(t time.Time) float64 { return float64(t.Sub(traceStart).Microseconds()) / 1000 }
+	matched := 0.0
+	if !w.traceMatched.Before(t0) {
+		matched = at(w.traceMatched)
+	}
+	fmt.Fprintf(os.Stderr, "sapipe gpu trace: launch of %d batches, %d positions, %d records: taken at %.1f ms, records at %.1f ms, unpacked at %.1f ms\n",
+		len(l.batch), npos, w.traceRecs, at(t0), matched, at(time.Now()))
 }
 
 // mark records the end of a stage when profiling.
@@ -232,10 +255,14 @@ func (w *worker) run(l *launch) (forward bool, err error) {
 			return true, w.collect()
 		}
 		w.pageStarts = append(starts, len(w.recs))
+		t := time.Now()
 		if len(w.pageStarts) == 2 {
 			sortRecords(w.recs, true)
 		} else {
 			w.recs, w.spare = mergeRecords(w.recs, w.spare, w.pageStarts)
+		}
+		if m.cfg.Profile {
+			m.stats.addPhase("host sort", time.Since(t))
 		}
 		recs = w.recs
 	} else {
@@ -251,7 +278,9 @@ func (w *worker) run(l *launch) (forward bool, err error) {
 		return false, err
 	}
 	m.stats.matches.Add(int64(len(recs)))
+	m.cfg.sizer.done(nSlots, len(recs))
 	t := time.Now()
+	w.traceRecs, w.traceMatched = len(recs), t
 	w.unpack(batch, recs)
 	if m.cfg.Profile {
 		m.stats.addPhase("host unpack", time.Since(t))
@@ -713,7 +742,11 @@ func (w *worker) maxMatchPage(desc *pageDev, nPieces int) error {
 			if err := s.sync(); err != nil {
 				return err
 			}
+			t := time.Now()
 			w.recs = appendRecs(w.recs, hostSlice[outRec](&w.hOut, nValid))
+			if m.cfg.Profile {
+				m.stats.addPhase("host append", time.Since(t))
+			}
 			if err := w.mark("rows and copy down"); err != nil {
 				return err
 			}

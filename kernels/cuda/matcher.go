@@ -53,6 +53,9 @@ type matchConfig struct {
 	part *chainPart
 	// early, when set, gives an index file's pages while they are checked (uploadEarly).
 	early *earlyPages
+	// sizer, when set, is the launch sizer shared with the matchers of other cards (Group);
+	// otherwise the matcher has its own.
+	sizer *launchSizer
 	// workersByDefault: Workers was not given; beyond baseWorkers, only as many start as the
 	// card has room for once the index is on it (workersFor).
 	workersByDefault bool
@@ -127,6 +130,45 @@ func workersFor(cfg *matchConfig, free uint64) int {
 	return min(cfg.Workers, max(baseWorkers, room))
 }
 
+// launchRecords is about how many -maxmatch records a launch is sized to give once the runs so
+// far tell how many a query position gives (launchSizer): a launch's records are matched in passes of
+// ChunkRows, then copied, sorted and unpacked on its worker's goroutine while the batches after it
+// wait in order. Against the 3.1 Gbp genscale genome a read gives hundreds of records at -l 30, and
+// launches of 32 Mi positions held up to 47 M records, one of them on its card for 3.9 s while the
+// other workers idled (lent H200, 200 k reads, -maxmatch -l 30 -b -c: 5.39 s; with launches of 4 Mi
+// positions 4.38 s).
+const launchRecords = 1 << 22
+
+// launchSizer bounds the query positions a -maxmatch launch gathers: launchRecords' worth at the
+// records a position gave in the launches done so far, and before any is done, MaxPositions
+// shared among the workers that start at once (so that batches queued while the index was loading
+// are spread over them, not gathered by the first). A launch takes at least one batch whatever
+// the bound. The unique modes give at most a record a position and keep MaxPositions.
+type launchSizer struct {
+	positions, records atomic.Int64 // of the launches done
+}
+
+// limit is the bound on a launch's positions for a matcher of cfg with workers workers.
+func (z *launchSizer) limit(cfg *matchConfig, mode kernels.Mode, workers int) int {
+	if mode != kernels.MaxMatch {
+		return cfg.MaxPositions
+	}
+	pos, recs := z.positions.Load(), z.records.Load()
+	if pos == 0 {
+		return max(cfg.MaxPositions/max(workers, 1), 1)
+	}
+	if recs == 0 {
+		return cfg.MaxPositions
+	}
+	return int(min(float64(cfg.MaxPositions), max(1, float64(launchRecords)*float64(pos)/float64(recs))))
+}
+
+// done adds a finished launch of pos positions that gave recs records.
+func (z *launchSizer) done(pos, recs int) {
+	z.positions.Add(int64(pos))
+	z.records.Add(int64(recs))
+}
+
 // tuneFromEnv takes the launch size and the number of device workers from SAPIPE_GPU_LAUNCH
 // (query positions a launch gathers) and SAPIPE_GPU_WORKERS where the configuration leaves them
 // to the defaults: knobs for measuring (NOTES.md), not for users.
@@ -159,6 +201,7 @@ type gpuMatcher struct {
 	reqs      chan *request
 	quit      chan struct{}
 	wg        sync.WaitGroup
+	workers   int // started
 	closeOnce sync.Once
 	closed    atomic.Bool
 
@@ -337,6 +380,9 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 	if m.reqs == nil {
 		m.reqs = make(chan *request)
 	}
+	if m.cfg.sizer == nil {
+		m.cfg.sizer = &launchSizer{}
+	}
 	m.fs.cond = sync.NewCond(&m.fs.mu)
 	t0 := time.Now()
 	err = d.run(func() error {
@@ -411,6 +457,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		}
 		workers = workersFor(&cfg, free)
 	}
+	m.workers = workers
 	ready := make(chan error)
 	for range workers {
 		m.wg.Add(1)
@@ -697,11 +744,12 @@ func (m *gpuMatcher) worker(ready chan<- error) {
 				}
 			}
 			npos := l.batch[0].npos
+			limit := m.cfg.sizer.limit(&m.cfg, m.opts.Mode, m.workers)
 		gather:
-			for npos < m.cfg.MaxPositions {
+			for npos < limit {
 				select {
 				case r := <-m.reqs:
-					if npos+r.npos > m.cfg.MaxPositions {
+					if npos+r.npos > limit {
 						carry = r
 						break gather
 					}
@@ -712,7 +760,14 @@ func (m *gpuMatcher) worker(ready chan<- error) {
 				}
 			}
 		}
+		var t0 time.Time
+		if traceOn {
+			t0 = time.Now()
+		}
 		forward, err := w.run(l)
+		if traceOn {
+			w.traceLaunch(l, t0)
+		}
 		if n := m.cfg.failAfter; n > 0 && m.stats.launches.Load() > n {
 			err = fmt.Errorf("gpu:%d: launch failed (a test's injected failure)", m.dev.info.Ordinal)
 		}
