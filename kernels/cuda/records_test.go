@@ -255,6 +255,56 @@ func BenchmarkSortLongRuns(b *testing.B) {
 	}
 }
 
+// TestSortKeyed: runs of 17 to 255 records of one slot come out in the order of a stable sort by
+// text position, for positions spanning one to five bytes and for a span too wide for the packed
+// keys (positions near 2^62, sorted by comparison).
+func TestSortKeyed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	var scratch []outRec
+	for trial := range 500 {
+		n := 17 + rng.IntN(radixRecs-17)
+		base := rng.Int64N(1 << 40)
+		span := int64(1) << uint(1+rng.IntN(40))
+		if trial%50 == 0 {
+			base, span = 0, 1<<62
+		}
+		run := make([]outRec, n)
+		for i := range run { // equal positions too, kept in their order
+			p := base + rng.Int64N(span)
+			run[i] = outRec{slot: 3, ref: uint32(p), refHi: uint32(p >> 32), len: uint32(i)}
+		}
+		want := slices.Clone(run)
+		slices.SortStableFunc(want, byTextPos)
+		scratch = sortKeyed(run, scratch)
+		if !slices.Equal(run, want) {
+			t.Fatalf("trial %d (%d records, span %d): not in stable text-position order", trial, n, span)
+		}
+	}
+}
+
+// BenchmarkSortMidRuns: sortRecords on 4 Mi records in runs of 17 to 255 a slot, the runs that
+// sortKeyed orders.
+func BenchmarkSortMidRuns(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	const n = 4 << 20
+	recs := make([]outRec, n)
+	slot := uint32(0)
+	for i := 0; i < n; {
+		run := min(17+rng.IntN(radixRecs-17), n-i)
+		for range run {
+			p := rng.Int64N(3_100_000_000)
+			recs[i] = outRec{slot: slot, ref: uint32(p), refHi: uint32(p >> 32), len: 30}
+			i++
+		}
+		slot++
+	}
+	work := make([]outRec, n)
+	for b.Loop() {
+		copy(work, recs)
+		sortRecords(work, true)
+	}
+}
+
 // TestSortByTextPos: runs of one slot sorted by radix come out as pdqsort orders them, for text
 // positions spanning one to five bytes (an odd or even number of passes, bytes they share).
 func TestSortByTextPos(t *testing.T) {
