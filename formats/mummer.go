@@ -98,6 +98,15 @@ func (m *MummerWriter) AppendMatch(b []byte, rec, refPos, queryPos, length int, 
 	return b
 }
 
+// LineBytes is the length of a match line whose three values fit eight digits, the substring
+// of ShowString not counted: what a batch's output is reserved at before any batch tells more.
+func (m *MummerWriter) LineBytes() int {
+	if m.FourColumn {
+		return 2 + m.maxName + 2 + matchLine
+	}
+	return matchLine
+}
+
 // matchLine is the length of a match line's three fields of eight, their separators and the
 // newline; maxField the largest value a field of eight holds as "%8d" prints it. (Any of the three
 // above it sets a bit above maxField's highest, so one test of their OR decides.)

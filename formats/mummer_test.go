@@ -113,6 +113,22 @@ func TestMummerWriterLongNames(t *testing.T) {
 	}
 }
 
+// TestMummerWriterLineBytes: LineBytes is the length of a line whose values fit eight digits, in
+// three and four columns.
+func TestMummerWriterLineBytes(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		four  bool
+	}{{[]string{"chr"}, false}, {[]string{"chr"}, true}, {[]string{"a", "chr10", "x"}, false}} {
+		m := NewMummerWriter(nil, c.names, c.four, false, false)
+		for _, v := range [][3]int{{1, 1, 1}, {99999999, 99999999, 99999999}, {1234, 5, 67}} {
+			if got, want := m.LineBytes(), len(m.AppendMatch(nil, len(c.names)-1, v[0], v[1], v[2], nil)); got != want {
+				t.Errorf("%v four %v: LineBytes %d, a line of %v is %d", c.names, c.four, got, v, want)
+			}
+		}
+	}
+}
+
 func BenchmarkAppendMatch(b *testing.B) {
 	m := NewMummerWriter(nil, []string{"chr1", "chr10"}, false, false, false)
 	buf := make([]byte, 0, 64)

@@ -69,7 +69,7 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 			// size of the last output.
 			perMatch := matchHint.Load()
 			if perMatch == 0 {
-				perMatch = 32 * 16 // a line of three 8-digit columns and a little more
+				perMatch = int64(mw.LineBytes()) * 16
 			}
 			want := int64(len(b.Res.Matches)) * perMatch / 16
 			if cap(b.Out) == 0 {
