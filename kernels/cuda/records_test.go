@@ -255,6 +255,19 @@ func BenchmarkSortLongRuns(b *testing.B) {
 	}
 }
 
+// runOfSlot returns n records of one slot at random text positions in [base, base+span), equal
+// ones too (each numbered by its place in its length), and the same in stable text-position order.
+func runOfSlot(rng *rand.Rand, n int, base, span int64) (run, want []outRec) {
+	run = make([]outRec, n)
+	for i := range run {
+		p := base + rng.Int64N(span)
+		run[i] = outRec{slot: 7, ref: uint32(p), refHi: uint32(p >> 32), len: uint32(i)}
+	}
+	want = slices.Clone(run)
+	slices.SortStableFunc(want, byTextPos)
+	return run, want
+}
+
 // TestSortKeyed: runs of 17 to 255 records of one slot come out in the order of a stable sort by
 // text position, for positions spanning one to five bytes and for a span too wide for the packed
 // keys (positions near 2^62, sorted by comparison).
@@ -268,13 +281,7 @@ func TestSortKeyed(t *testing.T) {
 		if trial%50 == 0 {
 			base, span = 0, 1<<62
 		}
-		run := make([]outRec, n)
-		for i := range run { // equal positions too, kept in their order
-			p := base + rng.Int64N(span)
-			run[i] = outRec{slot: 3, ref: uint32(p), refHi: uint32(p >> 32), len: uint32(i)}
-		}
-		want := slices.Clone(run)
-		slices.SortStableFunc(want, byTextPos)
+		run, want := runOfSlot(rng, n, base, span)
 		scratch = sortKeyed(run, scratch)
 		if !slices.Equal(run, want) {
 			t.Fatalf("trial %d (%d records, span %d): not in stable text-position order", trial, n, span)
@@ -314,13 +321,7 @@ func TestSortByTextPos(t *testing.T) {
 		n := radixRecs + rng.IntN(3000)
 		base := rng.Int64N(1 << 40)
 		span := int64(1) << uint(1+rng.IntN(40))
-		run := make([]outRec, n)
-		for i := range run { // equal positions too: both sorts are stable
-			p := base + rng.Int64N(span)
-			run[i] = outRec{slot: 7, ref: uint32(p), refHi: uint32(p >> 32), len: uint32(i)}
-		}
-		want := slices.Clone(run)
-		slices.SortStableFunc(want, byTextPos)
+		run, want := runOfSlot(rng, n, base, span)
 		scratch = sortByTextPos(run, scratch)
 		if !slices.Equal(run, want) {
 			t.Fatalf("trial %d: %d records over a span of %d out of order", trial, n, span)
