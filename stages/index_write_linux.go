@@ -24,10 +24,7 @@ func writeMapped(f *os.File, ix *formats.Index, threads int) (n int64, done bool
 		return 0, false, nil // small: pwrite is as fast
 	}
 	out := f
-	if !localFS(f) {
-		return 0, false, nil
-	}
-	f, rw, ok := readWriteFile(f)
+	f, rw, ok := mappableFile(f)
 	if !ok {
 		return 0, false, nil
 	}
@@ -35,7 +32,7 @@ func writeMapped(f *os.File, ix *formats.Index, threads int) (n int64, done bool
 		defer rw.Close()
 	}
 	if err := unix.Fallocate(int(f.Fd()), 0, 0, n); err != nil {
-		if err == unix.ENOSPC || err == unix.EDQUOT || err == unix.EFBIG {
+		if noRoom(err) {
 			return 0, true, &os.PathError{Op: "write", Path: out.Name(), Err: err}
 		}
 		return 0, false, nil

@@ -137,7 +137,7 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 				b.Encode(src.enc)
 				return b, match(b)
 			},
-			func(b *QueryBatch) error { return write(b, func() {}) })
+			func(b *QueryBatch) error { return write(b, func() {}) }) // src's batches are fresh ones, never recycled
 		if err != nil {
 			return err
 		}

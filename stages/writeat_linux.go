@@ -42,10 +42,7 @@ func newOutputMap(f *os.File, start, size int64) *outputMap {
 		return nil
 	}
 	name := f.Name()
-	if !localFS(f) {
-		return nil
-	}
-	f, rw, ok := readWriteFile(f)
+	f, rw, ok := mappableFile(f)
 	if !ok {
 		return nil
 	}
@@ -59,6 +56,22 @@ func newOutputMap(f *os.File, start, size int64) *outputMap {
 		window: window,
 		wins:   map[int64]*outWindow{},
 	}
+}
+
+// mappableFile returns f, or f opened again (readWriteFile), for a shared writable mapping of
+// it, where f is on a local file system (localFS); rw is the second opening, for the caller to
+// close, or nil; ok is false where the file is to be written by pwrite.
+func mappableFile(f *os.File) (mf, rw *os.File, ok bool) {
+	if !localFS(f) {
+		return nil, nil, false
+	}
+	return readWriteFile(f)
+}
+
+// noRoom reports whether err, from fallocate, says the file system has no room for the file
+// (rather than that it reserves nothing): an error of the write.
+func noRoom(err error) bool {
+	return errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) || errors.Is(err, unix.EFBIG)
 }
 
 // localFS reports whether f lies on a local file system whose shared writable mappings sapipe
@@ -122,7 +135,7 @@ func (m *outputMap) acquire(i int64) (ok bool, err error) {
 	}
 	off := m.from + i*m.window
 	if err := unix.Fallocate(m.fd, 0, off, m.window); err != nil {
-		if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) || errors.Is(err, unix.EFBIG) || m.any {
+		if noRoom(err) || m.any {
 			return false, &os.PathError{Op: "write", Path: m.name, Err: err}
 		}
 		return false, nil
@@ -149,13 +162,7 @@ func (m *outputMap) copyAt(i int64, text []byte, off int64) error {
 	m.mu.Unlock()
 	base := m.from + i*m.window
 	lo, hi := max(off, base), min(off+int64(len(text)), base+m.window)
-	page := int64(os.Getpagesize())
-	copy(w.data[lo-base:hi-base], text[lo-off:hi-off])
-	plo, phi := (lo-base+page-1)/page*page, (hi-base)/page*page
-	var err error
-	if phi > plo {
-		err = unix.Madvise(w.data[plo:phi], unix.MADV_DONTNEED)
-	}
+	_, err := mapped(w.data).WriteAt(text[lo-off:hi-off], lo-base)
 	m.mu.Lock()
 	w.refs--
 	m.unmapDone(i, w)
