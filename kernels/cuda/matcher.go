@@ -845,11 +845,7 @@ func byTextPos(a, b outRec) int { return cmp.Compare(a.textPos(), b.textPos()) }
 func sortKeyed(run, scratch []outRec) []outRec {
 	var _ [256 - radixRecs]struct{} // an index fits the key's low byte
 	var keys [radixRecs]uint64
-	lo, hi := run[0].textPos(), run[0].textPos()
-	for _, r := range run[1:] {
-		p := r.textPos()
-		lo, hi = min(lo, p), max(hi, p)
-	}
+	lo, hi := textSpan(run)
 	if uint64(hi-lo) >= 1<<56 {
 		slices.SortStableFunc(run, byTextPos)
 		return scratch
@@ -866,6 +862,16 @@ func sortKeyed(run, scratch []outRec) []outRec {
 	return scratch
 }
 
+// textSpan is the least and the greatest text position of run's records (not empty).
+func textSpan(run []outRec) (lo, hi int64) {
+	lo, hi = run[0].textPos(), run[0].textPos()
+	for _, r := range run[1:] {
+		p := r.textPos()
+		lo, hi = min(lo, p), max(hi, p)
+	}
+	return lo, hi
+}
+
 // radixRecs is the shortest run of one slot's records that sortByTextPos sorts by radix: a read in
 // a satellite of the 3.1 Gbp genscale genome has hundreds of thousands, which pdqsort with a
 // comparison function took 11 of 33 CPU-s to order in a -maxmatch -l 30 run (lent H200), on one
@@ -876,11 +882,7 @@ const radixRecs = 256
 // from the least (stable; a byte that every offset shares is skipped), with scratch (grown as
 // needed) returned for the next call.
 func sortByTextPos(run, scratch []outRec) []outRec {
-	lo, hi := run[0].textPos(), run[0].textPos()
-	for _, r := range run[1:] {
-		p := r.textPos()
-		lo, hi = min(lo, p), max(hi, p)
-	}
+	lo, hi := textSpan(run)
 	digits := (bits.Len64(uint64(hi-lo)) + 7) / 8
 	var count [8][256]int
 	for _, r := range run {
