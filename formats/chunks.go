@@ -74,7 +74,7 @@ func OpenChunks(path string, stdin io.Reader, size int) (*ChunkReader, error) {
 	var src io.ReadCloser = f
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() >= parallelReadMin {
 		if depth := parallelReadDepth(); depth > 0 {
-			src = newParallelReader(f, st.Size(), parallelReadAhead(depth))
+			src = newParallelReader(f, st.Size(), depth)
 		}
 	}
 	r, err := NewChunkReader(path, src, size)

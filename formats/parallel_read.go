@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"sync"
 
 	"github.com/sapipe/sapipe/stream"
@@ -58,65 +57,14 @@ type parallelReader struct {
 	// blocksDone: every block has been read; what the file has past them is read in order.
 	blocksDone bool
 	closed     bool
-	direct     bool // no reading ahead: readDirect
 }
 
-// newParallelReader returns a reader of f that reads depth blocks ahead, or with depth 0 reads
-// each Read's blocks on goroutines straight into it (one copy, no reading ahead).
+// newParallelReader returns a reader of f that reads depth blocks ahead.
 func newParallelReader(f *os.File, size int64, depth int) *parallelReader {
-	r := &parallelReader{f: f, quit: make(chan struct{}), tail: size, blockSize: parallelReadBlock}
-	if depth == 0 {
-		r.direct, r.tail, r.blocksDone = true, 0, true
-		return r
-	}
-	r.queue, r.free = make(chan chan block, depth), stream.NewSpares[[]byte](depth+2)
+	r := &parallelReader{f: f, queue: make(chan chan block, depth), free: stream.NewSpares[[]byte](depth + 2),
+		quit: make(chan struct{}), tail: size, blockSize: parallelReadBlock}
 	go r.schedule(size)
 	return r
-}
-
-// parallelReadAhead is the blocks a file is read ahead: depth, or SAPIPE_READ_AHEAD where set, a
-// knob for measuring (NOTES.md), not for users; 0 reads the blocks straight into the chunks.
-func parallelReadAhead(depth int) int {
-	if v, err := strconv.Atoi(os.Getenv("SAPIPE_READ_AHEAD")); err == nil && v >= 0 {
-		return v
-	}
-	return depth
-}
-
-// readDirect fills p from the file at r.tail, its blocks read on goroutines of their own where p
-// holds two or more. It returns the bytes read up to the first short block (the file's end, or
-// an error that the next Read meets again).
-func (r *parallelReader) readDirect(p []byte) (int, error) {
-	parts := len(p) / r.blockSize
-	if parts < 2 {
-		n, err := r.f.ReadAt(p, r.tail)
-		r.tail += int64(n)
-		if n > 0 && errors.Is(err, io.EOF) {
-			err = nil
-		}
-		return n, err
-	}
-	ns, errs := make([]int, parts), make([]error, parts)
-	var wg sync.WaitGroup
-	for i := range parts {
-		lo, hi := i*len(p)/parts, (i+1)*len(p)/parts
-		wg.Go(func() { ns[i], errs[i] = r.f.ReadAt(p[lo:hi], r.tail+int64(lo)) })
-	}
-	wg.Wait()
-	n := 0
-	var err error
-	for i := range parts {
-		n += ns[i]
-		if ns[i] < (i+1)*len(p)/parts-i*len(p)/parts {
-			err = errs[i]
-			break
-		}
-	}
-	r.tail += int64(n)
-	if n > 0 || err == nil {
-		return n, nil
-	}
-	return 0, err
 }
 
 // schedule starts a pread for each block in turn, as the queue makes room.
@@ -151,9 +99,6 @@ func (r *parallelReader) schedule(size int64) {
 // Read fills p from the blocks read ahead, as many as it takes (waiting for them), copying each
 // on a goroutine of its own when p is large; past the blocks, from the file in order.
 func (r *parallelReader) Read(p []byte) (int, error) {
-	if r.direct {
-		return r.readDirect(p)
-	}
 	n := 0
 	var wg sync.WaitGroup
 	var spent [][]byte // blocks copied out, given back once the copies are done
