@@ -45,11 +45,15 @@ struct PageDev {
 	u32 planes, counts, stride, pad;
 };
 
-// Piece is a stretch [from, to) of a query sequence of len codes at codes + q, whose position from
-// has slot `slot` (the next positions the next slots).
+// Piece is a stretch [from, to) of a query sequence at codes + q, whose position from has slot
+// `slot` (the next positions the next slots). len codes of the sequence are on the device: all of
+// it, or with cut set only the first len (a long record's batch is copied up to some way past its
+// last position, not to the record's end). A search that reads up to a cut len, and so may have
+// stopped short of a longer match, sets *cutHit: the host then does the launch again with more of
+// the sequence.
 struct Piece {
 	long long q;
-	u32 len, from, to, slot;
+	u32 len, from, to, slot, cut, pad;
 };
 
 // ---- the rank structure -------------------------------------------------------------------------
@@ -261,19 +265,23 @@ __device__ __forceinline__ int pg_sym_at(const PageDev &p, u32 k, u32 m) {
 
 // pg_start_state: the state of q[to:len] (Page.startState and longestPrefix): the rows and length
 // of its longest prefix that occurs in the window.
-__device__ __forceinline__ void pg_start_state(const PageDev &p, const u8 *q, u32 len, u32 to, u32 &lo, u32 &hi, u32 &m) {
+__device__ __forceinline__ void pg_start_state(const PageDev &p, const u8 *q, const Piece &pc, u32 *cutHit, u32 &lo, u32 &hi, u32 &m) {
 	lo = 0;
 	hi = p.n + 1;
 	m = 0;
-	if (to >= len) return;
-	const u8 *pat = q + to;
-	u32 plen = len - to;
+	if (pc.to >= pc.len) {
+		if (pc.cut) *cutHit = 1;
+		return;
+	}
+	const u8 *pat = q + pc.to;
+	u32 plen = pc.len - pc.to;
 	while (m < plen) {
 		u32 x = pat[m];
 		if (x < MT_FIRST) break;
 		if (hi - lo == 1) {
 			u32 s = (u32)p.sa[lo];
 			while (m < plen && s + m < p.n && pat[m] >= MT_FIRST && p.text[p.start + s + m] == pat[m]) m++;
+			if (m == plen && s + m < p.n && pc.cut) *cutHit = 1;
 			return;
 		}
 		u32 a = lo, b = hi;
@@ -294,18 +302,21 @@ __device__ __forceinline__ void pg_start_state(const PageDev &p, const u8 *q, u3
 		hi = a;
 		m++;
 	}
+	if (m == plen && pc.cut) *cutHit = 1;
 }
 
 // pg_run_on: how far the match of length d of q[pos:] at window position s continues past the
-// window's end, in the whole text (Page.runOn).
-__device__ __forceinline__ u32 pg_run_on(const PageDev &p, u32 s, u32 d, const u8 *q, u32 qlen, u32 pos) {
+// window's end, in the whole text (Page.runOn); *cutHit is set where the codes on the device end
+// it (see Piece).
+__device__ __forceinline__ u32 pg_run_on(const PageDev &p, u32 s, u32 d, const u8 *q, const Piece &pc, u32 *cutHit, u32 pos) {
 	if (s + d != p.n || p.tail == 0) return 0;
 	const u8 *t = p.text + p.start + p.n;
 	u32 tl = p.tail;
 	const u8 *qq = q + pos + d;
-	u32 ql = qlen - pos - d;
+	u32 ql = pc.len - pos - d;
 	u32 e = 0;
 	while (e < tl && e < ql && qq[e] >= MT_FIRST && t[e] == qq[e]) e++;
+	if (e == ql && e < tl && pc.cut) *cutHit = 1;
 	return e;
 }
 
@@ -326,7 +337,7 @@ __device__ __forceinline__ bool pg_left_maximal(const PageDev &p, u32 s, const u
 // piece fill the piece's own slots from the end, in ascending slot order; counts[t] is how many.
 extern "C" __global__ void __launch_bounds__(128) mm_walk(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
                                                           u32 nPieces, u32 minLen, uint4 *__restrict__ items, u32 *__restrict__ itemPiece,
-                                                          u32 *__restrict__ counts) {
+                                                          u32 *__restrict__ counts, u32 *cutHit) {
 	u32 t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= nPieces) return;
 	Piece pc = pieces[t];
@@ -335,7 +346,7 @@ extern "C" __global__ void __launch_bounds__(128) mm_walk(const PageDev p, const
 	u32 w = end;
 	if (pc.from < pc.to) {
 		u32 lo, hi, m;
-		pg_start_state(p, q, pc.len, pc.to, lo, hi, m);
+		pg_start_state(p, q, pc, cutHit, lo, hi, m);
 		int pos = (int)pc.to - 1;
 		pg_extend(p, lo, hi, m, q[pos]);
 		for (;;) {
@@ -528,7 +539,7 @@ __device__ __forceinline__ u32 pg_select_other(const PageDev &p, u32 c, u32 a, u
 extern "C" __global__ void __launch_bounds__(256) mm_rows(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
                                                           const uint4 *__restrict__ items, const u32 *__restrict__ itemPiece,
                                                           const uint4 *__restrict__ ranges, const u32 *__restrict__ rowOff, u32 nRanges, u32 r0,
-                                                          u32 nRows, uint4 *__restrict__ cand, u32 *__restrict__ valid) {
+                                                          u32 nRows, uint4 *__restrict__ cand, u32 *__restrict__ valid, u32 *cutHit) {
 	u32 r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r >= nRows) return;
 	u32 row = r0 + r;
@@ -552,7 +563,7 @@ extern "C" __global__ void __launch_bounds__(256) mm_rows(const PageDev p, const
 	if (s < p.owned && !(s == 0 && !pg_left_maximal(p, s, q, pos))) {
 		u64 g = p.start + s;
 		ok = 1;
-		out = make_uint4((u32)g, d + pg_run_on(p, s, d, q, pc.len, pos), item.w, (u32)(g >> 32));
+		out = make_uint4((u32)g, d + pg_run_on(p, s, d, q, pc, cutHit, pos), item.w, (u32)(g >> 32));
 	}
 	cand[r] = out;
 	valid[r] = ok;
@@ -577,7 +588,8 @@ struct Cand {
 // pg_best: the longest match at one query position over the text positions this page owns, and
 // how many owned positions reach that length (Page.pageBest). sLo is the suffix array's value at
 // lo, read by the caller, when hi - lo is at most the overlap plus one (MT_NO_ROW otherwise).
-__device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, u32 qlen, u32 pos, u32 lo, u32 hi, u32 m, u32 minLen, u32 sLo) {
+__device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, const Piece &pc, u32 *cutHit, u32 pos, u32 lo, u32 hi, u32 m, u32 minLen,
+                                        u32 sLo) {
 	Cand c = {0, 0, 0};
 	u32 owned = p.owned;
 	if (hi - lo > p.n - owned + 1) {
@@ -596,7 +608,7 @@ __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, u32 qlen,
 	if (p.tail == 0) return c;
 	auto consider = [&](u32 s, u32 d) {
 		if (s != p.n - d || s >= owned) return;
-		u32 full = d + pg_run_on(p, s, d, q, qlen, pos);
+		u32 full = d + pg_run_on(p, s, d, q, pc, cutHit, pos);
 		if (full > c.len) {
 			c.len = full;
 			c.count = 1;
@@ -626,7 +638,7 @@ __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, u32 qlen,
 // slot) at the end of the piece's slots, in ascending slot order, and counts[t] says how many.
 extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
                                                           u32 nPieces, u32 minLen, uint4 *__restrict__ best, u32 first, u32 last,
-                                                          uint4 *__restrict__ out, u32 *__restrict__ counts) {
+                                                          uint4 *__restrict__ out, u32 *__restrict__ counts, u32 *cutHit) {
 	u32 t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= nPieces) return;
 	Piece pc = pieces[t];
@@ -635,7 +647,7 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 	u32 w = end;
 	if (pc.from < pc.to) {
 		u32 lo, hi, m;
-		pg_start_state(p, q, pc.len, pc.to, lo, hi, m);
+		pg_start_state(p, q, pc, cutHit, lo, hi, m);
 		int pos = (int)pc.to - 1;
 		pg_extend(p, lo, hi, m, q[pos]);
 		// sRow: the suffix array's value at lo while the match is one row and it has been read:
@@ -657,7 +669,7 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 			if (x >= MT_FIRST) pg_rank_pair(p, x, lo, hi, r1, r2);
 			Cand b = {v.x, v.y, (u64)v.w << 32 | v.z};
 			if (longEnough) {
-				Cand c = pg_best(p, q, pc.len, pos, lo, hi, m, minLen, sLo);
+				Cand c = pg_best(p, q, pc, cutHit, pos, lo, hi, m, minLen, sLo);
 				if (c.count == 0) {
 				} else if (c.len > b.len) {
 					b = c;

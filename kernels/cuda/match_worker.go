@@ -18,12 +18,19 @@ import (
 // up, matched against every page and turned into compact records, which it copies down and hands
 // back to each batch in order. See matcher.go.
 
-// piece is the kernels' Piece (match.cuh): positions [from, to) of a query sequence of len codes
-// that starts at codes+q on the device; position from has slot `slot`.
+// piece is the kernels' Piece (match.cuh): positions [from, to) of a query sequence that starts
+// at codes+q on the device; position from has slot `slot`. len codes of the sequence are there:
+// all of it, or with cut set its first len (see pack).
 type piece struct {
-	q                   int64
-	len, from, to, slot uint32
+	q                             int64
+	len, from, to, slot, cut, pad uint32
 }
+
+// pieceBytes is the size of a piece on the device.
+const pieceBytes = int(unsafe.Sizeof(piece{}))
+
+// cutHitAt is where, in dTot and hTot, the kernels flag a search that reached a cut piece's len.
+const cutHitAt = 16
 
 // outRec is a match record from the device: text position (its low 32 bits, the high ones in
 // refHi), length, slot.
@@ -60,15 +67,20 @@ type worker struct {
 
 	spans      map[*byte]*codeSpan
 	spanOrder  []*codeSpan
+	cut        bool     // some piece of the launch has only part of its sequence on the device
 	segSlot    []uint32 // first slot of each segment of the launch
 	recs       []outRec
 	spare      []outRec // mergeRecords' other buffer
 	itemRows   []uint32
 	pageStarts []int // where each page's records start in recs
 
-	// SAPIPE_GPU_TRACE: the last launch's records, and when they were ready on the host.
-	traceRecs    int
-	traceMatched time.Time
+	// SAPIPE_GPU_TRACE: the last launch's records, and when they were ready on the host; the
+	// time it spent packing, and growing device and pinned buffers (with the waits that growth
+	// takes).
+	traceRecs                int
+	traceMatched             time.Time
+	tracePack                time.Duration
+	traceGrow, traceGrowHost time.Duration
 
 	// Profiling: events recorded after each stage, and the stage names.
 	events  []event
@@ -86,11 +98,11 @@ func (m *gpuMatcher) newWorker() (*worker, error) {
 		return nil, err
 	}
 	w := &worker{m: m, s: s, spans: make(map[*byte]*codeSpan)}
-	if err := w.hTot.ensure(m.dev, 16); err != nil {
+	if err := w.hTot.ensure(m.dev, cutHitAt+4); err != nil {
 		w.free()
 		return nil, err
 	}
-	if err := w.dTot.ensure(m.dev, 16); err != nil {
+	if err := w.dTot.ensure(m.dev, cutHitAt+4); err != nil {
 		w.free()
 		return nil, err
 	}
@@ -118,11 +130,28 @@ func (w *worker) grow(b *devBuf, n int) error {
 	if uint64(max(n, 256)) <= b.n {
 		return nil
 	}
+	if traceOn {
+		defer w.traced(&w.traceGrow, time.Now())
+	}
 	if err := w.s.sync(); err != nil {
 		return err
 	}
 	return b.ensure(w.m.dev, uint64(n))
 }
+
+// growHost makes the pinned buffer h at least n bytes.
+func (w *worker) growHost(h *hostBuf, n int) error {
+	if max(n, 256) <= h.n {
+		return nil
+	}
+	if traceOn {
+		defer w.traced(&w.traceGrowHost, time.Now())
+	}
+	return h.ensure(w.m.dev, n)
+}
+
+// traced adds the time since t0 to *d.
+func (w *worker) traced(d *time.Duration, t0 time.Time) { *d += time.Since(t0) }
 
 // traceLaunch prints, with SAPIPE_GPU_TRACE=1, what launch l (taken at t0) held and when its
 // records were on the host and its batches filled: the launches' timeline, to see whether a
@@ -137,9 +166,12 @@ func (w *worker) traceLaunch(l *launch, t0 time.Time) {
 	if !w.traceMatched.Before(t0) {
 		matched = at(w.traceMatched)
 	}
-	fmt.Fprintf(os.Stderr, "sapipe gpu trace: launch of %d batches, %d positions, %d records: taken at %.1f ms, records at %.1f ms, unpacked at %.1f ms\n",
-		len(l.batch), npos, w.traceRecs, at(t0), matched, at(time.Now()))
+	fmt.Fprintf(os.Stderr, "sapipe gpu trace: launch of %d batches, %d positions, %d records: taken at %.1f ms, records at %.1f ms, unpacked at %.1f ms; pack %.1f ms, buffers grown %.1f ms on the device, %.1f ms pinned\n",
+		len(l.batch), npos, w.traceRecs, at(t0), matched, at(time.Now()), ms(w.tracePack), ms(w.traceGrow), ms(w.traceGrowHost))
+	w.tracePack, w.traceGrow, w.traceGrowHost = 0, 0, 0
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // mark records the end of a stage when profiling.
 func (w *worker) mark(name string) error {
@@ -190,7 +222,14 @@ func (w *worker) run(l *launch) (forward bool, err error) {
 	batch := l.batch
 	part := m.cfg.part
 	firstCard, lastCard := part.first(), part.last()
+	var t0 time.Time
+	if traceOn {
+		t0 = time.Now()
+	}
 	nPieces, nSlots, err := w.pack(batch)
+	if traceOn {
+		w.traced(&w.tracePack, t0)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -211,7 +250,7 @@ func (w *worker) run(l *launch) (forward bool, err error) {
 	for _, g := range []struct {
 		b *devBuf
 		n int
-	}{{&w.dPieces, 24 * nPieces}, {&w.dCounts, 4 * nPieces}, {&w.dOffs, 4 * nPieces},
+	}{{&w.dPieces, pieceBytes * nPieces}, {&w.dCounts, 4 * nPieces}, {&w.dOffs, 4 * nPieces},
 		{&w.dRegion, 16 * nSlots}, {&w.dRegionPiece, 4 * nSlots}} {
 		if err := w.grow(g.b, g.n); err != nil {
 			return false, err
@@ -220,8 +259,13 @@ func (w *worker) run(l *launch) (forward bool, err error) {
 	if err := w.s.toDevice(w.dCodes.p, w.hCodes.p, w.codeBytes()); err != nil {
 		return false, err
 	}
-	if err := w.s.toDevice(w.dPieces.p, w.hPieces.p, 24*nPieces); err != nil {
+	if err := w.s.toDevice(w.dPieces.p, w.hPieces.p, pieceBytes*nPieces); err != nil {
 		return false, err
+	}
+	if w.cut {
+		if err := w.s.memset32(w.dTot.p+cutHitAt, 0, 1); err != nil {
+			return false, err
+		}
 	}
 	if err := w.mark("copy up"); err != nil {
 		return false, err
@@ -271,11 +315,24 @@ func (w *worker) run(l *launch) (forward bool, err error) {
 			return err == nil, err
 		}
 	}
+	hit := unsafe.Add(w.hTot.p, cutHitAt)
+	if w.cut {
+		if err := w.s.toHost(hit, w.dTot.p+cutHitAt, 4); err != nil {
+			return false, err
+		}
+	}
 	if err := w.s.sync(); err != nil {
 		return false, err
 	}
 	if err := w.collect(); err != nil {
 		return false, err
+	}
+	if w.cut && *(*uint32)(hit) != 0 {
+		// A search reached the end of the codes copied up for a long record's batch: its
+		// match may go on. Again, with more of the record (up to all of it).
+		m.lookMore()
+		m.stats.relaunches.Add(1)
+		return w.run(l)
 	}
 	m.stats.matches.Add(int64(len(recs)))
 	m.cfg.sizer.done(nSlots, len(recs))
@@ -310,10 +367,21 @@ func (w *worker) pieceLen(nSlots int) int {
 }
 
 // pack copies the codes the launch needs into pinned memory and cuts the segments into pieces.
+//
+// A piece's search reads its sequence from the symbol before its first position to the end of
+// its start state's match, which may run to the sequence's end. A batch of a long record (a
+// chromosome's, cut into batches of 2 Mi positions) would copy the rest of the record, hundreds of
+// MB, for every launch; its codes go only up to the matcher's lookahead past the batch's last
+// position (pieces with cut set), and a launch whose search reaches that end is done again with
+// more (run, lookMore). Within a card of a chain every sequence goes whole.
 func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
-	d := w.m.dev
 	clear(w.spans)
 	w.spanOrder = w.spanOrder[:0]
+	ahead := w.m.lookahead.Load()
+	if part := w.m.cfg.part; !part.first() || !part.last() {
+		ahead = 0
+	}
+	w.cut = false
 	for _, r := range batch {
 		if len(r.b.Codes) == 0 {
 			continue
@@ -326,7 +394,11 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 				continue
 			}
 			nSlots += sg.To - sg.From
-			lo, hi = min(lo, sg.Off+max(sg.From-1, 0)), max(hi, sg.Off+sg.Len)
+			end := sg.Off + sg.Len
+			if ahead > 0 && int64(sg.Len-sg.To) > ahead {
+				end = sg.Off + sg.To + int(ahead)
+			}
+			lo, hi = min(lo, sg.Off+max(sg.From-1, 0)), max(hi, end)
 		}
 		if hi < 0 {
 			continue
@@ -345,7 +417,7 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 		sp.dev = at
 		at += (sp.hi - sp.lo + 15) &^ 15
 	}
-	if err := w.hCodes.ensure(d, at); err != nil {
+	if err := w.growHost(&w.hCodes, at); err != nil {
 		return 0, 0, err
 	}
 	codes := hostSlice[byte](&w.hCodes, at)
@@ -369,7 +441,7 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 			}
 		}
 	}
-	if err := w.hPieces.ensure(d, 24*nPieces); err != nil {
+	if err := w.growHost(&w.hPieces, pieceBytes*nPieces); err != nil {
 		return 0, 0, err
 	}
 	ps := hostSlice[piece](&w.hPieces, nPieces)
@@ -386,8 +458,13 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 				sp = w.spans[&r.b.Codes[0]]
 			}
 			q := int64(sp.dev - sp.lo + sg.Off)
+			n, cut := sg.Len, uint32(0)
+			if avail := sp.hi - sg.Off; avail < n {
+				n, cut = avail, 1
+				w.cut = true
+			}
 			for f := sg.From; f < sg.To; f += pl {
-				ps[k] = piece{q: q, len: uint32(sg.Len), from: uint32(f), to: uint32(min(f+pl, sg.To)), slot: uint32(slot + f - sg.From)}
+				ps[k] = piece{q: q, len: uint32(n), from: uint32(f), to: uint32(min(f+pl, sg.To)), slot: uint32(slot + f - sg.From), cut: cut}
 				k++
 			}
 			slot += sg.To - sg.From
@@ -541,7 +618,8 @@ func (w *worker) unique(l *launch, nPieces, nSlots int, firstCard, lastCard bool
 			return nil, err
 		}
 		err = w.s.launch("mu_walk", m.fn["mu_walk"], ceilDiv(nPieces, 128), 128, &f.desc, w.dCodes.p, w.dPieces.p, uint32(nPieces),
-			uint32(m.opts.MinLen), w.dBest.p, b2u(firstCard && i == 0), b2u(lastCard && i == len(order)-1), w.dRegion.p, w.dCounts.p)
+			uint32(m.opts.MinLen), w.dBest.p, b2u(firstCard && i == 0), b2u(lastCard && i == len(order)-1), w.dRegion.p, w.dCounts.p,
+			w.dTot.p+cutHitAt)
 		if err == nil && !m.fs.resident {
 			err = w.s.sync()
 		}
@@ -578,7 +656,7 @@ func (w *worker) unique(l *launch, nPieces, nSlots int, firstCard, lastCard bool
 	if err := w.grow(&w.dOut, 16*int(nOut)); err != nil {
 		return nil, err
 	}
-	if err := w.hOut.ensure(m.dev, 16*int(nOut)); err != nil {
+	if err := w.growHost(&w.hOut, 16*int(nOut)); err != nil {
 		return nil, err
 	}
 	if err := w.s.launch("compact_pieces", m.fn["compact_pieces"], ceilDiv(32*nPieces, 128), 128, w.dPieces.p, uint32(nPieces),
@@ -613,7 +691,7 @@ func (w *worker) maxMatchPage(desc *pageDev, nPieces int) error {
 	s := w.s
 	minLen := uint32(m.opts.MinLen)
 	if err := s.launch("mm_walk", m.fn["mm_walk"], ceilDiv(nPieces, 128), 128, desc, w.dCodes.p, w.dPieces.p, uint32(nPieces), minLen,
-		w.dRegion.p, w.dRegionPiece.p, w.dCounts.p); err != nil {
+		w.dRegion.p, w.dRegionPiece.p, w.dCounts.p, w.dTot.p+cutHitAt); err != nil {
 		return err
 	}
 	if err := w.mark("walk"); err != nil {
@@ -718,7 +796,7 @@ func (w *worker) maxMatchPage(desc *pageDev, nPieces int) error {
 				}
 			}
 			if err := s.launch("mm_rows", m.fn["mm_rows"], ceilDiv(cnt, 256), 256, desc, w.dCodes.p, w.dPieces.p, w.dItems.p, w.dItemPiece.p,
-				w.dRanges.p, w.dRowOff.p, uint32(nRanges), uint32(r0), uint32(cnt), w.dCand.p, w.dValid.p); err != nil {
+				w.dRanges.p, w.dRowOff.p, uint32(nRanges), uint32(r0), uint32(cnt), w.dCand.p, w.dValid.p, w.dTot.p+cutHitAt); err != nil {
 				return err
 			}
 			nValid32, err := w.scan(w.dValid.p, w.dValidOff.p, cnt)
@@ -729,7 +807,7 @@ func (w *worker) maxMatchPage(desc *pageDev, nPieces int) error {
 				continue
 			}
 			nValid := int(nValid32)
-			if err := w.hOut.ensure(m.dev, 16*nValid); err != nil {
+			if err := w.growHost(&w.hOut, 16*nValid); err != nil {
 				return err
 			}
 			if err := s.launch("compact_valid", m.fn["compact_valid"], ceilDiv(cnt, 256), 256, w.dValid.p, w.dValidOff.p, w.dCand.p,

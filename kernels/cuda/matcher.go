@@ -39,6 +39,7 @@ type matchConfig struct {
 	Workers      int   // launches in flight (default: defaultWorkers, as the card's memory allows)
 	MaxPositions int   // query positions gathered into one launch (default: launchPositions)
 	PieceLen     int   // most query positions one thread walks (default 1024, less for few pieces)
+	Lookahead    int   // codes of a long sequence copied past a batch's last position at first (default 1<<16; -1: all)
 	ChunkRows    int   // candidate rows examined per pass of -maxmatch's last stage (default 1<<22)
 	HostIndex    bool  // build the page indexes on the CPU even when they could be built on the device
 	Profile      bool  // time each stage with events (SAPIPE_GPU_PROFILE=1)
@@ -74,6 +75,9 @@ func (c *matchConfig) defaults(info Info, threads int) {
 	}
 	if c.PieceLen <= 0 {
 		c.PieceLen = 1024
+	}
+	if c.Lookahead == 0 {
+		c.Lookahead = defaultLookahead
 	}
 	if c.ChunkRows <= 0 {
 		c.ChunkRows = 1 << 22
@@ -179,6 +183,30 @@ func tuneFromEnv(c *matchConfig) {
 	if v, err := strconv.Atoi(os.Getenv("SAPIPE_GPU_WORKERS")); err == nil && v > 0 && c.Workers == 0 {
 		c.Workers = v
 	}
+	if v, err := strconv.Atoi(os.Getenv("SAPIPE_GPU_LOOKAHEAD")); err == nil && v != 0 && c.Lookahead == 0 {
+		c.Lookahead = v
+	}
+}
+
+// defaultLookahead is how many codes of a long query sequence a launch copies past a batch's last
+// position at first (see worker.pack): 3% more than the batch's 2 Mi positions, and past the end
+// of any match against a diverged copy. A launch that needs more makes the matcher's lookahead
+// 16 times longer (lookMore), and then the whole of every sequence (self-comparison, or an
+// identical stretch of megabases).
+const defaultLookahead = 1 << 16
+
+// lookMore makes the lookahead 16 times longer, or unbounded from 2^28 on.
+func (m *gpuMatcher) lookMore() {
+	for {
+		la := m.lookahead.Load()
+		more := la * 16
+		if la <= 0 || more >= 1<<28 {
+			more = -1
+		}
+		if la == more || m.lookahead.CompareAndSwap(la, more) {
+			return
+		}
+	}
 }
 
 // matchKernels are the kernels the matcher launches, looked up once.
@@ -207,6 +235,10 @@ type gpuMatcher struct {
 
 	stats matchStats
 	note  func(string) // the backend's notes: the profile at Close
+
+	// lookahead is how far past a batch's last position a long sequence's codes are copied up;
+	// at most 0: all of it (see worker.pack).
+	lookahead atomic.Int64
 }
 
 // request is one Match call waiting for a worker.
@@ -220,6 +252,7 @@ type request struct {
 // matchStats counts what the matcher did, for tests, benchmarks and profiles.
 type matchStats struct {
 	launches, positions, pieces, items, ranges, rows, matches atomic.Int64
+	relaunches                                                atomic.Int64 // launches done again with more of a long sequence
 	mu                                                        sync.Mutex
 	phase                                                     map[string]time.Duration
 	order                                                     []string
@@ -243,6 +276,9 @@ func (s *matchStats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d launches, %d positions in %d pieces, %d items, %d ranges, %d candidate rows, %d matches",
 		s.launches.Load(), s.positions.Load(), s.pieces.Load(), s.items.Load(), s.ranges.Load(), s.rows.Load(), s.matches.Load())
+	if n := s.relaunches.Load(); n > 0 {
+		fmt.Fprintf(&b, " (%d launches done again with more of a long sequence)", n)
+	}
 	s.mu.Lock()
 	for _, name := range s.order {
 		fmt.Fprintf(&b, "; %s %v", name, s.phase[name].Round(time.Microsecond))
@@ -383,6 +419,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 	if m.cfg.sizer == nil {
 		m.cfg.sizer = &launchSizer{}
 	}
+	m.lookahead.Store(int64(cfg.Lookahead))
 	m.fs.cond = sync.NewCond(&m.fs.mu)
 	t0 := time.Now()
 	err = d.run(func() error {

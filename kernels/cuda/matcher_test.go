@@ -147,8 +147,8 @@ func newTestMatcher(t testing.TB, b *Backend, ref *kernels.Reference, opts kerne
 	return m
 }
 
-// TestGPUMatcherRandom: random references and queries, all modes, page sizes, cuts, piece lengths
-// and tiny output chunks.
+// TestGPUMatcherRandom: random references and queries, all modes, page sizes, cuts, piece lengths,
+// lookaheads (launches done again with more of a sequence) and tiny output chunks.
 func TestGPUMatcherRandom(t *testing.T) {
 	b := gpuBackend(t)
 	rng := rand.New(rand.NewPCG(11, 12))
@@ -156,7 +156,7 @@ func TestGPUMatcherRandom(t *testing.T) {
 	if testing.Short() {
 		iters = 30
 	}
-	total := 0
+	total, relaunches := 0, int64(0)
 	for iter := range iters {
 		nucOnly := iter%5 == 0
 		maxLen := 300
@@ -187,13 +187,23 @@ func TestGPUMatcherRandom(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cfg := matchConfig{Workers: 2, PieceLen: 1 + rng.IntN(40), ChunkRows: 1 + rng.IntN(64), HostIndex: iter%2 == 1}
+				cfg := matchConfig{Workers: 2, PieceLen: 1 + rng.IntN(40), ChunkRows: 1 + rng.IntN(64), HostIndex: iter%2 == 1,
+					Lookahead: []int{0, -1, 1 + rng.IntN(30)}[rng.IntN(3)]}
 				got := newTestMatcher(t, b, ref, opts, cfg)
 				for _, cut := range []int{1 << 30, 1 + rng.IntN(100)} {
 					batch := queryBatch(seqs, &ref.Alpha, true, nucOnly, cut)
 					what := fmt.Sprintf("iter %d mode %v minLen %d page %d cut %d cfg %+v", iter, mode, minLen, ps, cut, cfg)
 					total += compareMatch(t, what, want, got, batch)
+					if cfg.Lookahead > 0 && ps == 0 && cut < 1<<30 {
+						// A segment a batch, as a long record's batches come, so that the
+						// codes past a segment's end are cut at the lookahead.
+						for i, sg := range batch.Segs {
+							one := &kernels.Batch{Codes: batch.Codes, Segs: []kernels.Segment{sg}}
+							total += compareMatch(t, fmt.Sprintf("%s, segment %d alone", what, i), want, got, one)
+						}
+					}
 				}
+				relaunches += got.stats.relaunches.Load()
 				got.Close()
 			}
 		}
@@ -201,7 +211,10 @@ func TestGPUMatcherRandom(t *testing.T) {
 	if total < 1000 {
 		t.Fatalf("only %d matches compared: the generator makes too few", total)
 	}
-	t.Logf("%d matches compared", total)
+	if relaunches == 0 {
+		t.Fatal("no launch was done again with more of a sequence: the short lookaheads were never reached")
+	}
+	t.Logf("%d matches compared; %d launches done again", total, relaunches)
 }
 
 // TestGPUMatcherRepeats: references made of repeats (a period, one letter, copies of a unit), so
@@ -236,7 +249,7 @@ func TestGPUMatcherRepeats(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, cfg := range []matchConfig{{}, {Workers: 1, PieceLen: 17, ChunkRows: 1000, MaxPositions: 500}} {
+				for _, cfg := range []matchConfig{{}, {Workers: 1, PieceLen: 17, ChunkRows: 1000, MaxPositions: 500, Lookahead: 3}} {
 					got := newTestMatcher(t, b, ref, opts, cfg)
 					n := compareMatch(t, fmt.Sprintf("%s %v page %d %+v", name, mode, ps, cfg), want, got, queryBatch(seqs, &ref.Alpha, true, false, 64))
 					t.Logf("%s %v page %d: %d matches; %s", name, mode, ps, n, got.Stats())

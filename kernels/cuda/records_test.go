@@ -174,8 +174,11 @@ func TestUnpack(t *testing.T) {
 // on from segment to segment (segSlot), request after request, skipping the empty segments.
 func TestPack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
+	allCuts := 0
 	for trial := range 40 {
 		w := &worker{m: &gpuMatcher{dev: &device{info: Info{SMs: 1 + rng.IntN(4)}}, cfg: matchConfig{PieceLen: 1 + rng.IntN(300)}}, spans: map[*byte]*codeSpan{}}
+		ahead := []int64{0, -1, 1 + rng.Int64N(100), 1 + rng.Int64N(3000)}[trial%4]
+		w.m.lookahead.Store(ahead)
 		var batch []*request
 		var shared []byte
 		total := 0
@@ -209,7 +212,7 @@ func TestPack(t *testing.T) {
 			t.Fatal(err)
 		}
 		pl := w.pieceLen(nSlots)
-		k, slot, seg := 0, 0, 0
+		k, slot, seg, cuts := 0, 0, 0, 0
 		for ri, r := range batch {
 			for si, sg := range r.b.Segs {
 				what := fmt.Sprintf("trial %d, request %d, segment %d %+v", trial, ri, si, sg)
@@ -220,10 +223,19 @@ func TestPack(t *testing.T) {
 				for f := sg.From; f < sg.To; f += pl {
 					p := pieces[k]
 					k++
-					if p.len != uint32(sg.Len) || p.from != uint32(f) || p.to != uint32(min(f+pl, sg.To)) || p.slot != uint32(slot+f-sg.From) {
+					if p.from != uint32(f) || p.to != uint32(min(f+pl, sg.To)) || p.slot != uint32(slot+f-sg.From) {
 						t.Fatalf("%s: piece %+v, want from %d to %d, slot %d (piece length %d)", what, p, f, min(f+pl, sg.To), slot+f-sg.From, pl)
 					}
-					for pos := max(sg.From-1, 0); pos < sg.Len; pos++ {
+					// The sequence whole, or at least the lookahead past the segment's end.
+					want := sg.Len
+					if ahead > 0 {
+						want = min(sg.Len, sg.To+int(ahead))
+					}
+					if int(p.len) < want || int(p.len) > sg.Len || (p.cut == 1) != (int(p.len) < sg.Len) || p.cut > 1 {
+						t.Fatalf("%s: piece %+v: %d codes (cut %d), want %d to %d of %d, lookahead %d", what, p, p.len, p.cut, want, sg.Len, sg.Len, ahead)
+					}
+					cuts += int(p.cut)
+					for pos := max(sg.From-1, 0); pos < int(p.len); pos++ {
 						if codes[p.q+int64(pos)] != r.b.Codes[sg.Off+pos] {
 							t.Fatalf("%s: the code at position %d is not the segment's", what, pos)
 						}
@@ -235,6 +247,13 @@ func TestPack(t *testing.T) {
 		if k != nPieces || slot != nSlots || seg != len(w.segSlot) {
 			t.Fatalf("trial %d: %d pieces, %d slots, %d segments; want %d, %d, %d", trial, nPieces, nSlots, len(w.segSlot), k, slot, seg)
 		}
+		if w.cut != (cuts > 0) {
+			t.Fatalf("trial %d: the launch's cut %v with %d cut pieces", trial, w.cut, cuts)
+		}
+		allCuts += cuts
+	}
+	if allCuts == 0 {
+		t.Fatal("no piece was cut: the lookaheads are too long for the sequences")
 	}
 }
 
