@@ -46,27 +46,29 @@ func (r outRec) textPos() int64 { return int64(r.refHi)<<32 | int64(r.ref) }
 type codeSpan struct {
 	lo, hi int
 	dev    int
+	src    []byte // the codes [lo, hi)
 }
 
 type worker struct {
 	m *gpuMatcher
 	s *stream
 
-	hCodes, hPieces, hOut, hTot hostBuf
-	dCodes, dPieces, dCounts    devBuf
-	dOffs, dSums, dTot          devBuf
-	dRegion, dRegionPiece       devBuf // per slot: items (-maxmatch) or records (unique modes)
-	dBest                       devBuf // per slot: best match so far over the pages (unique modes)
-	dItems, dItemPiece          devBuf // compacted items
-	dRangeCnt, dItemRows        devBuf
-	dRangeOff                   devBuf
-	unpackParts                 []recPart // unpack's work, reused
-	dRanges, dRowCnt, dRowOff   devBuf
-	dCand, dValid, dValidOff    devBuf
-	dOut                        devBuf
+	hTot                      hostBuf
+	dCodes, dPieces, dCounts  devBuf
+	dOffs, dSums, dTot        devBuf
+	dRegion, dRegionPiece     devBuf // per slot: items (-maxmatch) or records (unique modes)
+	dBest                     devBuf // per slot: best match so far over the pages (unique modes)
+	dItems, dItemPiece        devBuf // compacted items
+	dRangeCnt, dItemRows      devBuf
+	dRangeOff                 devBuf
+	unpackParts               []recPart // unpack's work, reused
+	dRanges, dRowCnt, dRowOff devBuf
+	dCand, dValid, dValidOff  devBuf
+	dOut                      devBuf
 
 	spans      map[*byte]*codeSpan
 	spanOrder  []*codeSpan
+	pieces     []piece
 	cut        bool     // some piece of the launch has only part of its sequence on the device
 	segSlot    []uint32 // first slot of each segment of the launch
 	recs       []outRec
@@ -75,12 +77,11 @@ type worker struct {
 	pageStarts []int // where each page's records start in recs
 
 	// SAPIPE_GPU_TRACE: the last launch's records, and when they were ready on the host; the
-	// time it spent packing, and growing device and pinned buffers (with the waits that growth
-	// takes).
-	traceRecs                int
-	traceMatched             time.Time
-	tracePack                time.Duration
-	traceGrow, traceGrowHost time.Duration
+	// time it spent packing, and growing device buffers (with the waits that growth takes).
+	traceRecs    int
+	traceMatched time.Time
+	tracePack    time.Duration
+	traceGrow    time.Duration
 
 	// Profiling: events recorded after each stage, and the stage names.
 	events  []event
@@ -111,9 +112,7 @@ func (m *gpuMatcher) newWorker() (*worker, error) {
 
 func (w *worker) free() {
 	d := w.m.dev
-	for _, h := range []*hostBuf{&w.hCodes, &w.hPieces, &w.hOut, &w.hTot} {
-		h.free(d)
-	}
+	w.hTot.free(d)
 	for _, b := range []*devBuf{&w.dCodes, &w.dPieces, &w.dCounts, &w.dOffs, &w.dSums, &w.dTot, &w.dRegion, &w.dRegionPiece,
 		&w.dBest, &w.dItems, &w.dItemPiece, &w.dRangeCnt, &w.dItemRows, &w.dRangeOff, &w.dRanges, &w.dRowCnt, &w.dRowOff,
 		&w.dCand, &w.dValid, &w.dValidOff, &w.dOut} {
@@ -139,17 +138,6 @@ func (w *worker) grow(b *devBuf, n int) error {
 	return b.ensure(w.m.dev, uint64(n))
 }
 
-// growHost makes the pinned buffer h at least n bytes.
-func (w *worker) growHost(h *hostBuf, n int) error {
-	if max(n, 256) <= h.n {
-		return nil
-	}
-	if traceOn {
-		defer w.traced(&w.traceGrowHost, time.Now())
-	}
-	return h.ensure(w.m.dev, n)
-}
-
 // traced adds the time since t0 to *d.
 func (w *worker) traced(d *time.Duration, t0 time.Time) { *d += time.Since(t0) }
 
@@ -166,9 +154,9 @@ func (w *worker) traceLaunch(l *launch, t0 time.Time) {
 	if !w.traceMatched.Before(t0) {
 		matched = at(w.traceMatched)
 	}
-	fmt.Fprintf(os.Stderr, "sapipe gpu trace: launch of %d batches, %d positions, %d records: taken at %.1f ms, records at %.1f ms, unpacked at %.1f ms; pack %.1f ms, buffers grown %.1f ms on the device, %.1f ms pinned\n",
-		len(l.batch), npos, w.traceRecs, at(t0), matched, at(time.Now()), ms(w.tracePack), ms(w.traceGrow), ms(w.traceGrowHost))
-	w.tracePack, w.traceGrow, w.traceGrowHost = 0, 0, 0
+	fmt.Fprintf(os.Stderr, "sapipe gpu trace: launch of %d batches, %d positions, %d records: taken at %.1f ms, records at %.1f ms, unpacked at %.1f ms; pack %.1f ms, buffers grown %.1f ms\n",
+		len(l.batch), npos, w.traceRecs, at(t0), matched, at(time.Now()), ms(w.tracePack), ms(w.traceGrow))
+	w.tracePack, w.traceGrow = 0, 0
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -256,10 +244,16 @@ func (w *worker) run(l *launch) (forward bool, err error) {
 			return false, err
 		}
 	}
-	if err := w.s.toDevice(w.dCodes.p, w.hCodes.p, w.codeBytes()); err != nil {
-		return false, err
+	// From Go memory: the driver stages such copies itself, faster on the lent H200 than a copy
+	// into pinned memory and the copy from there (BenchmarkHostTransfers: 64 MiB up at 8.7 GB/s
+	// against 5.9, down at 14.0 against 5.6), and no worker's pinned buffers grow (that took
+	// 10-120 ms a launch, one worker's growth waiting for another's).
+	for _, sp := range w.spanOrder {
+		if err := w.s.toDevice(w.dCodes.p+devPtr(sp.dev), unsafe.Pointer(&sp.src[0]), len(sp.src)); err != nil {
+			return false, err
+		}
 	}
-	if err := w.s.toDevice(w.dPieces.p, w.hPieces.p, pieceBytes*nPieces); err != nil {
+	if err := w.s.toDevice(w.dPieces.p, unsafe.Pointer(&w.pieces[0]), pieceBytes*nPieces); err != nil {
 		return false, err
 	}
 	if w.cut {
@@ -366,7 +360,7 @@ func (w *worker) pieceLen(nSlots int) int {
 	return max(pl, 1)
 }
 
-// pack copies the codes the launch needs into pinned memory and cuts the segments into pieces.
+// pack finds the codes the launch needs (w.spanOrder) and cuts the segments into pieces (w.pieces).
 //
 // A piece's search reads its sequence from the symbol before its first position to the end of
 // its start state's match, which may run to the sequence's end. A batch of a long record (a
@@ -417,21 +411,13 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 		sp.dev = at
 		at += (sp.hi - sp.lo + 15) &^ 15
 	}
-	if err := w.growHost(&w.hCodes, at); err != nil {
-		return 0, 0, err
-	}
-	codes := hostSlice[byte](&w.hCodes, at)
 	for _, r := range batch {
 		if len(r.b.Codes) == 0 {
 			continue
 		}
-		if sp := w.spans[&r.b.Codes[0]]; sp != nil && sp.dev >= 0 {
-			copy(codes[sp.dev:], r.b.Codes[sp.lo:sp.hi])
-			sp.dev = ^sp.dev // copied once; restored below
+		if sp := w.spans[&r.b.Codes[0]]; sp != nil && sp.src == nil {
+			sp.src = r.b.Codes[sp.lo:sp.hi]
 		}
-	}
-	for _, sp := range w.spanOrder {
-		sp.dev = ^sp.dev
 	}
 	pl := w.pieceLen(nSlots)
 	for _, r := range batch {
@@ -441,10 +427,8 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 			}
 		}
 	}
-	if err := w.growHost(&w.hPieces, pieceBytes*nPieces); err != nil {
-		return 0, 0, err
-	}
-	ps := hostSlice[piece](&w.hPieces, nPieces)
+	w.pieces = slices.Grow(w.pieces[:0], nPieces)[:nPieces]
+	ps := w.pieces
 	w.segSlot = w.segSlot[:0]
 	slot, k := 0, 0
 	for _, r := range batch {
@@ -656,33 +640,31 @@ func (w *worker) unique(l *launch, nPieces, nSlots int, firstCard, lastCard bool
 	if err := w.grow(&w.dOut, 16*int(nOut)); err != nil {
 		return nil, err
 	}
-	if err := w.growHost(&w.hOut, 16*int(nOut)); err != nil {
-		return nil, err
-	}
+	w.recs = growRecs(w.recs[:0], int(nOut))
 	if err := w.s.launch("compact_pieces", m.fn["compact_pieces"], ceilDiv(32*nPieces, 128), 128, w.dPieces.p, uint32(nPieces),
 		w.dCounts.p, w.dOffs.p, w.dRegion.p, devPtr(0), w.dOut.p, devPtr(0)); err != nil {
 		return nil, err
 	}
-	if err := w.s.toHost(w.hOut.p, w.dOut.p, 16*int(nOut)); err != nil {
+	if err := w.s.toHost(unsafe.Pointer(&w.recs[0]), w.dOut.p, 16*int(nOut)); err != nil {
 		return nil, err
 	}
 	if err := w.mark("compact and copy down"); err != nil {
 		return nil, err
 	}
-	return hostSlice[outRec](&w.hOut, int(nOut)), nil
+	return w.recs, nil
 }
 
-// appendRecs appends more to recs, doubling its capacity where it must grow: a launch against a
-// repetitive genome appends millions of records in hundreds of parts, and append's growth by a
-// quarter for large slices copied them over and over (the copies were 2.1 of 33 CPU-s of
-// -maxmatch -l 30 against the 3.1 Gbp genscale genome, lent H200).
-func appendRecs(recs, more []outRec) []outRec {
-	if need := len(recs) + len(more); need > cap(recs) {
+// growRecs extends recs by n records (for a copy from the device into them), doubling its capacity
+// where it must grow: a launch against a repetitive genome gets millions of records in hundreds
+// of parts, and append's growth by a quarter for large slices copied them over and over (the
+// copies were 2.1 of 33 CPU-s of -maxmatch -l 30 against the 3.1 Gbp genscale genome, lent H200).
+func growRecs(recs []outRec, n int) []outRec {
+	if need := len(recs) + n; need > cap(recs) {
 		grown := make([]outRec, len(recs), max(need, 2*cap(recs)))
 		copy(grown, recs)
 		recs = grown
 	}
-	return append(recs, more...)
+	return recs[:len(recs)+n]
 }
 
 // maxMatchPage appends to w.recs the -maxmatch records of one page (see match.cuh).
@@ -807,23 +789,19 @@ func (w *worker) maxMatchPage(desc *pageDev, nPieces int) error {
 				continue
 			}
 			nValid := int(nValid32)
-			if err := w.growHost(&w.hOut, 16*nValid); err != nil {
-				return err
-			}
 			if err := s.launch("compact_valid", m.fn["compact_valid"], ceilDiv(cnt, 256), 256, w.dValid.p, w.dValidOff.p, w.dCand.p,
 				uint32(cnt), w.dOut.p); err != nil {
 				return err
 			}
-			if err := s.toHost(w.hOut.p, w.dOut.p, 16*nValid); err != nil {
+			// Into Go memory, where the records are sorted (the driver stages a copy into
+			// pageable memory).
+			at := len(w.recs)
+			w.recs = growRecs(w.recs, nValid)
+			if err := s.toHost(unsafe.Pointer(&w.recs[at]), w.dOut.p, 16*nValid); err != nil {
 				return err
 			}
 			if err := s.sync(); err != nil {
 				return err
-			}
-			t := time.Now()
-			w.recs = appendRecs(w.recs, hostSlice[outRec](&w.hOut, nValid))
-			if m.cfg.Profile {
-				m.stats.addPhase("host append", time.Since(t))
 			}
 			if err := w.mark("rows and copy down"); err != nil {
 				return err

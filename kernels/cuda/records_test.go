@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"unsafe"
 
 	"github.com/sapipe/sapipe/kernels"
 )
@@ -203,14 +202,19 @@ func TestPack(t *testing.T) {
 			total += len(bt.Codes)
 			batch = append(batch, &request{b: bt})
 		}
-		codes := make([]byte, total+16*len(batch)+256)
-		pieces := make([]piece, total+len(batch)+16)
-		w.hCodes = hostBuf{p: unsafe.Pointer(&codes[0]), n: len(codes)}
-		w.hPieces = hostBuf{p: unsafe.Pointer(&pieces[0]), n: len(pieces) * int(unsafe.Sizeof(piece{}))}
 		nPieces, nSlots, err := w.pack(batch)
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The device's copy of the codes, as run makes it.
+		codes := make([]byte, w.codeBytes())
+		for _, sp := range w.spanOrder {
+			if len(sp.src) != sp.hi-sp.lo || sp.dev%16 != 0 {
+				t.Fatalf("trial %d: span %+v: %d codes at %d", trial, sp, len(sp.src), sp.dev)
+			}
+			copy(codes[sp.dev:], sp.src)
+		}
+		pieces := w.pieces
 		pl := w.pieceLen(nSlots)
 		k, slot, seg, cuts := 0, 0, 0, 0
 		for ri, r := range batch {
@@ -348,9 +352,9 @@ func TestSortByTextPos(t *testing.T) {
 	}
 }
 
-// TestAppendRecs: appending records in parts keeps them all, in order, and grows the capacity at
+// TestGrowRecs: records copied in, part after part, keep them all, in order, and grows the capacity at
 // least twofold each time it must grow (a few copies for millions of records).
-func TestAppendRecs(t *testing.T) {
+func TestGrowRecs(t *testing.T) {
 	var recs, want []outRec
 	grows := 0
 	for i := range 3000 {
@@ -359,7 +363,9 @@ func TestAppendRecs(t *testing.T) {
 			more[k] = outRec{ref: uint32(i), slot: uint32(k)}
 		}
 		before := cap(recs)
-		recs = appendRecs(recs, more)
+		at := len(recs)
+		recs = growRecs(recs, len(more))
+		copy(recs[at:], more)
 		if cap(recs) != before {
 			grows++
 			if before > 0 && cap(recs) < 2*before {
