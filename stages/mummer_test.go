@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sapipe/sapipe/formats"
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
 )
@@ -218,4 +219,61 @@ func TestMummerPiecesPastSlowOne(t *testing.T) {
 	if !strings.HasPrefix(out.String(), "> long\n") {
 		t.Errorf("output %.40q, want the record's header", out.String())
 	}
+}
+
+// TestPrinterParts: a segment with enough matches to be formatted in parts on several goroutines
+// prints the lines one goroutine prints, in order, in every column layout and with -s.
+func TestPrinterParts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	rb := kernels.NewReferenceBuilder(false)
+	for i := range 3 {
+		seq := make([]byte, 5000+rng.IntN(5000))
+		for k := range seq {
+			seq[k] = "acgt"[rng.IntN(4)]
+		}
+		rb.Add(fmt.Sprintf("chr%d", i+1), seq)
+	}
+	ref, err := rb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := []int{0}
+	for rec := range len(ref.Names) {
+		starts = append(starts, ref.RecordEnd(rec))
+	}
+	for _, tc := range []struct {
+		n                        int
+		four, showLen, showString bool
+	}{{3*partLines + 17, false, false, false}, {2 * partLines, true, true, false}, {5*partLines + 3, false, false, true}, {partLines + 1, true, false, false}} {
+		ms := make([]kernels.Match, tc.n)
+		for i := range ms {
+			rec := rng.IntN(len(ref.Names))
+			l := 1 + rng.IntN(40)
+			pos := starts[rec] + rng.IntN(ref.RecordEnd(rec)-starts[rec]-l)
+			ms[i] = kernels.Match{Ref: int64(pos), Query: int32(rng.IntN(1 << 27)), Len: int32(l)}
+		}
+		b := &QueryBatch{Info: []SegInfo{{Name: []byte("q1"), First: true, Last: true, Reverse: tc.n%2 == 1}}}
+		b.Segs = []kernels.Segment{{Len: 1 << 27, To: 1 << 27}}
+		b.Res.Matches, b.Res.Ends = ms, []int{len(ms)}
+		opts := &MummerOptions{Mode: kernels.MaxMatch, ReversePositions: true, ShowString: tc.showString}
+		mw := formats.NewMummerWriter(nil, ref.Names, tc.four, tc.showLen, tc.showString)
+		got := (&printer{opts: opts, ref: ref, out: mw}).batch(nil, b)
+		one := &printer{opts: opts, ref: ref, out: mw}
+		want := mw.AppendHeader(nil, b.Info[0].Name, b.Info[0].Reverse, b.Segs[0].Len)
+		for _, mt := range ms {
+			want = one.match(want, mt, b.Segs[0].Len, b.Info[0].Reverse)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%+v: %d bytes in parts, %d one by one; first difference at %d", tc, len(got), len(want), firstDiff(got, want))
+		}
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
