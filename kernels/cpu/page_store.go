@@ -272,6 +272,17 @@ func storeParts(n, threads int) int { return max(1, min(threads, n/storeMinPart+
 
 // countSymbols counts each code of text, refusing codes outside 1..sigma-1.
 func countSymbols(text []byte, sigma, threads int) ([256]int, error) {
+	total := CountCodes(text, threads)
+	for x, v := range total {
+		if v != 0 && (x == 0 || x >= sigma) {
+			return total, fmt.Errorf("text code %d outside 1..%d", x, sigma-1)
+		}
+	}
+	return total, nil
+}
+
+// CountCodes counts each code of text on up to threads goroutines.
+func CountCodes(text []byte, threads int) [256]int {
 	parts := make([][256]int, storeParts(len(text), threads))
 	storeParallel(len(text), threads, func(t, lo, hi int) error {
 		part := text[lo:hi]
@@ -299,12 +310,7 @@ func countSymbols(text []byte, sigma, threads int) ([256]int, error) {
 			total[x] += v
 		}
 	}
-	for x, v := range total {
-		if v != 0 && (x == 0 || x >= sigma) {
-			return total, fmt.Errorf("text code %d outside 1..%d", x, sigma-1)
-		}
-	}
-	return total, nil
+	return total
 }
 
 // checkSA checks that row 0 is the empty suffix and every other row a text position.

@@ -3,8 +3,11 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 	"unsafe"
+
+	"github.com/sapipe/sapipe/kernels/cpu"
 )
 
 // Building a page's index on the device (page_build.cuh): its suffix array from the GPU suffix
@@ -53,15 +56,10 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 	w := text[start:winEnd]
 	n := len(w)
 	t0 := time.Now()
-	var counts [256]int
-	for _, x := range w {
-		counts[x]++
-	}
-	var c [256]uint32
-	c[0] = 1
-	for x := 1; x < 256; x++ {
-		c[x] = c[x-1] + uint32(counts[x-1])
-	}
+	// The window's symbols are counted on the host while the device sorts its suffixes: on one
+	// goroutine that was 50-75 ms of a 150 Mbp page's build before its first kernel.
+	counted := make(chan [256]int, 1)
+	go func() { counted <- cpu.CountCodes(w, max(runtime.GOMAXPROCS(0)/2, 1)) }()
 	shape := pageShape{start: start, end: end, winEnd: winEnd, n: n}
 	sigma = max(sigma, 2)
 	shape.occShape(sigma)
@@ -113,6 +111,17 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 			err := d.toHost(unsafe.Pointer(&t), dTot.p, 4)
 			return t, err
 		}
+		// With SAPIPE_GPU_TRACE, the device's time for each step (waiting for it).
+		traceStep := func(name string) error {
+			if !traceOn {
+				return nil
+			}
+			if err := d.sync(); err != nil {
+				return err
+			}
+			trace("page: "+name, t0)
+			return nil
+		}
 		wText := devText + devPtr(start)
 		// The window's suffix array, with row 0 for the empty suffix (the value n), built from
 		// the text already on the device and left there.
@@ -134,6 +143,9 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 			}
 		}
 		if err := d.launch("pb_phi", ceilDiv(n, 256), 256, 0, dSA.p, uint32(n), dPhi.p); err != nil {
+			return err
+		}
+		if err := traceStep("phi"); err != nil {
 			return err
 		}
 		if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(dTot.p, 0, 4)); err != nil {
@@ -160,6 +172,9 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 				return err
 			}
 		}
+		if err := traceStep("permuted LCP"); err != nil {
+			return err
+		}
 		if err := d.launch("pb_lcp_escapes", lcpBlocks, 256, 0, dSA.p, dPhi.p, uint32(n), dEsc.p); err != nil {
 			return err
 		}
@@ -168,7 +183,13 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 			return err
 		}
 		shape.nBig = int(nBig)
+		if err := traceStep("escapes counted"); err != nil {
+			return err
+		}
 		if err := f.mem.ensureExact(d, pageBytes(shape)); err != nil {
+			return err
+		}
+		if err := traceStep("frame allocated"); err != nil {
 			return err
 		}
 		var desc pageDev
@@ -198,6 +219,9 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 				return err
 			}
 		}
+		if err := traceStep("suffix array copied, LCP rows and minima"); err != nil {
+			return err
+		}
 		if err := d.drv.check("cuMemsetD32", d.drv.cuMemsetD32(desc.occ, 0, uint64(2*shape.occWords))); err != nil {
 			return err
 		}
@@ -212,6 +236,12 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 			if err := d.launch("pb_occ_counts", ceilDiv(nb, 256), 256, 0, dCntOff.p, uint32(nb), uint32(sigma), uint32(shape.stride), desc.occ); err != nil {
 				return err
 			}
+		}
+		counts := <-counted
+		var c [256]uint32
+		c[0] = 1
+		for x := 1; x < 256; x++ {
+			c[x] = c[x-1] + uint32(counts[x-1])
 		}
 		if err := d.toDevice(desc.c, unsafe.Pointer(&c[0]), 4*256); err != nil {
 			return err
