@@ -138,7 +138,10 @@ func (l *compactLCP) at(k int) int32 {
 	return l.big(k)
 }
 
-func (l *compactLCP) big(k int) int32 {
+func (l *compactLCP) big(k int) int32 { return l.bigVal[l.bigIndex(k)] }
+
+// bigIndex returns the side table's index of escaped row k.
+func (l *compactLCP) bigIndex(k int) int {
 	lo, hi := 0, len(l.bigRow)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -148,7 +151,66 @@ func (l *compactLCP) big(k int) int32 {
 			hi = m
 		}
 	}
-	return l.bigVal[lo]
+	return lo
+}
+
+// lastLess returns the largest row in [lo, k] whose value is less than d, or lo-1. Above
+// lcpEscape every row not escaped is less, so the scan goes on only over escaped rows, one after
+// the other in the side table too: one search finds the first, and the next are its neighbours
+// (a repeat's rows are escaped by the thousand, and a search for each was half of -maxmatch's
+// time on a self-comparison).
+func (l *compactLCP) lastLess(lo, k int, d int32) int {
+	if d <= lcpEscape {
+		for ; k >= lo; k-- {
+			if int32(l.small[k]) < d {
+				return k
+			}
+		}
+		return k
+	}
+	j := -1
+	for ; k >= lo; k-- {
+		if l.small[k] < lcpEscape {
+			return k
+		}
+		if j < 0 {
+			j = l.bigIndex(k)
+		} else {
+			j--
+		}
+		if l.bigVal[j] < d {
+			return k
+		}
+	}
+	return k
+}
+
+// firstLess returns the smallest row in [k, hi] whose value is less than d, or hi+1 (lastLess,
+// rightward).
+func (l *compactLCP) firstLess(k, hi int, d int32) int {
+	if d <= lcpEscape {
+		for ; k <= hi; k++ {
+			if int32(l.small[k]) < d {
+				return k
+			}
+		}
+		return k
+	}
+	j := -1
+	for ; k <= hi; k++ {
+		if l.small[k] < lcpEscape {
+			return k
+		}
+		if j < 0 {
+			j = l.bigIndex(k)
+		} else {
+			j++
+		}
+		if l.bigVal[j] < d {
+			return k
+		}
+	}
+	return k
 }
 
 // less reports whether the value of row k is less than d.
@@ -183,15 +245,9 @@ func blockMins(a []int32) []int32 {
 
 // prevSmaller returns the largest k' <= k with a value < d (d >= 1; row 0 has value 0).
 func (l *compactLCP) prevSmaller(k int, d int32) int {
-	i := k
-	for {
-		if l.less(i, d) {
-			return i
-		}
-		if i&63 == 0 {
-			break
-		}
-		i--
+	i := k &^ 63
+	if j := l.lastLess(i, k, d); j >= i {
+		return j
 	}
 	// Up from the block before i's, each level's entries down to the start of their group of
 	// 64 (row 0's entries, which hold 0, end the climb at the latest), then down the levels to
@@ -212,23 +268,16 @@ func (l *compactLCP) prevSmaller(k int, d int32) int {
 		for b = b*64 + 63; a[b] >= d; b-- {
 		}
 	}
-	for i = b*64 + 63; !l.less(i, d); i-- {
-	}
-	return i
+	return l.lastLess(b*64, b*64+63, d)
 }
 
 // nextSmaller returns the smallest k' >= k with a value < d (d >= 1; the last row has value 0).
 func (l *compactLCP) nextSmaller(k int, d int32) int {
-	i := k
-	for {
-		if l.less(i, d) {
-			return i
-		}
-		i++
-		if i&63 == 0 {
-			break
-		}
+	i := k | 63
+	if j := l.firstLess(k, i, d); j <= i {
+		return j
 	}
+	i++
 	// As prevSmaller, rightward (the last row's entries, which hold 0, end the climb).
 	lv, b := 1, i>>6
 	for {
@@ -248,9 +297,7 @@ func (l *compactLCP) nextSmaller(k int, d int32) int {
 		for b *= 64; a[b] >= d; b++ {
 		}
 	}
-	for i = b * 64; !l.less(i, d); i++ {
-	}
-	return i
+	return l.firstLess(b*64, b*64+63, d)
 }
 
 // buildCompactLCP computes the compact LCP of the n+2 rows of a page's window w (len n) from its

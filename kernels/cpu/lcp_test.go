@@ -152,3 +152,28 @@ func TestBuildCompactLCP(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSmallerEscaped: previous and next smaller searches among rows whose values are all
+// escaped (a repeat's), each search stopping within its block of 64 or the one beside it.
+func BenchmarkSmallerEscaped(b *testing.B) {
+	rng := rand.New(rand.NewSource(11))
+	n := 1 << 20
+	vals := make([]int32, n)
+	for i := 1; i < n-1; i++ {
+		vals[i] = int32(300 + rng.Intn(200))
+	}
+	l := newCompactLCP(n, func(k int) int32 { return vals[k] })
+	ks := make([]int, 4096)
+	for i := range ks {
+		ks[i] = 1 + rng.Intn(n-2)
+	}
+	b.ResetTimer()
+	sum := 0
+	for i := range b.N {
+		k := ks[i%len(ks)]
+		sum += l.prevSmaller(k, int32(320+i%150)) + l.nextSmaller(k, int32(320+i%150))
+	}
+	if sum == 0 {
+		b.Fatal("no rows found")
+	}
+}
