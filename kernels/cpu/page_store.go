@@ -384,7 +384,9 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 	case l.small[0] != 0 || l.small[1] != 0 || l.small[n+1] != 0:
 		return nil, fmt.Errorf("LCP rows 0, 1 and %d are not 0", n+1)
 	}
-	// The side table: rows ascending, each escaped, each value lcpEscape or more.
+	// The side table: rows ascending, each escaped, each value lcpEscape or more; and its index
+	// by buckets of rows, made in the same pass.
+	l.bigStart = make([]int32, rows>>bigBucketShift+2)
 	err := storeParallel(len(l.bigRow), threads, func(_, lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			r := l.bigRow[i]
@@ -394,12 +396,14 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 			if v := l.bigVal[i]; v < lcpEscape || int(v) > n {
 				return fmt.Errorf("LCP side table value %d at row %d", v, r)
 			}
+			l.startBuckets(i)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	l.endBuckets()
 	// Every escape must have its side-table entry, and the minima must be those of the values:
 	// the searches for smaller values rely on both to stop inside the array.
 	escapes := make([]int, storeParts(len(l.min1), threads)) // a part's, not a block's: a fresh array of a word a block cost more than the checks

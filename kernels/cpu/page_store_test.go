@@ -172,9 +172,12 @@ func TestLoadPageDamage(t *testing.T) {
 	text := storeText(rng, n, 6)
 	copy(text[1500:], text[:600]) // long LCP values, escaped
 	good := NewPage(text, 6, 0, n, n).Arrays()
-	if len(good.LCPRows) == 0 {
-		t.Fatal("the test text has no escaped LCP values")
+	if len(good.LCPRows) < 2 {
+		t.Fatal("the test text has too few escaped LCP values")
 	}
+	// Parts of any size, so that the two goroutines of each pass check one half each.
+	defer func(m int) { storeMinPart = m }(storeMinPart)
+	storeMinPart = 1
 	cases := []struct {
 		name   string
 		damage func(a *PageArrays)
@@ -202,6 +205,7 @@ func TestLoadPageDamage(t *testing.T) {
 			}
 		}, "LCP"},
 		{"lcp side row", func(a *PageArrays) { a.LCPRows[0] = int32(n + 5) }, "LCP side table"},
+		{"lcp side row negative", func(a *PageArrays) { a.LCPRows[len(a.LCPRows)/2-1] = -1 << 20 }, "LCP side table"}, // the last of the first part
 		{"lcp side value", func(a *PageArrays) { a.LCPValues[0] = 12 }, "LCP side table"},
 		{"lcp side length", func(a *PageArrays) { a.LCPValues = a.LCPValues[1:] }, "LCP side table"},
 	}
