@@ -242,7 +242,7 @@ func TestPrinterParts(t *testing.T) {
 		starts = append(starts, ref.RecordEnd(rec))
 	}
 	for _, tc := range []struct {
-		n                        int
+		n                         int
 		four, showLen, showString bool
 	}{{3*partLines + 17, false, false, false}, {2 * partLines, true, true, false}, {5*partLines + 3, false, false, true}, {partLines + 1, true, false, false}} {
 		ms := make([]kernels.Match, tc.n)
