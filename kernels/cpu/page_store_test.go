@@ -441,3 +441,32 @@ func BenchmarkMaxUint32(b *testing.B) {
 		}
 	})
 }
+
+// TestSideTableIndex: the side table's index by buckets (bigStart) gives every escaped row its
+// entry, in a page built and in the same page loaded in parts of any size.
+func TestSideTableIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 4))
+	n := 40000
+	text := storeText(rng, n, 6)
+	copy(text[20000:], text[:9000]) // a long repeat: runs of escaped rows across buckets
+	copy(text[31000:], text[29000:31000])
+	built := NewPage(text, 6, 0, n, n)
+	defer func(m int) { storeMinPart = m }(storeMinPart)
+	storeMinPart = 1
+	for _, threads := range []int{1, 2, 3, 7} {
+		loaded, err := LoadPage(text, 6, 0, n, n, built.Arrays(), threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []*compactLCP{built.lcp, loaded.lcp} {
+			if len(l.bigRow) < 3000 {
+				t.Fatalf("only %d escaped rows", len(l.bigRow))
+			}
+			for i, r := range l.bigRow {
+				if got := l.bigIndex(int(r)); got != i {
+					t.Fatalf("%d threads: escaped row %d: entry %d, want %d", threads, r, got, i)
+				}
+			}
+		}
+	}
+}
