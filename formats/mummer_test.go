@@ -93,7 +93,8 @@ func TestField8(t *testing.T) {
 		check(uint32(x>>33) % 100000000)
 	}
 	m := NewMummerWriter(nil, []string{"r"}, false, false, false)
-	for _, v := range []int{0, 1, maxField - 1, maxField, maxField + 1, 99999999, 100000000, 1 << 40, -5} {
+	for _, v := range []int{0, 1, maxField - 1, maxField, maxField + 1, 99999999, 100000000, 100000001, 123456789, 999999999,
+		1000000000, 4294967296, 9999999999, 10000000000, 1 << 40, -5} {
 		for _, f := range [][3]int{{v, 1, 1}, {1, v, 1}, {1, 1, v}, {v, v, v}} {
 			got := string(m.AppendMatch([]byte("x"), 0, f[0], f[1], f[2], nil))
 			if want := fmt.Sprintf("x%8d  %8d  %8d\n", f[0], f[1], f[2]); got != want {
@@ -135,6 +136,27 @@ func BenchmarkAppendMatch(b *testing.B) {
 	b.SetBytes(int64(len(m.AppendMatch(nil, 1, 1234567, 42, 131, nil))))
 	for b.Loop() {
 		buf = m.AppendMatch(buf[:0], 1, 1234567, 42, 131, nil)
+	}
+}
+
+// BenchmarkAppendMatchChromosome: lines against a chromosome of 250 Mbp, most of its positions of
+// nine digits.
+func BenchmarkAppendMatchChromosome(b *testing.B) {
+	m := NewMummerWriter(nil, []string{"chr"}, false, false, false)
+	const n = 4096
+	var ref, q, l [n]int
+	x := uint64(1)
+	for i := range n {
+		x = x*6364136223846793005 + 1442695040888963407
+		ref[i], q[i], l[i] = int(x>>30)%250000000+1, int(x>>20)%150000000+1, int(x>>8)%131+20
+	}
+	buf := make([]byte, 0, 64*n)
+	b.SetBytes(int64(len(m.AppendMatch(nil, 0, 123456789, 42, 131, nil))))
+	for i := 0; b.Loop(); i++ {
+		if i%n == 0 {
+			buf = buf[:0]
+		}
+		buf = m.AppendMatch(buf, 0, ref[i%n], q[i%n], l[i%n], nil)
 	}
 }
 
