@@ -39,67 +39,45 @@ func BenchmarkHostTransfers(b *testing.B) {
 		if err := pinned.ensure(d, n); err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("pinned alloc and free %d MiB", mb), func(b *testing.B) {
-			bind(b, d)
-			b.SetBytes(int64(n))
-			for b.Loop() {
+		// Each copy waits for the stream, as a launch's do.
+		copied := func(err error) error {
+			if err != nil {
+				return err
+			}
+			return s.sync()
+		}
+		for _, c := range []struct {
+			name string
+			op   func() error
+		}{
+			{"pinned alloc and free", func() error {
 				var h hostBuf
-				if err := h.ensure(d, n); err != nil {
-					b.Fatal(err)
-				}
+				err := h.ensure(d, n)
 				h.free(d)
-			}
-		})
-		b.Run(fmt.Sprintf("down %d MiB pinned then Go", mb), func(b *testing.B) {
-			bind(b, d)
-			b.SetBytes(int64(n))
-			for b.Loop() {
-				if err := s.toHost(pinned.p, dev.p, n); err != nil {
-					b.Fatal(err)
-				}
-				if err := s.sync(); err != nil {
-					b.Fatal(err)
-				}
+				return err
+			}},
+			{"down pinned then Go", func() error {
+				err := copied(s.toHost(pinned.p, dev.p, n))
 				copy(goMem, hostSlice[byte](&pinned, n))
-			}
-		})
-		b.Run(fmt.Sprintf("down %d MiB into Go", mb), func(b *testing.B) {
-			bind(b, d)
-			b.SetBytes(int64(n))
-			for b.Loop() {
-				if err := s.toHost(unsafe.Pointer(&goMem[0]), dev.p, n); err != nil {
-					b.Fatal(err)
-				}
-				if err := s.sync(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("up %d MiB Go then pinned", mb), func(b *testing.B) {
-			bind(b, d)
-			b.SetBytes(int64(n))
-			for b.Loop() {
+				return err
+			}},
+			{"down into Go", func() error { return copied(s.toHost(unsafe.Pointer(&goMem[0]), dev.p, n)) }},
+			{"up Go then pinned", func() error {
 				copy(hostSlice[byte](&pinned, n), goMem)
-				if err := s.toDevice(dev.p, pinned.p, n); err != nil {
-					b.Fatal(err)
+				return copied(s.toDevice(dev.p, pinned.p, n))
+			}},
+			{"up from Go", func() error { return copied(s.toDevice(dev.p, unsafe.Pointer(&goMem[0]), n)) }},
+		} {
+			b.Run(fmt.Sprintf("%s %d MiB", c.name, mb), func(b *testing.B) {
+				bind(b, d)
+				b.SetBytes(int64(n))
+				for b.Loop() {
+					if err := c.op(); err != nil {
+						b.Fatal(err)
+					}
 				}
-				if err := s.sync(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("up %d MiB from Go", mb), func(b *testing.B) {
-			bind(b, d)
-			b.SetBytes(int64(n))
-			for b.Loop() {
-				if err := s.toDevice(dev.p, unsafe.Pointer(&goMem[0]), n); err != nil {
-					b.Fatal(err)
-				}
-				if err := s.sync(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+			})
+		}
 		pinned.free(d)
 		dev.free(d)
 	}
