@@ -157,12 +157,12 @@ func (l *compactLCP) at(k int) int32 {
 func (l *compactLCP) big(k int) int32 { return l.bigVal[l.bigIndex(k)] }
 
 // startBuckets sets bigStart for the buckets that side-table entry i is the first of: those after
-// the previous entry's bucket up to its own. Each bucket is set by one entry, so parts of the
-// table can be done at once.
+// the previous entry's bucket up to its own. In a table whose rows ascend each bucket is set by
+// one entry, so parts of it can be done at once.
 func (l *compactLCP) startBuckets(i int) {
 	b, prev := int(l.bigRow[i])>>bigBucketShift, -1
 	if i > 0 {
-		prev = max(int(l.bigRow[i-1])>>bigBucketShift, -1) // a bad entry before it is loadLCP's error, not a fault
+		prev = int(l.bigRow[i-1]) >> bigBucketShift
 	}
 	for prev++; prev <= b; prev++ {
 		l.bigStart[prev] = int32(i)

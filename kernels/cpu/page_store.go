@@ -384,9 +384,7 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 	case l.small[0] != 0 || l.small[1] != 0 || l.small[n+1] != 0:
 		return nil, fmt.Errorf("LCP rows 0, 1 and %d are not 0", n+1)
 	}
-	// The side table: rows ascending, each escaped, each value lcpEscape or more; and its index
-	// by buckets of rows, made in the same pass.
-	l.bigStart = make([]int32, rows>>bigBucketShift+2)
+	// The side table: rows ascending, each escaped, each value lcpEscape or more.
 	err := storeParallel(len(l.bigRow), threads, func(_, lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			r := l.bigRow[i]
@@ -396,6 +394,17 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 			if v := l.bigVal[i]; v < lcpEscape || int(v) > n {
 				return fmt.Errorf("LCP side table value %d at row %d", v, r)
 			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Its index by buckets of rows, once the rows are known to ascend: each bucket is then set
+	// by one entry, whatever part holds it.
+	l.bigStart = make([]int32, rows>>bigBucketShift+2)
+	err = storeParallel(len(l.bigRow), threads, func(_, lo, hi int) error {
+		for i := lo; i < hi; i++ {
 			l.startBuckets(i)
 		}
 		return nil
