@@ -470,3 +470,57 @@ func TestSideTableIndex(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLoadPage: a page's arrays with changes the fuzzer picks (a value of an array set at an
+// index, five bytes each: the array, the index's two bytes and the value's two) load as a page or
+// as an error, never a fault; a page that loads matches without one.
+func FuzzLoadPage(f *testing.F) {
+	rng := rand.New(rand.NewPCG(14, 15))
+	n := 1500
+	text := searchText(rng, n, 6)
+	copy(text[800:], text[:500]) // escaped LCP values
+	good := NewPage(text, 6, 0, n, n).Arrays()
+	if len(good.LCPRows) == 0 {
+		f.Fatal("the fuzz text has no escaped LCP values")
+	}
+	f.Add([]byte{})
+	f.Add([]byte{3, 0, 0, 0x80, 0})
+	f.Add([]byte{3, 1, 0, 0, 0, 4, 0, 0, 0, 1, 2, 10, 0, 0xff, 0})
+	f.Fuzz(func(t *testing.T, changes []byte) {
+		a := cloneArrays(good)
+		for ; len(changes) >= 5; changes = changes[5:] {
+			i := int(changes[1]) | int(changes[2])<<8
+			v := int32(int16(uint16(changes[3]) | uint16(changes[4])<<8))
+			switch changes[0] % 7 {
+			case 0:
+				a.SA[i%len(a.SA)] = v
+			case 1:
+				a.Occ[i%len(a.Occ)] ^= uint64(uint16(v)) << (16 * (i % 4))
+			case 2:
+				a.LCPBytes[i%len(a.LCPBytes)] = byte(v)
+			case 3:
+				a.LCPRows[i%len(a.LCPRows)] = v
+			case 4:
+				a.LCPValues[i%len(a.LCPValues)] = v
+			case 5:
+				a.LCPMin1[i%len(a.LCPMin1)] = v
+			case 6:
+				a.LCPMin2[i%len(a.LCPMin2)] = v
+			}
+		}
+		p, err := LoadPage(text, 6, 0, n, n, a, 3)
+		if err != nil {
+			return
+		}
+		l := p.lcp
+		for k := 0; k < n+2; k += 7 {
+			for _, d := range []int32{1, 30, 300} {
+				l.prevSmaller(k, d)
+				l.nextSmaller(k, d)
+			}
+			if l.small[k] == lcpEscape {
+				l.at(k)
+			}
+		}
+	})
+}
