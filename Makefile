@@ -58,6 +58,7 @@ fuzz:
 	$(GO) test ./formats/bwz -run XXX -fuzz '^FuzzReadsRoundTrip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
 	$(GO) test ./stages -run XXX -fuzz '^FuzzDecompress$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./stages -run XXX -fuzz '^FuzzLoadReference$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./kernels/cpu -run XXX -fuzz '^FuzzLoadPage$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x
 
 # Side by side with the real peers on the benchmark inputs of ../shared/tools/make-bench-data.sh.
 bench: build
