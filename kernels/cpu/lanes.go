@@ -41,20 +41,19 @@ func (p *Page) walkLanesBest(b *kernels.Batch, segs []kernels.Segment, minLen in
 
 func (p *Page) walkLanesMode(b *kernels.Batch, segs []kernels.Segment, minLen int, unique bool, outs [][]kernels.Match, bests [][]candidate, sink *uint64) {
 	var ls [laneCount]lane
-	live := ls[:0]
+	live := ls[:len(segs)]
+	p.startStates(b, segs, live)
 	for i, sg := range segs {
-		q := b.Codes[sg.Off : sg.Off+sg.Len]
-		l := lane{q: q, pos: sg.To - 1, from: sg.From, s: -1, rec: -1}
+		l := &live[i]
+		l.q, l.pos, l.from, l.s, l.rec = b.Codes[sg.Off:sg.Off+sg.Len], sg.To-1, sg.From, -1, -1
 		if bests != nil {
 			l.best = bests[i]
 		} else {
 			l.out = outs[i]
 		}
 		if l.pos >= l.from {
-			l.lo, l.hi, l.m = p.startState(q, sg.To)
-			l.lo, l.hi, l.m = p.extend(l.lo, l.hi, l.m, q[l.pos])
+			l.lo, l.hi, l.m = p.extend(l.lo, l.hi, l.m, l.q[l.pos])
 		}
-		live = append(live, l)
 	}
 	occ, stride, small := p.occ.data, p.occ.stride, p.lcp.small
 	skips := p.isa != nil && bests == nil
@@ -165,5 +164,43 @@ func (p *Page) laneStep(l *lane, minLen int, unique bool) {
 		l.lo, l.hi, l.m = p.extendRanked(lo, hi, m, prev, r1, r2)
 	} else {
 		l.lo, l.hi, l.m = 0, p.n+1, 0 // prev cannot match: the search starts afresh
+	}
+}
+
+// startStates sets ls[i]'s state (lo, hi, m) to that of segment i's q[To:], from the last segment
+// to the first. Where segment i+1 goes on from segment i's end (the chunks of a long sequence),
+// a match of segment i that is one row is compared only up to segment i+1's To; if segment i+1's
+// match is one row on the same diagonal, segment i's length is the distance between the two plus
+// segment i+1's. A sequence against itself (or two assemblies of a genome) matches on for
+// millions of symbols, and each segment compared them all.
+func (p *Page) startStates(b *kernels.Batch, segs []kernels.Segment, ls []lane) {
+	for i := len(segs) - 1; i >= 0; i-- {
+		sg := segs[i]
+		l := &ls[i]
+		if sg.To <= sg.From {
+			continue
+		}
+		q := b.Codes[sg.Off : sg.Off+sg.Len]
+		if sg.To >= len(q) {
+			l.lo, l.hi, l.m = 0, p.n+1, 0
+			continue
+		}
+		capped := 0
+		if i+1 < len(segs) {
+			if nx := segs[i+1]; nx.Off == sg.Off && nx.Len == sg.Len && nx.From == sg.To && nx.To > nx.From {
+				capped = nx.To - sg.To
+			}
+		}
+		var open bool
+		l.lo, l.hi, l.m, open = p.longestPrefixCapped(q[sg.To:], capped)
+		if !open {
+			continue
+		}
+		s, nx := int(p.sa[l.lo]), &ls[i+1]
+		if nx.hi-nx.lo == 1 && int(p.sa[nx.lo]) == s+capped {
+			l.m = capped + nx.m
+		} else {
+			l.m = sameRun(q[sg.To:], p.w[s:], capped, min(len(q)-sg.To, p.n-s))
+		}
 	}
 }

@@ -309,3 +309,67 @@ func TestWalkStates(t *testing.T) {
 		}
 	}
 }
+
+// TestStartStatesLinked: the start states of a long sequence's chunks, found from the last chunk to
+// the first with matches that are one row taken from the next chunk's (startStates), are those of
+// a search from each chunk's end (startState); the queries are the reference's own records, and
+// copies with a substitution every few hundred symbols, in chunks of 1-60 positions.
+func TestStartStatesLinked(t *testing.T) {
+	rng := rand.New(rand.NewSource(31))
+	linkable := 0
+	for round := range 30 {
+		b := kernels.NewReferenceBuilder(false)
+		var recs [][]byte
+		for r := range 1 + rng.Intn(3) {
+			s := randomDNA(rng, 500+rng.Intn(3000), "acgt")
+			if len(recs) > 0 && rng.Intn(2) == 0 {
+				s = append(s, recs[0][:rng.Intn(len(recs[0]))]...) // a copy: two rows for a while
+			}
+			recs = append(recs, s)
+			b.Add(fmt.Sprint("r", r), s)
+		}
+		ref, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := NewMatcher(ref, kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 10, PageSize: []int{0, 700}[round%2]}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range recs {
+			src := rec
+			if rng.Intn(2) == 0 {
+				src = mutate(rng, rec, 0.003)
+			}
+			q := kernels.EncodeQuery(nil, src, &ref.Alpha, rng.Intn(2) == 0, false)
+			batch := &kernels.Batch{Codes: q}
+			for f := 0; f < len(q); {
+				to := min(f+1+rng.Intn(60), len(q))
+				batch.Segs = append(batch.Segs, kernels.Segment{Off: 0, Len: len(q), From: f, To: to})
+				f = to
+			}
+			for _, p := range m.pages {
+				for g := 0; g < len(batch.Segs); g += laneCount {
+					segs := batch.Segs[g:min(g+laneCount, len(batch.Segs))]
+					var ls [laneCount]lane
+					p.startStates(batch, segs, ls[:len(segs)])
+					for i, sg := range segs {
+						lo, hi, d := p.startState(q, sg.To)
+						if l := ls[i]; l.lo != lo || l.hi != hi || l.m != d {
+							t.Fatalf("round %d, segment %+v: state (%d, %d, %d), want (%d, %d, %d)", round, sg, l.lo, l.hi, l.m, lo, hi, d)
+						}
+						if i+1 < len(segs) && hi-lo == 1 && d >= segs[i+1].To-sg.To {
+							if nlo, nhi, _ := p.startState(q, segs[i+1].To); nhi-nlo == 1 && p.sa[nlo] == p.sa[lo]+int32(segs[i+1].To-sg.To) {
+								linkable++
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if linkable < 100 {
+		t.Fatalf("only %d start states could come from the next segment's", linkable)
+	}
+	t.Logf("%d start states could come from the next segment's", linkable)
+}

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"encoding/binary"
 	"runtime"
 	"slices"
 	"sort"
@@ -193,6 +194,14 @@ func (p *Page) symAt(k, m int) int {
 // It starts the backward scan of a segment that ends inside its sequence, so that the scan's state
 // is exact at every position whatever the segment's cut.
 func (p *Page) longestPrefix(pat []byte) (lo, hi, m int) {
+	lo, hi, m, _ = p.longestPrefixCapped(pat, 0)
+	return lo, hi, m
+}
+
+// longestPrefixCapped is longestPrefix, except that with capped > 0 a match that is one row is
+// compared only up to capped symbols: open says that it reached them (m is then capped, and the
+// match may go on).
+func (p *Page) longestPrefixCapped(pat []byte, capped int) (lo, hi, m int, open bool) {
 	lo, hi = 0, p.n+1
 	for m < len(pat) {
 		x := pat[m]
@@ -201,10 +210,29 @@ func (p *Page) longestPrefix(pat []byte) (lo, hi, m int) {
 		}
 		if hi-lo == 1 {
 			s := int(p.sa[lo])
-			for m < len(pat) && s+m < p.n && pat[m] >= kernels.FirstCode && p.w[s+m] == pat[m] {
-				m++
+			if capped > 0 && capped <= len(pat) {
+				if m = sameRun(pat, p.w[s:], m, min(capped, p.n-s)); m >= capped {
+					return lo, hi, capped, true
+				}
+				return lo, hi, m, false
 			}
-			return lo, hi, m
+			return lo, hi, sameRun(pat, p.w[s:], m, min(len(pat), p.n-s)), false
+		}
+		// The rows share the symbols on which their first and last agree: the pattern is
+		// compared with them at once, and the rows split only where they differ (a query in a
+		// satellite array otherwise searched the rows symbol by symbol, for the array's length).
+		s1, s2 := int(p.sa[lo]), int(p.sa[hi-1])
+		if e := min(p.n-s1, p.n-s2, len(pat)); e > m+1 {
+			if l := sameRun(p.w[s1:], p.w[s2:], m, e); l > m {
+				k := sameRun(pat, p.w[s1:], m, l)
+				m = k
+				if k < l || k == len(pat) {
+					break // every row differs from the pattern at k
+				}
+				if x = pat[m]; x < kernels.FirstCode {
+					break
+				}
+			}
 		}
 		mm := m
 		nlo := lo + sort.Search(hi-lo, func(i int) bool { return p.symAt(lo+i, mm) >= int(x) })
@@ -215,7 +243,24 @@ func (p *Page) longestPrefix(pat []byte) (lo, hi, m int) {
 		lo, hi = nlo, nhi
 		m++
 	}
-	return lo, hi, m
+	return lo, hi, m, false
+}
+
+// sameRun returns the first i >= m, up to end, where a[i] differs from b[i] or is not a symbol
+// (a code under FirstCode), eight symbols at a time while they last: a sequence against itself
+// matches on for millions of symbols.
+func sameRun(a, b []byte, m, end int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; m+8 <= end; m += 8 {
+		x := binary.LittleEndian.Uint64(a[m:])
+		if x != binary.LittleEndian.Uint64(b[m:]) || (x-kernels.FirstCode*ones)&^x&highs != 0 {
+			break
+		}
+	}
+	for m < end && a[m] >= kernels.FirstCode && a[m] == b[m] {
+		m++
+	}
+	return m
 }
 
 // startState returns the match state of q[to:].
@@ -234,11 +279,7 @@ func (p *Page) runOn(s, d int, q []byte, pos int) int {
 	}
 	t := p.text[p.WinEnd:]
 	qq := q[pos+d:]
-	e := 0
-	for e < len(t) && e < len(qq) && qq[e] >= kernels.FirstCode && t[e] == qq[e] {
-		e++
-	}
-	return e
+	return sameRun(qq, t, 0, min(len(t), len(qq)))
 }
 
 // leftMaximal reports whether the match of q[pos:] at window position s cannot be extended to the
