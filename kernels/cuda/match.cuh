@@ -50,11 +50,23 @@ struct PageDev {
 // it, or with cut set only the first len (a long record's batch is copied up to some way past its
 // last position, not to the record's end). A search that reads up to a cut len, and so may have
 // stopped short of a longer match, sets *cutHit: the host then does the launch again with more of
-// the sequence.
+// the sequence. link, where not 0, says that the next piece continues the sequence and starts its
+// walk link positions after this one's (its to is this to + link): see piece_start.
 struct Piece {
 	long long q;
-	u32 len, from, to, slot, cut, pad;
+	u32 len, from, to, slot, cut, link;
 };
+
+// mt_load8: the eight bytes at a, any alignment, from the two aligned words that hold them (the
+// buffer must go on for 8 bytes past a+8 or be aligned to 8 past it: device texts are padded, and a launch's codes are followed by 16 bytes).
+__device__ __forceinline__ u64 mt_load8(const u8 *a) {
+	u64 at = (u64)a;
+	const u64 *base = (const u64 *)(at & ~7ull);
+	u32 s = (u32)(at & 7) * 8;
+	u64 lo = __ldg(base);
+	if (s == 0) return lo;
+	return lo >> s | __ldg(base + 1) << (64 - s);
+}
 
 // ---- the rank structure -------------------------------------------------------------------------
 
@@ -263,15 +275,44 @@ __device__ __forceinline__ int pg_sym_at(const PageDev &p, u32 k, u32 m) {
 	return s >= p.n ? -1 : (int)p.text[p.start + s];
 }
 
+// mt_same: the first i >= m, up to end, where a[i] differs from b[i] or is not a symbol (a code
+// under MT_FIRST), eight symbols at a time while they last.
+__device__ __forceinline__ u32 mt_same(const u8 *a, const u8 *b, u32 m, u32 end) {
+	while (m + 8 <= end) {
+		u64 x = mt_load8(a + m), y = mt_load8(b + m);
+		u32 low = __vcmpltu4((u32)x, 0x02020202u) | __vcmpltu4((u32)(x >> 32), 0x02020202u);
+		if ((x ^ y) | low) break;
+		m += 8;
+	}
+	while (m < end && a[m] >= MT_FIRST && a[m] == b[m]) m++;
+	return m;
+}
+
+// pg_run_diag: how far the match of pat[:m] at window position s goes on, comparing from pat[m]
+// (at most plen; a cut piece's codes end at plen, so reaching it sets *cutHit).
+__device__ __forceinline__ u32 pg_run_diag(const PageDev &p, const u8 *pat, u32 plen, u32 s, u32 m, const Piece &pc, u32 *cutHit) {
+	m = mt_same(pat, p.text + p.start + s, m, min(plen, p.n - s));
+	if (m == plen && s + m < p.n && pc.cut) *cutHit = 1;
+	return m;
+}
+
 // pg_start_state: the state of q[to:len] (Page.startState and longestPrefix): the rows and length
-// of its longest prefix that occurs in the window.
-__device__ __forceinline__ void pg_start_state(const PageDev &p, const u8 *q, const Piece &pc, u32 *cutHit, u32 &lo, u32 &hi, u32 &m) {
+// of its longest prefix that occurs in the window. It returns PS_EXACT, or for a match that is one
+// row: with cap > 0, PS_OPEN where it is at least cap long (m is then cap, and piece_link finds
+// the rest from the next piece's); without, PS_LONG where it is at least PS_LONG_AT symbols longer
+// than when it became one row (m is that far, and piece_long compares on with the whole grid).
+#define PS_EXACT 0
+#define PS_OPEN 1
+#define PS_LONG 2
+#define PS_LONG_AT 4096
+__device__ __forceinline__ u32 pg_start_state(const PageDev &p, const u8 *q, const Piece &pc, u32 cap, u32 *cutHit, u32 &lo, u32 &hi,
+                                              u32 &m) {
 	lo = 0;
 	hi = p.n + 1;
 	m = 0;
 	if (pc.to >= pc.len) {
 		if (pc.cut) *cutHit = 1;
-		return;
+		return PS_EXACT;
 	}
 	const u8 *pat = q + pc.to;
 	u32 plen = pc.len - pc.to;
@@ -280,9 +321,38 @@ __device__ __forceinline__ void pg_start_state(const PageDev &p, const u8 *q, co
 		if (x < MT_FIRST) break;
 		if (hi - lo == 1) {
 			u32 s = (u32)p.sa[lo];
-			while (m < plen && s + m < p.n && pat[m] >= MT_FIRST && p.text[p.start + s + m] == pat[m]) m++;
-			if (m == plen && s + m < p.n && pc.cut) *cutHit = 1;
-			return;
+			if (cap > 0 && cap <= plen) {
+				m = mt_same(pat, p.text + p.start + s, m, min(cap, p.n - s));
+				if (m >= cap) {
+					m = cap;
+					return PS_OPEN;
+				}
+				return PS_EXACT;
+			}
+			u32 end = min(plen, p.n - s);
+			if (end - m > PS_LONG_AT) {
+				u32 at = m + PS_LONG_AT;
+				m = mt_same(pat, p.text + p.start + s, m, at);
+				if (m == at) return PS_LONG;
+			}
+			m = pg_run_diag(p, pat, plen, s, m, pc, cutHit);
+			return PS_EXACT;
+		}
+		// The rows share the symbols on which their first and last agree: the pattern is
+		// compared with them at once, and the rows split only where they differ (a query in a
+		// satellite array otherwise searched the rows symbol by symbol, for the array's length).
+		u32 s1 = (u32)p.sa[lo], s2 = (u32)p.sa[hi - 1];
+		u32 e = min(min(p.n - s1, p.n - s2), plen);
+		if (e > m + 1) {
+			const u8 *t1 = p.text + p.start + s1;
+			u32 l = mt_same(t1, p.text + p.start + s2, m, e);
+			if (l > m) {
+				u32 k = mt_same(pat, t1, m, l);
+				m = k;
+				if (k < l || k == plen) break; // every row differs from the pattern at k
+				x = pat[m];
+				if (x < MT_FIRST) break;
+			}
 		}
 		u32 a = lo, b = hi;
 		while (a < b) {
@@ -303,6 +373,140 @@ __device__ __forceinline__ void pg_start_state(const PageDev &p, const u8 *q, co
 		m++;
 	}
 	if (m == plen && pc.cut) *cutHit = 1;
+	return PS_EXACT;
+}
+
+// Start states. A piece's walk starts from the state of q[to:], whose match may run on for the
+// rest of the sequence (a sequence against itself, or two assemblies of one genome: millions of
+// symbols), and every piece on such a stretch would compare it to its end. Instead:
+//   piece_start  a thread per piece: the state, with a match that is one row compared only up to
+//                the next piece's start (Piece.link): such a piece is "open"; a piece without a
+//                next piece whose match goes on for thousands of symbols is listed for
+//   piece_long   the whole grid on each listed piece in turn, which compares on at memory speed;
+//   piece_link   a thread per piece: an open piece whose next piece's match is that row's
+//                suffix link chain's, one row at the text position link symbols on (so the same
+//                diagonal), has the next piece's length plus link: the piece is "linked" to the
+//                next. Other open pieces compare on to the match's end. Within each block of
+//                pieces, the first piece at or after each one that is not linked (its "end").
+// The walk (pg_load_start) takes a linked piece's length from its chain's end: the end's to plus
+// its length, less the piece's to. Every length is then exact, the same as the search's, and a
+// stretch of matching sequence is compared once rather than once a piece.
+#define PL_BLOCK 256
+#define PL_NONE 0xffffffffu
+
+extern "C" __global__ void __launch_bounds__(128) piece_start(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
+                                                              u32 nPieces, uint4 *__restrict__ starts, uint4 *__restrict__ longList,
+                                                              u32 *nLong, u32 *cutHit) {
+	u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+	if (t >= nPieces) return;
+	Piece pc = pieces[t];
+	u32 lo, hi, m;
+	u32 kind = pg_start_state(p, codes + pc.q, pc, pc.link, cutHit, lo, hi, m);
+	if (kind == PS_LONG) {
+		// Listed: the piece, how far it matches, where the comparison ends (piece_long lowers
+		// it to the first symbol that differs), the row's text position. m becomes the index.
+		u32 i = atomicAdd(nLong, 1), s = (u32)__ldg(p.sa + lo);
+		longList[i] = make_uint4(t, m, min(pc.len - pc.to, p.n - s), s);
+		m = i;
+	}
+	starts[t] = make_uint4(lo, hi, m, kind);
+}
+
+// piece_long: every thread of the grid takes 32 symbols of each listed piece's comparison in
+// turn, the grid's threads one after the other, and lowers the list's end to the first symbol
+// that differs in them; a thread stops where that end is before its symbols. A match of a sequence
+// against itself, millions of symbols, is compared at the memory's speed, not one thread's.
+extern "C" __global__ void __launch_bounds__(256) piece_long(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
+                                                             uint4 *longList, const u32 *nLong, u32 *longTotal) {
+	u32 n = *nLong;
+	if (blockIdx.x == 0 && threadIdx.x == 0 && n > 0) atomicAdd(longTotal, n);
+	u64 first = (u64)blockIdx.x * blockDim.x + threadIdx.x, stride = (u64)gridDim.x * blockDim.x;
+	for (u32 i = 0; i < n; i++) {
+		uint4 L = longList[i];
+		Piece pc = pieces[L.x];
+		const u8 *pat = codes + pc.q + pc.to, *tx = p.text + p.start + L.w;
+		u32 *stop = &longList[i].z;
+		for (u64 c = first;; c += stride) {
+			u64 at64 = L.y + c * 32;
+			u32 e = *(volatile u32 *)stop;
+			if (at64 >= e) break;
+			u32 at = (u32)at64;
+			e = min(e, at + 32);
+			if (e - at == 32) {
+				u64 x[4], y[4];
+#pragma unroll
+				for (int j = 0; j < 4; j++) {
+					x[j] = mt_load8(pat + at + 8 * j);
+					y[j] = mt_load8(tx + at + 8 * j);
+				}
+				u64 d = 0;
+				u32 low = 0;
+#pragma unroll
+				for (int j = 0; j < 4; j++) {
+					d |= x[j] ^ y[j];
+					low |= __vcmpltu4((u32)x[j], 0x02020202u) | __vcmpltu4((u32)(x[j] >> 32), 0x02020202u);
+				}
+				if ((d | low) == 0) continue;
+			}
+			u32 k = mt_same(pat, tx, at, e);
+			if (k < e) atomicMin(stop, k);
+		}
+	}
+}
+
+// piece_link: ends[t] is the length of piece t's start state where it is not linked (exact now),
+// and in the high word the first piece at or after t, in t's block of PL_BLOCK pieces, that is not
+// linked (PL_NONE: none); blockEnd[b] is block b's first such piece. *linked counts linked pieces.
+extern "C" __global__ void __launch_bounds__(PL_BLOCK) piece_link(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
+                                                                  u32 nPieces, const uint4 *__restrict__ starts,
+                                                                  const uint4 *__restrict__ longList, uint2 *__restrict__ ends,
+                                                                  u32 *__restrict__ blockEnd, u32 *linked, u32 *cutHit) {
+	typedef cub::BlockScan<u32, PL_BLOCK> S;
+	__shared__ typename S::TempStorage tmp;
+	// Thread j holds piece base + PL_BLOCK-1-j, so that the block's prefix minimum is the pieces'
+	// minimum from each piece to the block's end.
+	u32 base = blockIdx.x * PL_BLOCK, t = base + PL_BLOCK - 1 - threadIdx.x;
+	bool link = false;
+	u32 m = 0;
+	if (t < nPieces) {
+		uint4 st = starts[t];
+		m = st.z;
+		if (st.w == PS_LONG) {
+			Piece pc = pieces[t];
+			uint4 L = longList[st.z];
+			m = L.z;
+			if (m == pc.len - pc.to && L.w + m < p.n && pc.cut) *cutHit = 1;
+		} else if (st.w == PS_OPEN) {
+			Piece pc = pieces[t];
+			u32 s = (u32)__ldg(p.sa + st.x);
+			uint4 nx = starts[t + 1];
+			if (nx.y - nx.x == 1 && (u32)__ldg(p.sa + nx.x) == s + pc.link) {
+				link = true;
+			} else {
+				m = pg_run_diag(p, codes + pc.q + pc.to, pc.len - pc.to, s, m, pc, cutHit);
+			}
+		}
+	}
+	u32 end = t < nPieces && !link ? t : PL_NONE;
+	S(tmp).InclusiveScan(end, end, cub::Min());
+	u32 n = __syncthreads_count(link);
+	if (t < nPieces) ends[t] = make_uint2(m, end);
+	if (threadIdx.x == PL_BLOCK - 1) blockEnd[blockIdx.x] = end;
+	if (threadIdx.x == 0 && n > 0) atomicAdd(linked, n);
+}
+
+// pg_load_start: piece t's start state (see piece_start).
+__device__ __forceinline__ void pg_load_start(const Piece *__restrict__ pieces, const uint4 *__restrict__ starts, const uint2 *__restrict__ ends,
+                                              const u32 *__restrict__ blockEnd, u32 t, const Piece &pc, u32 &lo, u32 &hi, u32 &m) {
+	uint4 st = starts[t];
+	uint2 e = ends[t];
+	lo = st.x;
+	hi = st.y;
+	m = e.x;
+	if (e.y == t) return;
+	u32 j = e.y;
+	for (u32 b = t / PL_BLOCK + 1; j == PL_NONE; b++) j = blockEnd[b];
+	m = pieces[j].to + ends[j].x - pc.to;
 }
 
 // pg_run_on: how far the match of length d of q[pos:] at window position s continues past the
@@ -314,8 +518,7 @@ __device__ __forceinline__ u32 pg_run_on(const PageDev &p, u32 s, u32 d, const u
 	u32 tl = p.tail;
 	const u8 *qq = q + pos + d;
 	u32 ql = pc.len - pos - d;
-	u32 e = 0;
-	while (e < tl && e < ql && qq[e] >= MT_FIRST && t[e] == qq[e]) e++;
+	u32 e = mt_same(qq, t, 0, min(tl, ql));
 	if (e == ql && e < tl && pc.cut) *cutHit = 1;
 	return e;
 }
@@ -336,8 +539,9 @@ __device__ __forceinline__ bool pg_left_maximal(const PageDev &p, u32 s, const u
 // previous symbol, or whose enclosing intervals reach minLen. Items (lo, hi, m, slot) and their
 // piece fill the piece's own slots from the end, in ascending slot order; counts[t] is how many.
 extern "C" __global__ void __launch_bounds__(128) mm_walk(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
-                                                          u32 nPieces, u32 minLen, uint4 *__restrict__ items, u32 *__restrict__ itemPiece,
-                                                          u32 *__restrict__ counts, u32 *cutHit) {
+                                                          u32 nPieces, const uint4 *__restrict__ starts, const uint2 *__restrict__ ends,
+                                                          const u32 *__restrict__ blockEnd, u32 minLen, uint4 *__restrict__ items,
+                                                          u32 *__restrict__ itemPiece, u32 *__restrict__ counts) {
 	u32 t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= nPieces) return;
 	Piece pc = pieces[t];
@@ -346,7 +550,7 @@ extern "C" __global__ void __launch_bounds__(128) mm_walk(const PageDev p, const
 	u32 w = end;
 	if (pc.from < pc.to) {
 		u32 lo, hi, m;
-		pg_start_state(p, q, pc, cutHit, lo, hi, m);
+		pg_load_start(pieces, starts, ends, blockEnd, t, pc, lo, hi, m);
 		int pos = (int)pc.to - 1;
 		pg_extend(p, lo, hi, m, q[pos]);
 		for (;;) {
@@ -637,8 +841,9 @@ __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, const Pie
 // the last page the unique, left-maximal ones are written as records (text position, length,
 // slot) at the end of the piece's slots, in ascending slot order, and counts[t] says how many.
 extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
-                                                          u32 nPieces, u32 minLen, uint4 *__restrict__ best, u32 first, u32 last,
-                                                          uint4 *__restrict__ out, u32 *__restrict__ counts, u32 *cutHit) {
+                                                          u32 nPieces, const uint4 *__restrict__ starts, const uint2 *__restrict__ ends,
+                                                          const u32 *__restrict__ blockEnd, u32 minLen, uint4 *__restrict__ best, u32 first,
+                                                          u32 last, uint4 *__restrict__ out, u32 *__restrict__ counts, u32 *cutHit) {
 	u32 t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= nPieces) return;
 	Piece pc = pieces[t];
@@ -647,7 +852,7 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 	u32 w = end;
 	if (pc.from < pc.to) {
 		u32 lo, hi, m;
-		pg_start_state(p, q, pc, cutHit, lo, hi, m);
+		pg_load_start(pieces, starts, ends, blockEnd, t, pc, lo, hi, m);
 		int pos = (int)pc.to - 1;
 		pg_extend(p, lo, hi, m, q[pos]);
 		// sRow: the suffix array's value at lo while the match is one row and it has been read:

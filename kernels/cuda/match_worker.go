@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -22,15 +23,23 @@ import (
 // at codes+q on the device; position from has slot `slot`. len codes of the sequence are there:
 // all of it, or with cut set its first len (see pack).
 type piece struct {
-	q                             int64
-	len, from, to, slot, cut, pad uint32
+	q                              int64
+	len, from, to, slot, cut, link uint32
 }
 
 // pieceBytes is the size of a piece on the device.
 const pieceBytes = int(unsafe.Sizeof(piece{}))
 
-// cutHitAt is where, in dTot and hTot, the kernels flag a search that reached a cut piece's len.
-const cutHitAt = 16
+// cutHitAt is where, in dTot and hTot, the kernels flag a search that reached a cut piece's len;
+// linkedAt, where piece_link counts the pieces whose start state it linked to the next one's;
+// longAt, where piece_start counts the pieces it lists for piece_long, and longTotalAt, where
+// piece_long adds them up over the launch.
+const (
+	cutHitAt    = 16
+	linkedAt    = cutHitAt + 4
+	longAt      = linkedAt + 4
+	longTotalAt = longAt + 4
+)
 
 // outRec is a match record from the device: text position (its low 32 bits, the high ones in
 // refHi), length, slot.
@@ -55,6 +64,8 @@ type worker struct {
 
 	hTot                      hostBuf
 	dCodes, dPieces, dCounts  devBuf
+	dStarts, dEnds, dBlockEnd devBuf // the pieces' start states (piece_start, piece_link)
+	dLong                     devBuf // pieces listed for piece_long
 	dOffs, dSums, dTot        devBuf
 	dRegion, dRegionPiece     devBuf // per slot: items (-maxmatch) or records (unique modes)
 	dBest                     devBuf // per slot: best match so far over the pages (unique modes)
@@ -99,11 +110,11 @@ func (m *gpuMatcher) newWorker() (*worker, error) {
 		return nil, err
 	}
 	w := &worker{m: m, s: s, spans: make(map[*byte]*codeSpan)}
-	if err := w.hTot.ensure(m.dev, cutHitAt+4); err != nil {
+	if err := w.hTot.ensure(m.dev, longTotalAt+4); err != nil {
 		w.free()
 		return nil, err
 	}
-	if err := w.dTot.ensure(m.dev, cutHitAt+4); err != nil {
+	if err := w.dTot.ensure(m.dev, longTotalAt+4); err != nil {
 		w.free()
 		return nil, err
 	}
@@ -113,7 +124,7 @@ func (m *gpuMatcher) newWorker() (*worker, error) {
 func (w *worker) free() {
 	d := w.m.dev
 	w.hTot.free(d)
-	for _, b := range []*devBuf{&w.dCodes, &w.dPieces, &w.dCounts, &w.dOffs, &w.dSums, &w.dTot, &w.dRegion, &w.dRegionPiece,
+	for _, b := range []*devBuf{&w.dCodes, &w.dPieces, &w.dCounts, &w.dStarts, &w.dEnds, &w.dBlockEnd, &w.dLong, &w.dOffs, &w.dSums, &w.dTot, &w.dRegion, &w.dRegionPiece,
 		&w.dBest, &w.dItems, &w.dItemPiece, &w.dRangeCnt, &w.dItemRows, &w.dRangeOff, &w.dRanges, &w.dRowCnt, &w.dRowOff,
 		&w.dCand, &w.dValid, &w.dValidOff, &w.dOut} {
 		b.free(d)
@@ -203,9 +214,26 @@ func b2u(b bool) uint32 {
 	return 0
 }
 
+// errMoreCodes says that a search reached the end of the codes copied up for a long record's
+// batch (Piece.cut), so that its match may go on: the launch is done again with more of the record.
+var errMoreCodes = errors.New("a search reached the end of the codes on the device")
+
 // run matches the batches of launch l against this card's pages and fills their results; or, on a
 // card of a chain that is not the last, leaves what the next card needs in l and returns forward.
+// A launch whose searches reach the end of a long record's codes on the device is done again,
+// with more of the record (up to all of it).
 func (w *worker) run(l *launch) (forward bool, err error) {
+	for {
+		forward, err = w.runOnce(l)
+		if !errors.Is(err, errMoreCodes) {
+			return forward, err
+		}
+		w.m.lookMore()
+		w.m.stats.relaunches.Add(1)
+	}
+}
+
+func (w *worker) runOnce(l *launch) (forward bool, err error) {
 	m := w.m
 	batch := l.batch
 	part := m.cfg.part
@@ -232,13 +260,15 @@ func (w *worker) run(l *launch) (forward bool, err error) {
 	if err := w.mark(""); err != nil {
 		return false, err
 	}
-	if err := w.grow(&w.dCodes, w.codeBytes()); err != nil {
+	// 16 bytes past the codes: the kernels read eight at a time from aligned words (mt_load8).
+	if err := w.grow(&w.dCodes, w.codeBytes()+16); err != nil {
 		return false, err
 	}
 	for _, g := range []struct {
 		b *devBuf
 		n int
 	}{{&w.dPieces, pieceBytes * nPieces}, {&w.dCounts, 4 * nPieces}, {&w.dOffs, 4 * nPieces},
+		{&w.dStarts, 16 * nPieces}, {&w.dEnds, 8 * nPieces}, {&w.dBlockEnd, 4 * ceilDiv(nPieces, pieceLinkBlock)}, {&w.dLong, 16 * nPieces},
 		{&w.dRegion, 16 * nSlots}, {&w.dRegionPiece, 4 * nSlots}} {
 		if err := w.grow(g.b, g.n); err != nil {
 			return false, err
@@ -256,10 +286,8 @@ func (w *worker) run(l *launch) (forward bool, err error) {
 	if err := w.s.toDevice(w.dPieces.p, unsafe.Pointer(&w.pieces[0]), pieceBytes*nPieces); err != nil {
 		return false, err
 	}
-	if w.cut {
-		if err := w.s.memset32(w.dTot.p+cutHitAt, 0, 1); err != nil {
-			return false, err
-		}
+	if err := w.s.memset32(w.dTot.p+cutHitAt, 0, 4); err != nil {
+		return false, err
 	}
 	if err := w.mark("copy up"); err != nil {
 		return false, err
@@ -310,23 +338,19 @@ func (w *worker) run(l *launch) (forward bool, err error) {
 		}
 	}
 	hit := unsafe.Add(w.hTot.p, cutHitAt)
-	if w.cut {
-		if err := w.s.toHost(hit, w.dTot.p+cutHitAt, 4); err != nil {
-			return false, err
-		}
+	if err := w.s.toHost(hit, w.dTot.p+cutHitAt, 16); err != nil {
+		return false, err
 	}
 	if err := w.s.sync(); err != nil {
 		return false, err
 	}
+	m.stats.linked.Add(int64(*(*uint32)(unsafe.Add(w.hTot.p, linkedAt))))
+	m.stats.long.Add(int64(*(*uint32)(unsafe.Add(w.hTot.p, longTotalAt))))
 	if err := w.collect(); err != nil {
 		return false, err
 	}
 	if w.cut && *(*uint32)(hit) != 0 {
-		// A search reached the end of the codes copied up for a long record's batch: its
-		// match may go on. Again, with more of the record (up to all of it).
-		m.lookMore()
-		m.stats.relaunches.Add(1)
-		return w.run(l)
+		return false, errMoreCodes
 	}
 	m.stats.matches.Add(int64(len(recs)))
 	m.cfg.sizer.done(nSlots, len(recs))
@@ -449,6 +473,9 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 			}
 			for f := sg.From; f < sg.To; f += pl {
 				ps[k] = piece{q: q, len: uint32(n), from: uint32(f), to: uint32(min(f+pl, sg.To)), slot: uint32(slot + f - sg.From), cut: cut}
+				if k > 0 && ps[k-1].q == q && ps[k-1].to == ps[k].from {
+					ps[k-1].link = ps[k].to - ps[k-1].to
+				}
 				k++
 			}
 			slot += sg.To - sg.From
@@ -601,9 +628,12 @@ func (w *worker) unique(l *launch, nPieces, nSlots int, firstCard, lastCard bool
 		if err != nil {
 			return nil, err
 		}
-		err = w.s.launch("mu_walk", m.fn["mu_walk"], ceilDiv(nPieces, 128), 128, &f.desc, w.dCodes.p, w.dPieces.p, uint32(nPieces),
-			uint32(m.opts.MinLen), w.dBest.p, b2u(firstCard && i == 0), b2u(lastCard && i == len(order)-1), w.dRegion.p, w.dCounts.p,
-			w.dTot.p+cutHitAt)
+		err = w.startStates(&f.desc, nPieces)
+		if err == nil {
+			err = w.s.launch("mu_walk", m.fn["mu_walk"], ceilDiv(nPieces, 128), 128, &f.desc, w.dCodes.p, w.dPieces.p, uint32(nPieces),
+				w.dStarts.p, w.dEnds.p, w.dBlockEnd.p, uint32(m.opts.MinLen), w.dBest.p, b2u(firstCard && i == 0),
+				b2u(lastCard && i == len(order)-1), w.dRegion.p, w.dCounts.p, w.dTot.p+cutHitAt)
+		}
 		if err == nil && !m.fs.resident {
 			err = w.s.sync()
 		}
@@ -667,13 +697,59 @@ func growRecs(recs []outRec, n int) []outRec {
 	return recs[:len(recs)+n]
 }
 
+// pieceLinkBlock is piece_link's block size (PL_BLOCK in match.cuh).
+const pieceLinkBlock = 256
+
+// startStates finds the pieces' start states against one page (piece_start and piece_link in
+// match.cuh): a stretch of query that matches on for millions of symbols is compared once, not
+// once for every piece on it.
+func (w *worker) startStates(desc *pageDev, nPieces int) error {
+	m := w.m
+	if err := w.s.memset32(w.dTot.p+longAt, 0, 1); err != nil {
+		return err
+	}
+	if err := w.s.launch("piece_start", m.fn["piece_start"], ceilDiv(nPieces, 128), 128, desc, w.dCodes.p, w.dPieces.p, uint32(nPieces),
+		w.dStarts.p, w.dLong.p, w.dTot.p+longAt, w.dTot.p+cutHitAt); err != nil {
+		return err
+	}
+	// Two blocks an SM, on each listed piece in turn: a sequence against itself lists one piece
+	// or two a launch, most launches none.
+	if err := w.s.launch("piece_long", m.fn["piece_long"], 2*max(m.dev.info.SMs, 1), 256, desc, w.dCodes.p, w.dPieces.p,
+		w.dLong.p, w.dTot.p+longAt, w.dTot.p+longTotalAt); err != nil {
+		return err
+	}
+	if err := w.s.launch("piece_link", m.fn["piece_link"], ceilDiv(nPieces, pieceLinkBlock), pieceLinkBlock, desc, w.dCodes.p, w.dPieces.p,
+		uint32(nPieces), w.dStarts.p, w.dLong.p, w.dEnds.p, w.dBlockEnd.p, w.dTot.p+linkedAt, w.dTot.p+cutHitAt); err != nil {
+		return err
+	}
+	if w.cut {
+		// A start state that reached the end of the codes on the device (a sequence against
+		// itself, whose batches match on to the record's end): done again now, before the
+		// walks and the records, rather than after them.
+		hit := unsafe.Add(w.hTot.p, cutHitAt)
+		if err := w.s.toHost(hit, w.dTot.p+cutHitAt, 4); err != nil {
+			return err
+		}
+		if err := w.s.sync(); err != nil {
+			return err
+		}
+		if *(*uint32)(hit) != 0 {
+			return errMoreCodes
+		}
+	}
+	return w.mark("start states")
+}
+
 // maxMatchPage appends to w.recs the -maxmatch records of one page (see match.cuh).
 func (w *worker) maxMatchPage(desc *pageDev, nPieces int) error {
 	m := w.m
 	s := w.s
 	minLen := uint32(m.opts.MinLen)
-	if err := s.launch("mm_walk", m.fn["mm_walk"], ceilDiv(nPieces, 128), 128, desc, w.dCodes.p, w.dPieces.p, uint32(nPieces), minLen,
-		w.dRegion.p, w.dRegionPiece.p, w.dCounts.p, w.dTot.p+cutHitAt); err != nil {
+	if err := w.startStates(desc, nPieces); err != nil {
+		return err
+	}
+	if err := s.launch("mm_walk", m.fn["mm_walk"], ceilDiv(nPieces, 128), 128, desc, w.dCodes.p, w.dPieces.p, uint32(nPieces),
+		w.dStarts.p, w.dEnds.p, w.dBlockEnd.p, minLen, w.dRegion.p, w.dRegionPiece.p, w.dCounts.p); err != nil {
 		return err
 	}
 	if err := w.mark("walk"); err != nil {

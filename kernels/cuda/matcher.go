@@ -210,7 +210,7 @@ func (m *gpuMatcher) lookMore() {
 }
 
 // matchKernels are the kernels the matcher launches, looked up once.
-var matchKernels = []string{"mm_walk", "compact_pieces", "mm_chain", "mm_rows", "compact_valid", "mu_walk",
+var matchKernels = []string{"piece_start", "piece_long", "piece_link", "mm_walk", "compact_pieces", "mm_chain", "mm_rows", "compact_valid", "mu_walk",
 	"scan_reduce", "scan_single", "scan_down"}
 
 // gpuMatcher is a kernels.Matcher on one GPU.
@@ -253,6 +253,8 @@ type request struct {
 type matchStats struct {
 	launches, positions, pieces, items, ranges, rows, matches atomic.Int64
 	relaunches                                                atomic.Int64 // launches done again with more of a long sequence
+	linked                                                    atomic.Int64 // pieces whose start state came from the next piece's
+	long                                                      atomic.Int64 // pieces whose start state a block of threads compared on
 	mu                                                        sync.Mutex
 	phase                                                     map[string]time.Duration
 	order                                                     []string
@@ -276,6 +278,12 @@ func (s *matchStats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d launches, %d positions in %d pieces, %d items, %d ranges, %d candidate rows, %d matches",
 		s.launches.Load(), s.positions.Load(), s.pieces.Load(), s.items.Load(), s.ranges.Load(), s.rows.Load(), s.matches.Load())
+	if n := s.linked.Load(); n > 0 {
+		fmt.Fprintf(&b, " (%d start states from the next piece's)", n)
+	}
+	if n := s.long.Load(); n > 0 {
+		fmt.Fprintf(&b, " (%d long start states)", n)
+	}
 	if n := s.relaunches.Load(); n > 0 {
 		fmt.Fprintf(&b, " (%d launches done again with more of a long sequence)", n)
 	}

@@ -156,7 +156,7 @@ func TestGPUMatcherRandom(t *testing.T) {
 	if testing.Short() {
 		iters = 30
 	}
-	total, relaunches := 0, int64(0)
+	total, relaunches, linked := 0, int64(0), int64(0)
 	for iter := range iters {
 		nucOnly := iter%5 == 0
 		maxLen := 300
@@ -204,6 +204,7 @@ func TestGPUMatcherRandom(t *testing.T) {
 					}
 				}
 				relaunches += got.stats.relaunches.Load()
+				linked += got.stats.linked.Load()
 				got.Close()
 			}
 		}
@@ -214,7 +215,71 @@ func TestGPUMatcherRandom(t *testing.T) {
 	if relaunches == 0 {
 		t.Fatal("no launch was done again with more of a sequence: the short lookaheads were never reached")
 	}
-	t.Logf("%d matches compared; %d launches done again", total, relaunches)
+	if linked == 0 {
+		t.Fatal("no piece's start state came from the next piece's")
+	}
+	t.Logf("%d matches compared; %d launches done again; %d start states linked", total, relaunches, linked)
+}
+
+// TestGPUMatcherSelf: queries that match the reference for thousands of symbols (records of the
+// reference itself, and copies with a substitution in a few thousand), with short pieces, so that
+// start states are linked from piece to piece over many blocks of pieces (piece_link), and with
+// pages, cuts and lookaheads. The CPU path is the reference.
+func TestGPUMatcherSelf(t *testing.T) {
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(17, 18))
+	unit := randomSeq(rng, 3000, "acgt")
+	rb := kernels.NewReferenceBuilder(false)
+	recs := [][]byte{
+		randomSeq(rng, 40000, "acgt"),
+		slices.Concat(randomSeq(rng, 5000, "acgt"), unit, randomSeq(rng, 2000, "acgt"), unit, randomSeq(rng, 4000, "acgt")),
+		[]byte(strings.Repeat("acgtacgatt", 80)),
+	}
+	for i, r := range recs {
+		rb.Add(fmt.Sprintf("r%d", i), r)
+	}
+	ref, err := rb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqs := slices.Clone(recs)
+	for _, r := range recs {
+		seqs = append(seqs, mutateSeq(rng, r, 0.0003), mutateSeq(rng, r[len(r)/3:], 0.0003))
+	}
+	var linked, long int64
+	for _, mode := range allModes {
+		for _, ps := range []int{0, 9000} {
+			opts := kernels.MatchOptions{Mode: mode, MinLen: 40, PageSize: ps}
+			want, err := cpu.NewMatcher(ref, opts, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, cfg := range []matchConfig{{PieceLen: 7}, {Workers: 1, PieceLen: 3, MaxPositions: 30000, Lookahead: 500}, {PieceLen: 64, Lookahead: -1}} {
+				got := newTestMatcher(t, b, ref, opts, cfg)
+				for _, cut := range []int{1 << 30, 4000} {
+					what := fmt.Sprintf("%v page %d cut %d %+v", mode, ps, cut, cfg)
+					batch := queryBatch(seqs, &ref.Alpha, true, false, cut)
+					n := compareMatch(t, what, want, got, batch)
+					if cut < 1<<30 && cfg.PieceLen == 7 {
+						// A segment a batch, as a long record's batches come: a batch's last
+						// piece then matches on past its end, for thousands of symbols.
+						for i, sg := range batch.Segs {
+							one := &kernels.Batch{Codes: batch.Codes, Segs: []kernels.Segment{sg}}
+							n += compareMatch(t, fmt.Sprintf("%s, segment %d alone", what, i), want, got, one)
+						}
+					}
+					t.Logf("%s: %d matches", what, n)
+				}
+				t.Logf("%v page %d %+v: %s", mode, ps, cfg, got.Stats())
+				linked += got.stats.linked.Load()
+				long += got.stats.long.Load()
+				got.Close()
+			}
+		}
+	}
+	if linked == 0 || long == 0 {
+		t.Fatalf("%d pieces' start states came from the next piece's, %d were compared on by piece_long", linked, long)
+	}
 }
 
 // TestGPUMatcherRepeats: references made of repeats (a period, one letter, copies of a unit), so

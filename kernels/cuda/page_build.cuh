@@ -18,17 +18,6 @@ extern "C" __global__ void __launch_bounds__(256) pb_phi(const int *__restrict__
 // exactly PLCP's. A chunk whose first value exceeds cap is left as it is, marked in failed, and sets
 // *tooLong: a later launch with onlyFailed redoes those chunks alone from start = that cap, with a
 // larger one (a repeat of more than cap bases), so that a few long repeats cost only their length.
-// pb_load8: the eight bytes at a, any alignment, from the two aligned words that hold them (the
-// buffer must go on for 8 bytes past a+8 or be aligned to 8 past it: device texts are padded).
-__device__ __forceinline__ u64 pb_load8(const u8 *a) {
-	u64 at = (u64)a;
-	const u64 *base = (const u64 *)(at & ~7ull);
-	u32 s = (u32)(at & 7) * 8;
-	u64 lo = __ldg(base);
-	if (s == 0) return lo;
-	return lo >> s | __ldg(base + 1) << (64 - s);
-}
-
 extern "C" __global__ void __launch_bounds__(128) pb_plcp(const u8 *__restrict__ w, u32 n, int *__restrict__ phi, u32 chunk, u32 cap,
                                                           u32 start, u8 *__restrict__ failed, u32 onlyFailed,
                                                           u32 *__restrict__ tooLong) {
@@ -50,7 +39,7 @@ extern "C" __global__ void __launch_bounds__(128) pb_plcp(const u8 *__restrict__
 		// repeat's long comparisons were most of the kernel's time), then one at a time.
 		u32 far = max(p, (u32)q);
 		while ((u64)l + 8 <= limit && (u64)far + l + 8 <= n) {
-			u64 x = pb_load8(w + p + l) ^ pb_load8(w + q + l);
+			u64 x = mt_load8(w + p + l) ^ mt_load8(w + q + l);
 			if (x) {
 				l += (__ffsll((long long)x) - 1) / 8; // the first symbol that differs
 				break;

@@ -170,16 +170,19 @@ func TestUnpack(t *testing.T) {
 // requests sharing one code array, each with segments of its own) are packed for the device: every
 // segment's codes from the one before its first position to its end are where its pieces point,
 // the pieces cut its positions in order into runs of at most the piece length, and the slots run
-// on from segment to segment (segSlot), request after request, skipping the empty segments.
+// on from segment to segment (segSlot), request after request, skipping the empty segments; a
+// piece followed by the next positions of its sequence links to that piece (Piece.link).
 func TestPack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	allCuts := 0
+	allCuts, allLinks, segLinks := 0, 0, 0 // segLinks: from one segment's last piece to the next segment's first
 	for trial := range 40 {
 		w := &worker{m: &gpuMatcher{dev: &device{info: Info{SMs: 1 + rng.IntN(4)}}, cfg: matchConfig{PieceLen: 1 + rng.IntN(300)}}, spans: map[*byte]*codeSpan{}}
 		ahead := []int64{0, -1, 1 + rng.Int64N(100), 1 + rng.Int64N(3000)}[trial%4]
 		w.m.lookahead.Store(ahead)
 		var batch []*request
 		var shared []byte
+		var last kernels.Segment // the last segment made, to go on from
+		var lastCodes []byte
 		total := 0
 		for range 1 + rng.IntN(6) {
 			bt := &kernels.Batch{}
@@ -196,8 +199,12 @@ func TestPack(t *testing.T) {
 				off := rng.IntN(len(bt.Codes))
 				n := 1 + rng.IntN(len(bt.Codes)-off)
 				from := rng.IntN(n)
+				if lastCodes != nil && &bt.Codes[0] == &lastCodes[0] && last.To < last.Len && rng.IntN(2) == 0 {
+					off, n, from = last.Off, last.Len, last.To // the same sequence's next positions
+				}
 				to := from + rng.IntN(n-from+1)
-				bt.Segs = append(bt.Segs, kernels.Segment{Off: off, Len: n, From: from, To: to})
+				last, lastCodes = kernels.Segment{Off: off, Len: n, From: from, To: to}, bt.Codes
+				bt.Segs = append(bt.Segs, last)
 			}
 			total += len(bt.Codes)
 			batch = append(batch, &request{b: bt})
@@ -217,6 +224,7 @@ func TestPack(t *testing.T) {
 		pieces := w.pieces
 		pl := w.pieceLen(nSlots)
 		k, slot, seg, cuts := 0, 0, 0, 0
+		prevSeq, prevTo := "", uint32(0) // the last piece's sequence (its codes and offset) and end
 		for ri, r := range batch {
 			for si, sg := range r.b.Segs {
 				what := fmt.Sprintf("trial %d, request %d, segment %d %+v", trial, ri, si, sg)
@@ -224,8 +232,23 @@ func TestPack(t *testing.T) {
 					t.Fatalf("%s: first slot %d, want %d", what, w.segSlot[seg], slot)
 				}
 				seg++
+				seq := fmt.Sprintf("%p+%d", &r.b.Codes[0], sg.Off)
 				for f := sg.From; f < sg.To; f += pl {
 					p := pieces[k]
+					if k > 0 {
+						wantLink := uint32(0)
+						if seq == prevSeq && prevTo == uint32(f) {
+							wantLink = p.to - prevTo
+						}
+						if pieces[k-1].link != wantLink {
+							t.Fatalf("%s: piece %+v links %d to the next, want %d", what, pieces[k-1], pieces[k-1].link, wantLink)
+						}
+						allLinks += int(min(wantLink, 1))
+						if f == sg.From {
+							segLinks += int(min(wantLink, 1))
+						}
+					}
+					prevSeq, prevTo = seq, p.to
 					k++
 					if p.from != uint32(f) || p.to != uint32(min(f+pl, sg.To)) || p.slot != uint32(slot+f-sg.From) {
 						t.Fatalf("%s: piece %+v, want from %d to %d, slot %d (piece length %d)", what, p, f, min(f+pl, sg.To), slot+f-sg.From, pl)
@@ -248,6 +271,9 @@ func TestPack(t *testing.T) {
 				slot += max(sg.To-sg.From, 0)
 			}
 		}
+		if k > 0 && pieces[k-1].link != 0 {
+			t.Fatalf("trial %d: the last piece links to the next", trial)
+		}
 		if k != nPieces || slot != nSlots || seg != len(w.segSlot) {
 			t.Fatalf("trial %d: %d pieces, %d slots, %d segments; want %d, %d, %d", trial, nPieces, nSlots, len(w.segSlot), k, slot, seg)
 		}
@@ -258,6 +284,9 @@ func TestPack(t *testing.T) {
 	}
 	if allCuts == 0 {
 		t.Fatal("no piece was cut: the lookaheads are too long for the sequences")
+	}
+	if allLinks == 0 || segLinks == 0 {
+		t.Fatalf("%d pieces linked to the next, %d of them across segments", allLinks, segLinks)
 	}
 }
 
