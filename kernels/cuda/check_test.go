@@ -77,10 +77,7 @@ func TestGPUMatcherDeviceChecks(t *testing.T) {
 		}
 		mode := allModes[iter%3]
 		opts := kernels.MatchOptions{Mode: mode, MinLen: []int{8, 20, 300}[iter%3], PageSize: []int{0, len(ref.Text)/3 + 1}[iter%2]}
-		want, err := cpu.NewMatcher(ref, opts, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := newCPUMatcher(t, ref, opts)
 		what := fmt.Sprintf("iter %d (%v, -l %d, %d pages)", iter, mode, opts.MinLen, len(want.Pages()))
 		checks := 0
 		checked := func() (*cpu.Matcher, error) { checks++; return want, nil }

@@ -55,10 +55,7 @@ func TestGroupMatcher(t *testing.T) {
 		}
 		mode := allModes[iter%3]
 		opts := kernels.MatchOptions{Mode: mode, MinLen: 12 + rng.IntN(10)}
-		want, err := cpu.NewMatcher(ref, opts, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := newCPUMatcher(t, ref, opts)
 		m, err := g.NewMatcher(ref, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -380,10 +377,7 @@ func TestGroupChain(t *testing.T) {
 		mode := allModes[iter%3]
 		ps := len(ref.Text)/(2+rng.IntN(5)) + 1
 		opts := kernels.MatchOptions{Mode: mode, MinLen: 12 + rng.IntN(10), PageSize: ps}
-		want, err := cpu.NewMatcher(ref, opts, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := newCPUMatcher(t, ref, opts)
 		if len(want.Pages()) < 2 {
 			continue
 		}
@@ -395,6 +389,7 @@ func TestGroupChain(t *testing.T) {
 		opts.DeviceMemory = halfMemory(t, g, ref, opts, host)
 		what := fmt.Sprintf("iter %d (%v, %d pages, index file %v)", iter, mode, len(want.Pages()), fromFile)
 		var m kernels.Matcher
+		var err error
 		if fromFile {
 			m, err = g.NewMatcherFromPages(ref, opts, host)
 		} else {
@@ -480,10 +475,7 @@ func TestGroupEarlyPages(t *testing.T) {
 		ref, all := randomReference(rng, 2, 30000, false, false)
 		mode := allModes[iter%3]
 		opts := kernels.MatchOptions{Mode: mode, MinLen: 12 + rng.IntN(10), PageSize: len(ref.Text)/3 + 1}
-		want, err := cpu.NewMatcher(ref, opts, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := newCPUMatcher(t, ref, opts)
 		chain := iter%2 == 1
 		if chain {
 			opts.DeviceMemory = halfMemory(t, g, ref, opts, want)

@@ -183,10 +183,7 @@ func TestGPUMatcherRandom(t *testing.T) {
 		for _, mode := range allModes {
 			for _, ps := range []int{0, 37, 150} {
 				opts := kernels.MatchOptions{Mode: mode, MinLen: minLen, PageSize: ps}
-				want, err := cpu.NewMatcher(ref, opts, 2)
-				if err != nil {
-					t.Fatal(err)
-				}
+				want := newCPUMatcher(t, ref, opts)
 				cfg := matchConfig{Workers: 2, PieceLen: 1 + rng.IntN(40), ChunkRows: 1 + rng.IntN(64), HostIndex: iter%2 == 1,
 					Lookahead: []int{0, -1, 1 + rng.IntN(30)}[rng.IntN(3)]}
 				got := newTestMatcher(t, b, ref, opts, cfg)
@@ -250,10 +247,7 @@ func TestGPUMatcherSelf(t *testing.T) {
 	for _, mode := range allModes {
 		for _, ps := range []int{0, 9000} {
 			opts := kernels.MatchOptions{Mode: mode, MinLen: 40, PageSize: ps}
-			want, err := cpu.NewMatcher(ref, opts, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := newCPUMatcher(t, ref, opts)
 			for _, cfg := range []matchConfig{{PieceLen: 7}, {Workers: 1, PieceLen: 3, MaxPositions: 30000, Lookahead: 500}, {PieceLen: 64, Lookahead: -1}} {
 				got := newTestMatcher(t, b, ref, opts, cfg)
 				for _, cut := range []int{1 << 30, 4000} {
@@ -310,10 +304,7 @@ func TestGPUMatcherRepeats(t *testing.T) {
 		for _, mode := range allModes {
 			for _, ps := range []int{0, 1000} {
 				opts := kernels.MatchOptions{Mode: mode, MinLen: 12, PageSize: ps}
-				want, err := cpu.NewMatcher(ref, opts, 2)
-				if err != nil {
-					t.Fatal(err)
-				}
+				want := newCPUMatcher(t, ref, opts)
 				for _, cfg := range []matchConfig{{}, {Workers: 1, PieceLen: 17, ChunkRows: 1000, MaxPositions: 500, Lookahead: 3}} {
 					got := newTestMatcher(t, b, ref, opts, cfg)
 					n := compareMatch(t, fmt.Sprintf("%s %v page %d %+v", name, mode, ps, cfg), want, got, queryBatch(seqs, &ref.Alpha, true, false, 64))
@@ -333,10 +324,7 @@ func TestGPUMatcherConcurrent(t *testing.T) {
 	ref, all := randomReference(rng, 3, 20000, false, false)
 	for _, mode := range allModes {
 		opts := kernels.MatchOptions{Mode: mode, MinLen: 15}
-		want, err := cpu.NewMatcher(ref, opts, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := newCPUMatcher(t, ref, opts)
 		got := newTestMatcher(t, b, ref, opts, matchConfig{Workers: 3, MaxPositions: 20000})
 		var batches []*kernels.Batch
 		for range 64 {
@@ -377,10 +365,7 @@ func TestGPUMatcherBudget(t *testing.T) {
 	long := mutateSeq(rng, all[:200000], 0.01)
 	for _, mode := range allModes {
 		opts := kernels.MatchOptions{Mode: mode, MinLen: 20}
-		want, err := cpu.NewMatcher(ref, opts, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := newCPUMatcher(t, ref, opts)
 		budget := int64(len(ref.Text)) + int64(pageBytesPerBase(ref.Alpha.Size)*float64(len(ref.Text))/4)
 		got := newTestMatcher(t, b, ref, opts, matchConfig{Budget: budget, Workers: 3, MaxPositions: 100000})
 		if got.fs.resident || len(got.pages) < 4 {
@@ -497,10 +482,7 @@ func TestGPUMatcherEcoli(t *testing.T) {
 	mut := mutateSeq(rng, genome[0][:1500000], 0.01)
 	for _, mode := range allModes {
 		opts := kernels.MatchOptions{Mode: mode, MinLen: 20}
-		want, err := cpu.NewMatcher(ref, opts, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := newCPUMatcher(t, ref, opts)
 		got := newTestMatcher(t, b, ref, opts, matchConfig{})
 		n := compareMatch(t, fmt.Sprintf("%v reads", mode), want, got, queryBatch(reads, &ref.Alpha, true, false, 1<<30))
 		n += compareMatch(t, fmt.Sprintf("%v genome", mode), want, got, queryBatch([][]byte{mut}, &ref.Alpha, true, false, 32768))
@@ -689,10 +671,7 @@ func TestGPUMatcherEarlyPages(t *testing.T) {
 		}
 		mode := allModes[iter%3]
 		opts := kernels.MatchOptions{Mode: mode, MinLen: 8 + rng.IntN(12), PageSize: []int{0, len(ref.Text)/3 + 1}[iter%2]}
-		want, err := cpu.NewMatcher(ref, opts, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := newCPUMatcher(t, ref, opts)
 		copied := iter%4 == 3 // the early arrays are copies: the checked pages are other memory
 		early := make([]cpu.DeviceArrays, len(want.Pages()))
 		for i, p := range want.Pages() {
@@ -726,4 +705,14 @@ func TestGPUMatcherEarlyPages(t *testing.T) {
 			t.Fatalf("%s: a failed check gave %v", what, err)
 		}
 	}
+}
+
+// newCPUMatcher builds the CPU matcher that GPU results are compared with (two threads).
+func newCPUMatcher(t testing.TB, ref *kernels.Reference, opts kernels.MatchOptions) *cpu.Matcher {
+	t.Helper()
+	m, err := cpu.NewMatcher(ref, opts, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
