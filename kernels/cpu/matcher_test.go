@@ -373,3 +373,57 @@ func TestStartStatesLinked(t *testing.T) {
 	}
 	t.Logf("%d start states could come from the next segment's", linkable)
 }
+
+// TestLongestPrefixTandem: longestPrefix's rows and length are those that comparing the pattern
+// with every suffix of the window gives, in texts of tandem arrays (periods 1 to 12, with some
+// copies changed), where the rows split a copy at a time and share long prefixes.
+func TestLongestPrefixTandem(t *testing.T) {
+	rng := rand.New(rand.NewSource(37))
+	checked := 0
+	for round := range 40 {
+		var text []byte
+		for len(text) < 3000 {
+			unit := make([]byte, 1+rng.Intn(12))
+			for i := range unit {
+				unit[i] = byte(kernels.FirstCode + rng.Intn(4))
+			}
+			for range 1 + rng.Intn(120) {
+				text = append(text, unit...)
+				if rng.Intn(20) == 0 {
+					text[len(text)-1-rng.Intn(len(unit))] = byte(kernels.FirstCode + rng.Intn(4))
+				}
+			}
+		}
+		n := len(text)
+		p := newPage(text, kernels.FirstCode+4, 0, n, n, 1)
+		for range 60 {
+			a := rng.Intn(n)
+			pat := append([]byte(nil), text[a:min(n, a+1+rng.Intn(600))]...)
+			if rng.Intn(2) == 0 {
+				pat[rng.Intn(len(pat))] = byte(kernels.FirstCode + rng.Intn(4))
+			}
+			lo, hi, m := p.longestPrefix(pat)
+			best := 0
+			common := func(s int) int {
+				k := 0
+				for k < len(pat) && s+k < n && text[s+k] == pat[k] {
+					k++
+				}
+				return k
+			}
+			for s := range n {
+				best = max(best, common(s))
+			}
+			if m != best {
+				t.Fatalf("round %d: length %d, want %d", round, m, best)
+			}
+			for r := 1; r <= n; r++ {
+				if in, long := r >= lo && r < hi, common(int(p.sa[r])) >= m; in != long {
+					t.Fatalf("round %d: row %d in [%d, %d) is %v; its suffix shares %d of the pattern, the match is %d", round, r, lo, hi, in, common(int(p.sa[r])), m)
+				}
+			}
+			checked++
+		}
+	}
+	t.Logf("%d patterns checked", checked)
+}
