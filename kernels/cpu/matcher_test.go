@@ -419,7 +419,8 @@ func TestLongestPrefixTandem(t *testing.T) {
 			}
 			for r := 1; r <= n; r++ {
 				if in, long := r >= lo && r < hi, common(int(p.sa[r])) >= m; in != long {
-					t.Fatalf("round %d: row %d in [%d, %d) is %v; its suffix shares %d of the pattern, the match is %d", round, r, lo, hi, in, common(int(p.sa[r])), m)
+					t.Fatalf("round %d: row %d in [%d, %d) is %v; its suffix shares %d of the pattern, the match is %d",
+						round, r, lo, hi, in, common(int(p.sa[r])), m)
 				}
 			}
 			checked++

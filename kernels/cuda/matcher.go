@@ -210,8 +210,8 @@ func (m *gpuMatcher) lookMore() {
 }
 
 // matchKernels are the kernels the matcher launches, looked up once.
-var matchKernels = []string{"piece_start", "piece_long", "piece_link", "mm_walk", "compact_pieces", "mm_chain", "mm_rows", "compact_valid", "mu_walk",
-	"scan_reduce", "scan_single", "scan_down"}
+var matchKernels = []string{"piece_start", "piece_long", "piece_link", "mm_walk", "compact_pieces", "mm_chain", "mm_rows",
+	"compact_valid", "mu_walk", "scan_reduce", "scan_single", "scan_down"}
 
 // gpuMatcher is a kernels.Matcher on one GPU.
 type gpuMatcher struct {

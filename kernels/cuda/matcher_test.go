@@ -248,7 +248,8 @@ func TestGPUMatcherSelf(t *testing.T) {
 		for _, ps := range []int{0, 9000} {
 			opts := kernels.MatchOptions{Mode: mode, MinLen: 40, PageSize: ps}
 			want := newCPUMatcher(t, ref, opts)
-			for _, cfg := range []matchConfig{{PieceLen: 7}, {Workers: 1, PieceLen: 3, MaxPositions: 30000, Lookahead: 500}, {PieceLen: 64, Lookahead: -1}} {
+			cfgs := []matchConfig{{PieceLen: 7}, {Workers: 1, PieceLen: 3, MaxPositions: 30000, Lookahead: 500}, {PieceLen: 64, Lookahead: -1}}
+			for _, cfg := range cfgs {
 				got := newTestMatcher(t, b, ref, opts, cfg)
 				for _, cut := range []int{1 << 30, 4000} {
 					what := fmt.Sprintf("%v page %d cut %d %+v", mode, ps, cut, cfg)
