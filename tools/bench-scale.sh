@@ -17,6 +17,8 @@
 #            (default READS; see below)
 #   genome   the first GLEN (150M) bases against their copy diverged at DIV (0.01):
 #            sapipe mummer -maxmatch -l 50 -b
+#   self     the first GLEN bases against themselves: sapipe mummer -mum -l 100 -b (not in the
+#            default rows; a match runs to the sequence's end from every position)
 #   count    sapipe count and sapipe locate of PATTERNS (10M) patterns of 20-150 bases drawn
 #            from the genome without errors, one a line, against hs.sai
 # A row that needs hs.sai builds it first when it is missing (on the first device of DEVICES).
@@ -223,6 +225,7 @@ has_row index && need_fa=1
 has_row mummer && need_fa=1 need_reads=1 need_sai=1
 has_row count && need_fa=1 need_pats=1 need_sai=1
 has_row genome && need_fa=1 need_div=1
+has_row self && need_fa=1 need_div=1
 if [ $need_fa = 1 ]; then
 	# shellcheck disable=SC2086 # GENOME_OPTS are words
 	GEN_AMOUNT=$bases GEN_UNIT=bp gen "genscale genome --size $SIZE${GENOME_OPTS:+ $GENOME_OPTS}" "$fa" "$GENSCALE" genome --size "$SIZE" --seed "$SEED" $GENOME_OPTS -o "$fa"
@@ -297,6 +300,9 @@ if has_row mummer; then
 fi
 if has_row genome; then
 	device_rows genome "sapipe mummer -maxmatch -l 50 -b, $(hum "$glen") vs its $DIV copy" "$glen" bp mummer -v -maxmatch -l 50 -b "$gref" "$gdiv"
+fi
+if has_row self; then
+	device_rows self "sapipe mummer -mum -l 100 -b, $(hum "$glen") against itself" "$glen" bp mummer -v -mum -l 100 -b "$gref" "$gref"
 fi
 if has_row count; then
 	device_rows count "sapipe count, $PATTERNS patterns vs $SIZE" "$npat" patterns count -v -i "$sai" "$pats"
