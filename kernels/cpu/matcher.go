@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -280,21 +281,55 @@ func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, out []kernels
 	if checkPrev && p.occ.Rank(prev, b)-p.occ.Rank(prev, a) == b-a {
 		return out // every row is preceded by prev: none is left-maximal
 	}
-	for k := a; k < b; k++ {
-		if checkPrev && p.occ.Symbol(k) == prev {
-			continue
+	if !checkPrev {
+		for k := a; k < b; k++ {
+			out = p.emitRow(k, d, q, pos, out)
 		}
-		s := int(p.sa[k])
-		g := p.Start + s
-		if g >= p.End {
-			continue
+		return out
+	}
+	// A block of the rank structure at a time, only its rows not preceded by prev: in a repeat
+	// the rows of an enclosing interval are thousands, nearly all preceded by prev.
+	for k := a; k < b; {
+		from := k &^ (occBlock - 1)
+		end := min(b, from+occBlock)
+		lo, hi := p.occ.masks((k/occBlock)*p.occ.stride, prev)
+		rows := [2]uint64{^lo & rowsFrom(k-from) & rowsBelow(end-from), ^hi & rowsFrom(k-from-64) & rowsBelow(end-from-64)}
+		for w, m := range rows {
+			for ; m != 0; m &= m - 1 {
+				out = p.emitRow(from+64*w+bits.TrailingZeros64(m), d, q, pos, out)
+			}
 		}
-		if s == 0 && !p.leftMaximal(s, q, pos) {
-			continue
-		}
-		out = append(out, kernels.Match{Ref: int64(g), Query: int32(pos), Len: int32(d + p.runOn(s, d, q, pos))})
+		k = end
 	}
 	return out
+}
+
+// rowsFrom is the mask of a word's bits i and up (all for i <= 0, none for i >= 64); rowsBelow,
+// of its bits under i.
+func rowsFrom(i int) uint64 {
+	if i <= 0 {
+		return ^uint64(0)
+	}
+	if i >= 64 {
+		return 0
+	}
+	return ^uint64(0) << uint(i)
+}
+
+func rowsBelow(i int) uint64 { return ^rowsFrom(i) }
+
+// emitRow appends the match of length d (run on past the window's end) at row k's suffix, if
+// the page owns its position and it is left-maximal at the text's start.
+func (p *Page) emitRow(k, d int, q []byte, pos int, out []kernels.Match) []kernels.Match {
+	s := int(p.sa[k])
+	g := p.Start + s
+	if g >= p.End {
+		return out
+	}
+	if s == 0 && !p.leftMaximal(s, q, pos) {
+		return out
+	}
+	return append(out, kernels.Match{Ref: int64(g), Query: int32(pos), Len: int32(d + p.runOn(s, d, q, pos))})
 }
 
 // pageBest finds, at one query position with window match state (lo, hi, m), the longest match

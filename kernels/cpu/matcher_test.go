@@ -428,3 +428,45 @@ func TestLongestPrefixTandem(t *testing.T) {
 	}
 	t.Logf("%d patterns checked", checked)
 }
+
+// TestEmitRows: emitRows, which takes the rows not preceded by prev a block of the rank structure
+// at a time, emits what a scan of every row of [a, b) does, for ranges within a block, across
+// blocks and up to the last row, pages that own part of their window, and every prev.
+func TestEmitRows(t *testing.T) {
+	rng := rand.New(rand.NewSource(41))
+	emitted := 0
+	for round := range 30 {
+		n := 300 + rng.Intn(3000)
+		ref := repeatsRef(rng, n, 6, 200)
+		end := n
+		if round%2 == 1 {
+			end = n/2 + rng.Intn(n/2)
+		}
+		p := newPage(ref.Text, ref.Alpha.Size, 0, end, n, 1)
+		q := append([]byte(nil), ref.Text[rng.Intn(n/2):]...)
+		for range 200 {
+			a := rng.Intn(n + 1)
+			b := a + rng.Intn(min(n+1-a, 400)+1)
+			d, pos := 1+rng.Intn(30), rng.Intn(len(q))
+			prev := byte(kernels.FirstCode + rng.Intn(4))
+			if rng.Intn(5) == 0 {
+				prev = kernels.CodeNone
+			}
+			var want []kernels.Match
+			for k := a; k < b; k++ {
+				if prev >= kernels.FirstCode && p.occ.Symbol(k) == prev {
+					continue
+				}
+				want = p.emitRow(k, d, q, pos, want)
+			}
+			got := p.emitRows(a, b, d, prev, q, pos, nil)
+			if !slices.Equal(got, want) {
+				t.Fatalf("round %d, rows [%d, %d), prev %d: %v, want %v", round, a, b, prev, got, want)
+			}
+			emitted += len(want)
+		}
+	}
+	if emitted < 1000 {
+		t.Fatalf("only %d matches emitted", emitted)
+	}
+}
