@@ -470,3 +470,51 @@ func TestEmitRows(t *testing.T) {
 		t.Fatalf("only %d matches emitted", emitted)
 	}
 }
+
+// tandemText is n codes of tandem arrays (units of 1-60 symbols, 2-400 copies, one copy in 20
+// with a substitution) between stretches of random sequence: a satellite-rich genome in small.
+func tandemText(rng *rand.Rand, n int) []byte {
+	text := make([]byte, 0, n)
+	for len(text) < n {
+		for range rng.Intn(2000) {
+			text = append(text, byte(kernels.FirstCode+rng.Intn(4)))
+		}
+		unit := make([]byte, 1+rng.Intn(60))
+		for i := range unit {
+			unit[i] = byte(kernels.FirstCode + rng.Intn(4))
+		}
+		for range 2 + rng.Intn(400) {
+			text = append(text, unit...)
+			if rng.Intn(20) == 0 {
+				text[len(text)-1-rng.Intn(len(unit))] = byte(kernels.FirstCode + rng.Intn(4))
+			}
+		}
+	}
+	return text[:n]
+}
+
+// BenchmarkMaxMatchTandem: -maxmatch of 64 kbp of tandem arrays against themselves (minimum
+// length 50), one thread: the enclosing intervals of satellites, emitRows and the LCP's side table.
+func BenchmarkMaxMatchTandem(b *testing.B) {
+	rng := rand.New(rand.NewSource(43))
+	text := tandemText(rng, 1<<16)
+	ref := &kernels.Reference{Text: text, Starts: []int{0}, Names: []string{"t"}}
+	ref.Alpha.Size = kernels.FirstCode + 4
+	m, err := NewMatcher(ref, kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 50}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := &kernels.Batch{Codes: text}
+	for f := 0; f < len(text); f += 1 << 12 {
+		batch.Segs = append(batch.Segs, kernels.Segment{Off: 0, Len: len(text), From: f, To: min(f+1<<12, len(text))})
+	}
+	var res kernels.Result
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		res = kernels.Result{}
+		if err := m.Match(batch, &res); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(res.Matches)), "matches")
+}
