@@ -383,16 +383,7 @@ func TestLongestPrefixTandem(t *testing.T) {
 	for round := range 40 {
 		var text []byte
 		for len(text) < 3000 {
-			unit := make([]byte, 1+rng.Intn(12))
-			for i := range unit {
-				unit[i] = byte(kernels.FirstCode + rng.Intn(4))
-			}
-			for range 1 + rng.Intn(120) {
-				text = append(text, unit...)
-				if rng.Intn(20) == 0 {
-					text[len(text)-1-rng.Intn(len(unit))] = byte(kernels.FirstCode + rng.Intn(4))
-				}
-			}
+			text = appendTandem(rng, text, 12, 1, 120)
 		}
 		n := len(text)
 		p := newPage(text, kernels.FirstCode+4, 0, n, n, 1)
@@ -471,24 +462,31 @@ func TestEmitRows(t *testing.T) {
 	}
 }
 
-// tandemText is n codes of tandem arrays (units of 1-60 symbols, 2-400 copies, one copy in 20
-// with a substitution) between stretches of random sequence: a satellite-rich genome in small.
+// appendTandem appends a tandem array to text: a random unit of 1 to maxUnit symbols, repeated
+// minCopies plus up to copySpan-1 more times, one copy in 20 with a substitution.
+func appendTandem(rng *rand.Rand, text []byte, maxUnit, minCopies, copySpan int) []byte {
+	unit := make([]byte, 1+rng.Intn(maxUnit))
+	for i := range unit {
+		unit[i] = byte(kernels.FirstCode + rng.Intn(4))
+	}
+	for range minCopies + rng.Intn(copySpan) {
+		text = append(text, unit...)
+		if rng.Intn(20) == 0 {
+			text[len(text)-1-rng.Intn(len(unit))] = byte(kernels.FirstCode + rng.Intn(4))
+		}
+	}
+	return text
+}
+
+// tandemText is n codes of tandem arrays (units of 1-60 symbols, 2-400 copies) between stretches
+// of random sequence: a satellite-rich genome in small.
 func tandemText(rng *rand.Rand, n int) []byte {
 	text := make([]byte, 0, n)
 	for len(text) < n {
 		for range rng.Intn(2000) {
 			text = append(text, byte(kernels.FirstCode+rng.Intn(4)))
 		}
-		unit := make([]byte, 1+rng.Intn(60))
-		for i := range unit {
-			unit[i] = byte(kernels.FirstCode + rng.Intn(4))
-		}
-		for range 2 + rng.Intn(400) {
-			text = append(text, unit...)
-			if rng.Intn(20) == 0 {
-				text[len(text)-1-rng.Intn(len(unit))] = byte(kernels.FirstCode + rng.Intn(4))
-			}
-		}
+		text = appendTandem(rng, text, 60, 2, 400)
 	}
 	return text[:n]
 }
