@@ -109,11 +109,7 @@ func LCPUpLens(n2 int) (lens [lcpLevels - 2]int, sum int) {
 // (bigStart) where loadLCP has not.
 func (l *compactLCP) setLevels() {
 	if l.bigStart == nil {
-		l.bigStart = make([]int32, len(l.small)>>bigBucketShift+2)
-		for i := range l.bigRow {
-			l.startBuckets(i)
-		}
-		l.endBuckets()
+		l.indexSideTable(1)
 	}
 	l.up = LCPUp(l.min2)
 	l.levels[1], l.levels[2] = l.min1, l.min2
@@ -155,6 +151,19 @@ func (l *compactLCP) at(k int) int32 {
 }
 
 func (l *compactLCP) big(k int) int32 { return l.bigVal[l.bigIndex(k)] }
+
+// indexSideTable makes bigStart on up to threads goroutines, for a side table whose rows ascend:
+// each bucket is then set by one entry, whatever part holds it.
+func (l *compactLCP) indexSideTable(threads int) {
+	l.bigStart = make([]int32, len(l.small)>>bigBucketShift+2)
+	storeParallel(len(l.bigRow), threads, func(_, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			l.startBuckets(i)
+		}
+		return nil
+	})
+	l.endBuckets()
+}
 
 // startBuckets sets bigStart for the buckets that side-table entry i is the first of: those after
 // the previous entry's bucket up to its own. In a table whose rows ascend each bucket is set by

@@ -400,19 +400,8 @@ func loadLCP(a PageArrays, n, threads int) (*compactLCP, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Its index by buckets of rows, once the rows are known to ascend: each bucket is then set
-	// by one entry, whatever part holds it.
-	l.bigStart = make([]int32, rows>>bigBucketShift+2)
-	err = storeParallel(len(l.bigRow), threads, func(_, lo, hi int) error {
-		for i := lo; i < hi; i++ {
-			l.startBuckets(i)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	l.endBuckets()
+	// Its index by buckets of rows, once the rows are known to ascend.
+	l.indexSideTable(threads)
 	// Every escape must have its side-table entry, and the minima must be those of the values:
 	// the searches for smaller values rely on both to stop inside the array.
 	escapes := make([]int, storeParts(len(l.min1), threads)) // a part's, not a block's: a fresh array of a word a block cost more than the checks
