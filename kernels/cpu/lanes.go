@@ -200,7 +200,7 @@ func (p *Page) startStates(b *kernels.Batch, segs []kernels.Segment, ls []lane) 
 		if nx.hi-nx.lo == 1 && int(p.sa[nx.lo]) == s+capped {
 			l.m = capped + nx.m
 		} else {
-			l.m = sameRun(q[sg.To:], p.w[s:], capped, min(len(q)-sg.To, p.n-s))
+			l.m = p.runFrom(q[sg.To:], s, capped)
 		}
 	}
 }

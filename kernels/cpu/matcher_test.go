@@ -516,3 +516,18 @@ func BenchmarkMaxMatchTandem(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(res.Matches)), "matches")
 }
+
+// longestPrefix is longestPrefixCapped without a cap.
+func (p *Page) longestPrefix(pat []byte) (lo, hi, m int) {
+	lo, hi, m, _ = p.longestPrefixCapped(pat, 0)
+	return lo, hi, m
+}
+
+// startState returns the match state of q[to:], searched for on its own: what startStates finds
+// with the next segment's help.
+func (p *Page) startState(q []byte, to int) (int, int, int) {
+	if to >= len(q) {
+		return 0, p.n + 1, 0
+	}
+	return p.longestPrefix(q[to:])
+}

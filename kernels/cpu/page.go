@@ -190,17 +190,11 @@ func (p *Page) symAt(k, m int) int {
 	return int(p.w[s])
 }
 
-// longestPrefix returns the rows and length of the longest prefix of pat that occurs in the window.
-// It starts the backward scan of a segment that ends inside its sequence, so that the scan's state
-// is exact at every position whatever the segment's cut.
-func (p *Page) longestPrefix(pat []byte) (lo, hi, m int) {
-	lo, hi, m, _ = p.longestPrefixCapped(pat, 0)
-	return lo, hi, m
-}
-
-// longestPrefixCapped is longestPrefix, except that with capped > 0 a match that is one row is
-// compared only up to capped symbols: open says that it reached them (m is then capped, and the
-// match may go on).
+// longestPrefixCapped returns the rows and length of the longest prefix of pat that occurs in the
+// window: the state that the backward scan of a segment ending inside its sequence starts from,
+// so that the scan's state is exact at every position whatever the segment's cut. With capped > 0,
+// a match that is one row is compared only up to capped symbols: open says that it reached them
+// (m is then capped, and the match may go on; startStates).
 func (p *Page) longestPrefixCapped(pat []byte, capped int) (lo, hi, m int, open bool) {
 	lo, hi = 0, p.n+1
 	for m < len(pat) {
@@ -216,7 +210,7 @@ func (p *Page) longestPrefixCapped(pat []byte, capped int) (lo, hi, m int, open 
 				}
 				return lo, hi, m, false
 			}
-			return lo, hi, sameRun(pat, p.w[s:], m, min(len(pat), p.n-s)), false
+			return lo, hi, p.runFrom(pat, s, m), false
 		}
 		// The rows share the symbols on which their first and last agree: the pattern is
 		// compared with them at once, and the rows split only where they differ (a query in a
@@ -263,12 +257,10 @@ func sameRun(a, b []byte, m, end int) int {
 	return m
 }
 
-// startState returns the match state of q[to:].
-func (p *Page) startState(q []byte, to int) (int, int, int) {
-	if to >= len(q) {
-		return 0, p.n + 1, 0
-	}
-	return p.longestPrefix(q[to:])
+// runFrom returns how far pat matches the window from position s on, knowing that its first m
+// symbols do.
+func (p *Page) runFrom(pat []byte, s, m int) int {
+	return sameRun(pat, p.w[s:], m, min(len(pat), p.n-s))
 }
 
 // runOn returns how far the match of length d of q[pos:] against window position s continues
