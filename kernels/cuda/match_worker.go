@@ -125,8 +125,8 @@ func (w *worker) free() {
 	d := w.m.dev
 	w.hTot.free(d)
 	for _, b := range []*devBuf{&w.dCodes, &w.dPieces, &w.dCounts, &w.dStarts, &w.dEnds, &w.dBlockEnd, &w.dLong, &w.dOffs,
-		&w.dSums, &w.dTot, &w.dRegion, &w.dRegionPiece, &w.dBest, &w.dItems, &w.dItemPiece, &w.dRangeCnt, &w.dItemRows, &w.dRangeOff, &w.dRanges, &w.dRowCnt, &w.dRowOff,
-		&w.dCand, &w.dValid, &w.dValidOff, &w.dOut} {
+		&w.dSums, &w.dTot, &w.dRegion, &w.dRegionPiece, &w.dBest, &w.dItems, &w.dItemPiece, &w.dRangeCnt, &w.dItemRows,
+		&w.dRangeOff, &w.dRanges, &w.dRowCnt, &w.dRowOff, &w.dCand, &w.dValid, &w.dValidOff, &w.dOut} {
 		b.free(d)
 	}
 	for _, e := range w.events {

@@ -254,7 +254,7 @@ type matchStats struct {
 	launches, positions, pieces, items, ranges, rows, matches atomic.Int64
 	relaunches                                                atomic.Int64 // launches done again with more of a long sequence
 	linked                                                    atomic.Int64 // pieces whose start state came from the next piece's
-	long                                                      atomic.Int64 // pieces whose start state a block of threads compared on
+	long                                                      atomic.Int64 // pieces whose start state piece_long compared on with the grid
 	mu                                                        sync.Mutex
 	phase                                                     map[string]time.Duration
 	order                                                     []string
