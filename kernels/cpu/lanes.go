@@ -22,6 +22,7 @@ type lane struct {
 	back      [4]int // the state a failed jump goes back to: pos, lo, hi, m
 	out       []kernels.Match
 	best      []candidate // walkLanesBest: the best match over the pages so far at each position from from
+	tw        tailWalk    // walkLanesBest: what pageBest keeps from one position to the next
 }
 
 // walkLanes runs the backward searches of up to laneCount segments at once and appends the
@@ -124,7 +125,7 @@ func (p *Page) laneStep(l *lane, minLen int, unique bool) {
 	case m < minLen:
 	case l.best != nil:
 		var c candidate
-		c, l.s = p.pageBest(q, pos, lo, hi, m, minLen, l.s)
+		c, l.s = p.pageBest(q, pos, lo, hi, m, minLen, l.s, &l.tw)
 		b := &l.best[pos-l.from]
 		switch {
 		case c.count == 0:

@@ -337,8 +337,8 @@ func (p *Page) emitRow(k, d int, q []byte, pos int, out []kernels.Match) []kerne
 // s is the suffix array's value at lo when the caller knows it and hi-lo is 1 (-1 otherwise);
 // the value at lo is returned when the interval is one row and it was known or read, -1
 // otherwise, so that a walk that extends that row need not read it again (extending row lo by
-// the symbol before its suffix gives the row of suffix s-1).
-func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen, s int) (candidate, int) {
+// the symbol before its suffix gives the row of suffix s-1). tw is the walk's (see tailWalk).
+func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen, s int, tw *tailWalk) (candidate, int) {
 	var c candidate
 	owned := p.End - p.Start
 	switch {
@@ -373,7 +373,7 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen, s int) (candidate, int
 		if s != p.n-d || s >= owned {
 			return
 		}
-		full := int32(d + p.runOn(s, d, q, pos))
+		full := int32(d + tw.tailMatch(p, q, pos+d))
 		switch {
 		case full > c.len:
 			c = candidate{len: full, count: 1, ref: int64(p.Start + s)}
@@ -394,16 +394,120 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen, s int) (candidate, int
 	if m-1 <= p.n-owned {
 		return c, s
 	}
+	lb := max(minLen, p.n-owned+1) // the shallowest depth of a suffix from an owned position
 	a, b := lo, hi
+	k := -1
 	for {
-		d := max(p.lcp.at(a), p.lcp.at(b))
-		if int(d) < minLen || p.n-int(d) >= owned {
+		d := int(max(p.lcp.at(a), p.lcp.at(b)))
+		if d < lb {
 			break
 		}
-		a, b = p.lcp.prevSmaller(a, d), p.lcp.nextSmaller(b, d)
-		consider(int(d), int(p.sa[a]))
+		if k < 0 {
+			k = tw.runAt(q, pos)
+		}
+		if d <= k {
+			// q[pos:pos+d] is one symbol repeated, and so is every enclosing interval's
+			// prefix: a run of N against a gap climbs as many levels as the run is long, at
+			// every position of it. What they would find is worked out at once.
+			c = p.runBest(c, q, pos, d, k, lb, tw)
+			break
+		}
+		a, b = p.lcp.prevSmaller(a, int32(d)), p.lcp.nextSmaller(b, int32(d))
+		consider(d, int(p.sa[a]))
 	}
 	return c, s
+}
+
+// runBest is what pageBest's climb finds from an interval of depth d on, where q[pos:] begins
+// with a run of k >= d codes x: the enclosing intervals are those of x^j, j < d. The first row of
+// x^j's interval is the window's last j symbols exactly when the window ends in a run of x of
+// at least j (endRun): a match that runs on past the window's end, from an owned position
+// while j >= lb. Past the window the text goes on with e = tailRun more x, so that the match of
+// length j runs on to k in all (k-j < e), to j+e (k-j > e), or, for j = k-e alone, on past both
+// runs. The candidates are taken in the climb's order (j descending), with consider's rules.
+func (p *Page) runBest(c candidate, q []byte, pos, d, k, lb int, tw *tailWalk) candidate {
+	if p.endSym != q[pos] {
+		return c
+	}
+	e := p.tailRun
+	top := min(d, p.endRun)
+	at := func(j int) int64 { return int64(p.Start + p.n - j) }
+	take := func(j, full int) {
+		switch {
+		case full > int(c.len):
+			c = candidate{len: int32(full), count: 1, ref: at(j)}
+		case full == int(c.len) && full > j:
+			c.count = addCount(c.count, 1)
+		}
+	}
+	// j in [k-e+1, top]: each runs on to k.
+	if low := max(lb, k-e+1); low <= top {
+		take(top, k)
+		if int(c.len) == k {
+			c.count = addCount(c.count, top-low) // the rest, each j < k
+		}
+	}
+	if j := k - e; j >= lb && j <= top {
+		take(j, j+tw.tailMatch(p, q, pos+j))
+	}
+	if j := min(top, k-e-1); j >= lb {
+		take(j, j+e) // the longest of those that stop at e; the others are shorter
+	}
+	return c
+}
+
+// addCount adds n to a count of owned positions, saturating: only whether it is 1 matters.
+func addCount(c int32, n int) int32 {
+	return int32(min(int64(c)+int64(n), 1<<30))
+}
+
+// tailWalk is what pageBest keeps from one position of a walk to the next, the walk going left a
+// position at a time: the run of one code at a position, and the last two comparisons with the
+// text after the window. Along a match that runs past the window's end (a sequence against
+// itself) each position compares the same stretch of query with it, millions of codes: once now.
+type tailWalk struct {
+	runPos, run int // q[runPos:runPos+run] is one code repeated, and q[runPos+run] another or the end (run 0: none yet)
+	memo        [2]struct{ at, n int }
+	next        int
+}
+
+// runAt returns how many times q[pos] repeats from pos on, from the run at pos+1 when known.
+func (tw *tailWalk) runAt(q []byte, pos int) int {
+	switch {
+	case tw.run > 0 && tw.runPos == pos:
+	case tw.run > 0 && tw.runPos == pos+1:
+		if q[pos] == q[pos+1] {
+			tw.run++
+		} else {
+			tw.run = 1
+		}
+	default:
+		tw.run = 1
+		if q[pos] >= kernels.FirstCode {
+			tw.run += sameRun(q[pos+1:], q[pos:], 0, len(q)-pos-1)
+		} else {
+			for pos+tw.run < len(q) && q[pos+tw.run] == q[pos] {
+				tw.run++
+			}
+		}
+	}
+	tw.runPos = pos
+	return tw.run
+}
+
+// tailMatch returns how far q[at:] matches the text after p's window (Page.runOn).
+func (tw *tailWalk) tailMatch(p *Page, q []byte, at int) int {
+	for _, e := range tw.memo {
+		if e.at == at+1 {
+			return e.n
+		}
+	}
+	t := p.text[p.WinEnd:]
+	qq := q[at:]
+	n := sameRun(qq, t, 0, min(len(t), len(qq)))
+	tw.memo[tw.next] = struct{ at, n int }{at + 1, n}
+	tw.next ^= 1
+	return n
 }
 
 // appendUnique appends the matches of best (the best match over the pages at each position from

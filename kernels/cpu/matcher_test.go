@@ -185,7 +185,7 @@ func (m *Matcher) uniqueMatchesPaged(sc *scratch, q []byte, from, to int, out []
 			if d < minLen {
 				continue
 			}
-			c, _ := p.pageBest(q, pos, lo, hi, d, minLen, -1)
+			c := p.pageBestClimb(q, pos, lo, hi, d, minLen)
 			b := &best[pos-from]
 			switch {
 			case c.count == 0:
@@ -198,6 +198,67 @@ func (m *Matcher) uniqueMatchesPaged(sc *scratch, q []byte, from, to int, out []
 	}
 	sc.best = best
 	return m.appendUnique(q, from, best, out)
+}
+
+// pageBestClimb is pageBest as first written, the tests' reference: it climbs every enclosing
+// interval down to the overlap, and compares each match that reaches the window's end with the
+// text after it (runOn), with no run worked out at once and nothing remembered.
+func (p *Page) pageBestClimb(q []byte, pos, lo, hi, m, minLen int) candidate {
+	var c candidate
+	owned := p.End - p.Start
+	switch {
+	case hi-lo == 1:
+		if s := int(p.sa[lo]); s < owned {
+			c = candidate{len: int32(m), count: 1, ref: int64(p.Start + s)}
+		}
+	case hi-lo > p.n-owned+1:
+		c = candidate{len: int32(m), count: 2} // more occurrences than the overlap can hold
+	default:
+		// Only whether one owned position or several reach the length matters (a count of 2
+		// stands for several, as above): a repeat's hundreds of rows are not all looked up.
+		for k := lo; k < hi && c.count < 2; k++ {
+			if s := int(p.sa[k]); s < owned {
+				c.count++
+				c.ref = int64(p.Start + s)
+			}
+		}
+		if c.count > 0 {
+			c.len = int32(m)
+		}
+	}
+	if p.WinEnd == len(p.text) {
+		return c
+	}
+	// Matches cut short by the window's end: the only row at depth d that can run on is the
+	// suffix of length d, which sorts first in its interval.
+	consider := func(d, s int) {
+		if s != p.n-d || s >= owned {
+			return
+		}
+		full := int32(d + p.runOn(s, d, q, pos))
+		switch {
+		case full > c.len:
+			c = candidate{len: full, count: 1, ref: int64(p.Start + s)}
+		case full == c.len && full > int32(d):
+			c.count++
+		}
+	}
+	if c.count > 0 {
+		consider(m, int(p.sa[lo]))
+	}
+	if m-1 <= p.n-owned {
+		return c
+	}
+	a, b := lo, hi
+	for {
+		d := max(p.lcp.at(a), p.lcp.at(b))
+		if int(d) < minLen || p.n-int(d) >= owned {
+			break
+		}
+		a, b = p.lcp.prevSmaller(a, d), p.lcp.nextSmaller(b, d)
+		consider(int(d), int(p.sa[a]))
+	}
+	return c
 }
 
 // repeatsRef is a reference of one record of n random DNA codes with copies of stretches of 10
@@ -255,6 +316,93 @@ func TestLanesPaged(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPageBestRuns: pageBest against pageBestClimb at every position of queries with runs of one
+// symbol (gaps of N, homopolymers), against pages whose windows end inside runs, just before and
+// just after them, and whose text after the window goes on with the run or not: the runs that
+// runBest works out at once, and the comparisons with the text after the window that tailWalk
+// remembers.
+func TestPageBestRuns(t *testing.T) {
+	rng := rand.New(rand.NewSource(41))
+	const sigma = kernels.FirstCode + 5 // a fifth symbol stands for N
+	ranOn, inRun := 0, 0
+	for r := range 150 {
+		minLen := 3 + rng.Intn(10)
+		pageSize := 40 + rng.Intn(200)
+		n := 3*pageSize + rng.Intn(600)
+		text := make([]byte, n)
+		for i := range text {
+			text[i] = byte(kernels.FirstCode + rng.Intn(4))
+		}
+		run := func(at, l int) {
+			x := byte(kernels.FirstCode + rng.Intn(5))
+			for i := max(at, 0); i < min(at+l, n); i++ {
+				text[i] = x
+			}
+		}
+		bounds := PageBounds(n, pageSize, minLen)
+		for _, b := range bounds[:len(bounds)-1] {
+			// A run around the window's end: ending before it, on it or after it.
+			run(b[2]-rng.Intn(4*minLen+30), rng.Intn(8*minLen+60))
+		}
+		for range 3 {
+			run(rng.Intn(n), rng.Intn(6*minLen+40))
+		}
+		ref := &kernels.Reference{Text: text, Starts: []int{0}, Names: []string{"r"}}
+		ref.Alpha.Size = sigma
+		m, err := NewMatcher(ref, kernels.MatchOptions{Mode: kernels.MumReference, MinLen: minLen, PageSize: pageSize}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			// A stretch of the text with one of its runs made longer or shorter, and a
+			// substitution now and then.
+			l := 10 + rng.Intn(3*pageSize)
+			a := rng.Intn(n - min(l, n-1))
+			q := slices.Clone(text[a:min(a+l, n)])
+			if i := rng.Intn(len(q)); rng.Intn(3) > 0 {
+				j := i
+				for j < len(q) && q[j] == q[i] {
+					j++
+				}
+				if d := rng.Intn(2*minLen+10) - minLen - 5; d > 0 {
+					q = slices.Insert(q, i, slices.Repeat(q[i:i+1], d)...)
+				} else {
+					q = slices.Delete(q, i, min(i-d, j))
+				}
+			}
+			if rng.Intn(3) == 0 {
+				q[rng.Intn(len(q))] = byte(kernels.FirstCode + rng.Intn(5))
+			}
+			for _, p := range m.pages {
+				var tw tailWalk
+				lo, hi, d := p.startState(q, len(q))
+				for pos := len(q) - 1; pos >= 0; pos-- {
+					lo, hi, d = p.extend(lo, hi, d, q[pos])
+					if d < minLen {
+						continue
+					}
+					want := p.pageBestClimb(q, pos, lo, hi, d, minLen)
+					got, _ := p.pageBest(q, pos, lo, hi, d, minLen, -1, &tw)
+					if got.len != want.len || min(got.count, 2) != min(want.count, 2) || (want.count == 1 && got.ref != want.ref) {
+						t.Fatalf("round %d, page [%d, %d) of a window to %d (ends in %d of %d, %d more after), query %d long at %d (%d rows at depth %d): %+v, want %+v",
+							r, p.Start, p.End, p.WinEnd, p.endRun, p.endSym, p.tailRun, len(q), pos, hi-lo, d, got, want)
+					}
+					if int(want.len) > d {
+						ranOn++
+						if q[pos] == p.endSym && p.endRun >= minLen {
+							inRun++
+						}
+					}
+				}
+			}
+		}
+	}
+	if inRun < 1000 {
+		t.Fatalf("%d matches ran on past a window's end, %d of them from a run at its end: too few", ranOn, inRun)
+	}
+	t.Logf("%d matches ran on past a window's end, %d of them from a run at its end", ranOn, inRun)
 }
 
 // TestWalkStates: the two facts the walks lean on to skip reads. The rows around a match's
@@ -530,4 +678,41 @@ func (p *Page) startState(q []byte, to int) (int, int, int) {
 		return 0, p.n + 1, 0
 	}
 	return p.longestPrefix(q[to:])
+}
+
+// BenchmarkMumPagedGap: -mum of a sequence against itself over pages, where a gap of N straddles
+// one window's end and another sits inside a window (64 kbp of random DNA with two gaps of
+// 8 kbp, pages of 24 kbp). Every position in a gap climbed an interval a symbol of the gap, and
+// compared each match that ran past the window's end to the end of the sequence.
+func BenchmarkMumPagedGap(b *testing.B) {
+	rng := rand.New(rand.NewSource(44))
+	const n, gap, page = 1 << 16, 8 << 10, 24 << 10
+	text := make([]byte, n)
+	for i := range text {
+		text[i] = byte(kernels.FirstCode + rng.Intn(4))
+	}
+	for _, at := range []int{page + Overlap(50) - gap/2, 2*page + gap/2} {
+		for i := at; i < at+gap; i++ {
+			text[i] = kernels.FirstCode + 4
+		}
+	}
+	ref := &kernels.Reference{Text: text, Starts: []int{0}, Names: []string{"g"}}
+	ref.Alpha.Size = kernels.FirstCode + 5
+	m, err := NewMatcher(ref, kernels.MatchOptions{Mode: kernels.Mum, MinLen: 50, PageSize: page}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := &kernels.Batch{Codes: text}
+	for f := 0; f < len(text); f += 1 << 12 {
+		batch.Segs = append(batch.Segs, kernels.Segment{Off: 0, Len: len(text), From: f, To: min(f+1<<12, len(text))})
+	}
+	var res kernels.Result
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		res = kernels.Result{}
+		if err := m.Match(batch, &res); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(res.Matches)), "matches")
 }

@@ -40,6 +40,31 @@ type Page struct {
 	deepText []uint64
 	skipFrom int
 	jumpFrom int // the match length from which a jump's guess is tried
+	// The run of one symbol that ends the window, endRun long (0 where the window ends in a
+	// code that is not a symbol), and how far it goes on past the window's end (pageBest).
+	endSym          byte
+	endRun, tailRun int
+}
+
+// WindowRuns returns the symbol that ends the window text[start:winEnd], how many times it
+// repeats at the window's end and how many more times right after it (0, 0 where it is not a
+// symbol).
+func WindowRuns(text []byte, start, winEnd int) (sym byte, endRun, tailRun int) {
+	if winEnd <= start || text[winEnd-1] < kernels.FirstCode {
+		return 0, 0, 0
+	}
+	sym = text[winEnd-1]
+	for endRun = 1; endRun < winEnd-start && text[winEnd-1-endRun] == sym; endRun++ {
+	}
+	for winEnd+tailRun < len(text) && text[winEnd+tailRun] == sym {
+		tailRun++
+	}
+	return sym, endRun, tailRun
+}
+
+// setWindowRuns sets endSym, endRun and tailRun.
+func (p *Page) setWindowRuns() {
+	p.endSym, p.endRun, p.tailRun = WindowRuns(p.text, p.Start, p.WinEnd)
 }
 
 // NewPage indexes text[start:winEnd], owning [start, end).
@@ -60,6 +85,7 @@ func newPage(text []byte, sigma, start, end, winEnd, threads int) *Page {
 	sigma = max(sigma, 2)
 	// The rank structure and the LCP array both need only the suffix array: build them at once.
 	p.buildOccLCP(sigma, threads, nil)
+	p.setWindowRuns()
 	return p
 }
 

@@ -58,6 +58,7 @@ func NewPageFromSAKmers(text []byte, sigma, start, end, winEnd int, sa []int32, 
 	w := text[start:winEnd]
 	n := len(w)
 	p := &Page{Start: start, End: end, WinEnd: winEnd, text: text, w: w, n: n, sa: sa}
+	p.setWindowRuns()
 	sa[0] = int32(n)
 	p.c = symbolStarts(w)
 	sigma = max(sigma, 2)
@@ -238,6 +239,7 @@ func loadPage(text []byte, sigma, start, end, winEnd int, a PageArrays, threads 
 	}
 	p.occ = occ
 	p.text = fullText
+	p.setWindowRuns()
 	return p, nil
 }
 
