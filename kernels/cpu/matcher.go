@@ -456,9 +456,10 @@ func (p *Page) runBest(c candidate, q []byte, pos, d, k, lb int, tw *tailWalk) c
 	return c
 }
 
-// addCount adds n to a count of owned positions, saturating: only whether it is 1 matters.
+// addCount adds n to a count of owned positions, at most 2 of them: only whether a count is 1
+// matters, and counts are summed over the pages.
 func addCount(c int32, n int) int32 {
-	return int32(min(int64(c)+int64(n), 1<<30))
+	return c + int32(min(n, 2))
 }
 
 // tailWalk is what pageBest keeps from one position of a walk to the next, the walk going left a

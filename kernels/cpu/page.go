@@ -50,7 +50,7 @@ type Page struct {
 // repeats at the window's end and how many more times right after it (0, 0 where it is not a
 // symbol).
 func WindowRuns(text []byte, start, winEnd int) (sym byte, endRun, tailRun int) {
-	if winEnd <= start || text[winEnd-1] < kernels.FirstCode {
+	if winEnd <= start || winEnd > len(text) || text[winEnd-1] < kernels.FirstCode {
 		return 0, 0, 0
 	}
 	sym = text[winEnd-1]

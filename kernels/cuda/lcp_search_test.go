@@ -96,7 +96,7 @@ func TestGPULCPSearch(t *testing.T) {
 			}
 			defer d.drv.cuMemFree(*m.p)
 		}
-		desc, err := h.upload(d, base, 0, n)
+		desc, err := h.upload(d, base, 0, make([]byte, n))
 		if err != nil {
 			return err
 		}

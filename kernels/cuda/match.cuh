@@ -42,7 +42,10 @@ struct PageDev {
 	u32 owned;          // the page owns the text positions [start, start + owned)
 	u32 tail;           // text after the window, at most 2^32-1 of it (0: the window ends the text)
 	u32 nBig;
-	u32 planes, counts, stride, pad;
+	u32 planes, counts, stride;
+	u32 endRun;         // the window ends in a run of its last symbol this long (0: not a symbol)
+	u32 tailRun;        // and the text after it goes on with that symbol this far (Page.tailRun)
+	u32 pad;
 };
 
 // Piece is a stretch [from, to) of a query sequence at codes + q, whose position from has slot
@@ -789,11 +792,89 @@ struct Cand {
 
 #define MT_NO_ROW 0xffffffffu
 
+// TailWalk is what pg_best keeps from one position of a walk to the next (kernels/cpu's
+// tailWalk): the run of one code at a position, and the last two comparisons with the text after
+// the window, by query position (plus one; 0: none).
+struct TailWalk {
+	u32 runPos, run; // run 0: none yet
+	u32 at0, n0, at1, n1, next;
+};
+
+// pg_run_at: how many times q[pos] repeats from pos on, in the codes on the device (tailWalk.runAt).
+__device__ __forceinline__ u32 pg_run_at(const u8 *q, const Piece &pc, u32 pos, TailWalk &tw) {
+	if (tw.run != 0 && tw.runPos == pos) return tw.run;
+	if (tw.run != 0 && tw.runPos == pos + 1) {
+		tw.run = q[pos] == q[pos + 1] ? tw.run + 1 : 1;
+	} else {
+		tw.run = 1 + mt_same(q + pos + 1, q + pos, 0, pc.len - pos - 1);
+	}
+	tw.runPos = pos;
+	return tw.run;
+}
+
+// pg_tail_match: how far q[at:] matches the text after the window (pg_run_on), remembered for the
+// last two query positions asked about.
+__device__ __forceinline__ u32 pg_tail_match(const PageDev &p, const u8 *q, const Piece &pc, u32 *cutHit, u32 at, TailWalk &tw) {
+	if (tw.at0 == at + 1) return tw.n0;
+	if (tw.at1 == at + 1) return tw.n1;
+	u32 tl = p.tail, ql = pc.len - at;
+	u32 e = mt_same(q + at, p.text + p.start + p.n, 0, min(tl, ql));
+	if (e == ql && e < tl && pc.cut) *cutHit = 1;
+	if (tw.next) {
+		tw.at1 = at + 1;
+		tw.n1 = e;
+	} else {
+		tw.at0 = at + 1;
+		tw.n0 = e;
+	}
+	tw.next ^= 1;
+	return e;
+}
+
+// pg_take: consider's rules for a match of length full, run on from the one of length d at text
+// position ref that reaches the window's end.
+__device__ __forceinline__ void pg_take(Cand &c, u32 d, u32 full, u64 ref) {
+	if (full > c.len) {
+		c.len = full;
+		c.count = 1;
+		c.ref = ref;
+	} else if (full == c.len && full > d) {
+		c.count++;
+	}
+}
+
+// pg_run_best: what pg_best's climb finds from an interval of depth d on, where q[pos:] begins
+// with a run of k >= d codes (Page.runBest, which says how).
+__device__ __forceinline__ void pg_run_best(const PageDev &p, const u8 *q, const Piece &pc, u32 *cutHit, u32 pos, u32 d, u32 k, u32 lb,
+                                            TailWalk &tw, Cand &c) {
+	if (p.endRun == 0 || p.text[p.start + p.n - 1] != q[pos]) return;
+	u32 e = p.tailRun, top = min(d, p.endRun);
+	if (top < lb) return;
+	u64 end = p.start + p.n;
+	// A run that reaches the end of a cut piece's codes may go on: a match that runs on to it
+	// would be compared up to there (pg_run_on), and so sets *cutHit.
+	if (pc.cut && pos + k == pc.len && k - top <= e && k - top < p.tail) *cutHit = 1;
+	// j in [k-e+1, top]: each runs on to k.
+	u32 low = max(lb, k + 1 > e ? k + 1 - e : 0u);
+	if (low <= top) {
+		pg_take(c, top, k, end - top);
+		if (c.len == k) c.count += min(top - low, 2u); // the rest, each shorter than k
+	}
+	if (k >= e && k - e >= lb && k - e <= top) {
+		u32 j = k - e;
+		pg_take(c, j, j + pg_tail_match(p, q, pc, cutHit, pos + j, tw), end - j);
+	}
+	if (k >= e + 1) {
+		u32 j = min(top, k - e - 1);
+		if (j >= lb) pg_take(c, j, j + e, end - j); // the longest of those that stop at e
+	}
+}
+
 // pg_best: the longest match at one query position over the text positions this page owns, and
 // how many owned positions reach that length (Page.pageBest). sLo is the suffix array's value at
 // lo, read by the caller, when hi - lo is at most the overlap plus one (MT_NO_ROW otherwise).
 __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, const Piece &pc, u32 *cutHit, u32 pos, u32 lo, u32 hi, u32 m, u32 minLen,
-                                        u32 sLo) {
+                                        u32 sLo, TailWalk &tw) {
 	Cand c = {0, 0, 0};
 	u32 owned = p.owned;
 	if (hi - lo > p.n - owned + 1) {
@@ -812,7 +893,7 @@ __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, const Pie
 	if (p.tail == 0) return c;
 	auto consider = [&](u32 s, u32 d) {
 		if (s != p.n - d || s >= owned) return;
-		u32 full = d + pg_run_on(p, s, d, q, pc, cutHit, pos);
+		u32 full = d + pg_tail_match(p, q, pc, cutHit, pos + d, tw);
 		if (full > c.len) {
 			c.len = full;
 			c.count = 1;
@@ -825,10 +906,18 @@ __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, const Pie
 	// The enclosing intervals are shallower than m: while the overlap holds m-1 symbols none
 	// reaches the window's end from an owned position (Page.pageBest), and no LCP is read.
 	if (m - 1 <= p.n - owned) return c;
-	u32 a = lo, b = hi;
+	u32 lb = max(minLen, p.n - owned + 1); // the shallowest depth of a suffix from an owned position
+	u32 a = lo, b = hi, k = 0;
 	for (;;) {
 		int d = max(pg_lcp(p, a), pg_lcp(p, b));
-		if (d < (int)minLen || (int)p.n - d >= (int)owned) break;
+		if (d < (int)lb) break;
+		if (k == 0) k = pg_run_at(q, pc, pos, tw);
+		if ((u32)d <= k) {
+			// q[pos:pos+d] is one symbol repeated, as is every enclosing interval's prefix
+			// (a run of N against a gap): what the climb would find is worked out at once.
+			pg_run_best(p, q, pc, cutHit, pos, (u32)d, k, lb, tw, c);
+			break;
+		}
 		a = pg_prev_smaller(p, a, d);
 		b = pg_next_smaller(p, b, d);
 		consider((u32)__ldg(p.sa + a), (u32)d);
@@ -859,6 +948,7 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 		// extending that row by the symbol before its suffix gives the suffix one position
 		// left, so a unique match is followed along the text without reading the array again.
 		u32 sRow = MT_NO_ROW;
+		TailWalk tw = {0, 0, 0, 0, 0, 0, 0};
 		for (;;) {
 			u32 slot = pc.slot + ((u32)pos - pc.from);
 			// What this position needs, requested before the ranks of the next step are
@@ -874,7 +964,7 @@ extern "C" __global__ void __launch_bounds__(128) mu_walk(const PageDev p, const
 			if (x >= MT_FIRST) pg_rank_pair(p, x, lo, hi, r1, r2);
 			Cand b = {v.x, v.y, (u64)v.w << 32 | v.z};
 			if (longEnough) {
-				Cand c = pg_best(p, q, pc, cutHit, pos, lo, hi, m, minLen, sLo);
+				Cand c = pg_best(p, q, pc, cutHit, pos, lo, hi, m, minLen, sLo, tw);
 				if (c.count == 0) {
 				} else if (c.len > b.len) {
 					b = c;

@@ -194,7 +194,7 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 		}
 		var desc pageDev
 		cv := carver{next: f.mem.p}
-		layoutPage(&cv, shape, devText, len(text), &desc)
+		layoutPage(&cv, shape, devText, text, &desc)
 		min1, min2 := shape.lcpBlocks()
 		type step struct {
 			name        string

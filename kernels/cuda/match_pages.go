@@ -19,7 +19,9 @@ type pageDev struct {
 	text, sa, lcp, bigRow, bigVal, min1, min2, occ, deep, c, up devPtr
 	start                                                       uint64 // the window's first text position
 	n, owned, tail, nBig                                        uint32 // tail: text after the window, capped at 2^32-1
-	planes, counts, stride, pad                                 uint32
+	planes, counts, stride                                      uint32
+	endRun, tailRun                                             uint32 // cpu.WindowRuns, tailRun capped at tail
+	pad                                                         uint32
 }
 
 // pageShape is what the layout of a page's arrays depends on.
@@ -77,13 +79,13 @@ func hostPageOf(a cpu.DeviceArrays) hostPage {
 // pageBytes is the device memory of a page of shape s.
 func pageBytes(s pageShape) uint64 {
 	var c carver
-	layoutPage(&c, s, 0, 0, nil)
+	layoutPage(&c, s, 0, nil, nil)
 	return c.used
 }
 
 // layoutPage carves the arrays of a page of shape s from c and fills desc (text is the device
-// text of textLen codes); with desc nil it only measures.
-func layoutPage(c *carver, s pageShape, text devPtr, textLen int, desc *pageDev) {
+// text, whose codes on the host are hostText); with desc nil it only measures.
+func layoutPage(c *carver, s pageShape, text devPtr, hostText []byte, desc *pageDev) {
 	min1, min2 := s.lcpBlocks()
 	sa := c.take(uint64(4 * (s.n + 1)))
 	lcp := c.take(uint64(s.n + 2))
@@ -99,21 +101,24 @@ func layoutPage(c *carver, s pageShape, text devPtr, textLen int, desc *pageDev)
 	if desc == nil {
 		return
 	}
+	tail := min(len(hostText)-s.winEnd, 1<<32-1)
+	_, endRun, tailRun := cpu.WindowRuns(hostText, s.start, s.winEnd)
 	*desc = pageDev{
 		text: text, sa: sa, lcp: lcp, bigRow: bigRow, bigVal: bigVal, min1: m1, min2: m2, occ: occ, deep: deep, c: cc, up: up,
-		start: uint64(s.start), n: uint32(s.n), owned: uint32(s.end - s.start), tail: uint32(min(textLen-s.winEnd, 1<<32-1)),
+		start: uint64(s.start), n: uint32(s.n), owned: uint32(s.end - s.start), tail: uint32(tail),
 		nBig:   uint32(s.nBig),
 		planes: uint32(s.planes), counts: uint32(s.counts), stride: uint32(s.stride),
+		endRun: uint32(endRun), tailRun: uint32(min(tailRun, tail)),
 	}
 }
 
 // upload copies page h into device memory at base (of at least h.bytes) through the pinned ring
 // and returns its descriptor; the copies may still be running (d.sync waits for them). Device
 // goroutine only.
-func (h *hostPage) upload(d *device, base devPtr, text devPtr, textLen int) (pageDev, error) {
+func (h *hostPage) upload(d *device, base devPtr, text devPtr, hostText []byte) (pageDev, error) {
 	var desc pageDev
 	c := carver{next: base}
-	layoutPage(&c, h.shape, text, textLen, &desc)
+	layoutPage(&c, h.shape, text, hostText, &desc)
 	a := &h.a
 	copies := []struct {
 		dst devPtr
@@ -257,7 +262,7 @@ func (fs *frameSet) acquire(m *gpuMatcher, i int) (*frame, error) {
 			var desc pageDev
 			err := m.dev.run(func() error {
 				var err error
-				if desc, err = m.pages[i].upload(m.dev, free.mem.p, m.text.p, len(m.ref.Text)); err != nil {
+				if desc, err = m.pages[i].upload(m.dev, free.mem.p, m.text.p, m.ref.Text); err != nil {
 					return err
 				}
 				return m.dev.sync() // the workers' streams do not wait for the ring's

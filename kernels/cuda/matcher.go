@@ -536,7 +536,6 @@ func (m *gpuMatcher) hostIndex(b *Backend, ps int, room, budget int64) error {
 // otherwise as many frames as fit, loaded in turn.
 func (m *gpuMatcher) uploadHost(host *cpu.Matcher, pages []*cpu.Page, room, budget int64) error {
 	d := m.dev
-	n := len(m.ref.Text)
 	m.host = host
 	var frameBytes, total uint64
 	for _, p := range pages {
@@ -566,7 +565,7 @@ func (m *gpuMatcher) uploadHost(host *cpu.Matcher, pages []*cpu.Page, room, budg
 				return err
 			}
 			if m.fs.resident {
-				desc, err := m.pages[i].upload(d, f.mem.p, m.text.p, n)
+				desc, err := m.pages[i].upload(d, f.mem.p, m.text.p, m.ref.Text)
 				if err != nil {
 					return err
 				}
@@ -614,7 +613,6 @@ var errNotResident = errors.New("the pages do not fit the device together")
 // resident, or none is copied (errNotResident).
 func (m *gpuMatcher) uploadEarly(e *earlyPages, room int64) error {
 	d := m.dev
-	n := len(m.ref.Text)
 	hps := make([]hostPage, len(e.arrays))
 	var total uint64
 	for i, a := range e.arrays {
@@ -635,7 +633,7 @@ func (m *gpuMatcher) uploadEarly(e *earlyPages, room int64) error {
 			if err := f.mem.ensureExact(d, hps[i].bytes); err != nil {
 				return err
 			}
-			desc, err := hps[i].upload(d, f.mem.p, m.text.p, n)
+			desc, err := hps[i].upload(d, f.mem.p, m.text.p, m.ref.Text)
 			if err != nil {
 				return err
 			}
@@ -676,7 +674,7 @@ func (m *gpuMatcher) uploadEarly(e *earlyPages, room int64) error {
 				if err := f.mem.ensureExact(d, hp.bytes); err != nil {
 					return err
 				}
-				desc, err := hp.upload(d, f.mem.p, m.text.p, n)
+				desc, err := hp.upload(d, f.mem.p, m.text.p, m.ref.Text)
 				if err != nil {
 					return err
 				}

@@ -277,6 +277,76 @@ func TestGPUMatcherSelf(t *testing.T) {
 	}
 }
 
+// TestGPUMatcherPagedRuns: runs of one symbol (gaps of N, homopolymers) around the pages'
+// window ends and inside windows, against queries whose runs are longer or shorter and copies of
+// the whole text, with -mum and -mumreference over pages (pg_run_best, pg_tail_match), with
+// pieces and cuts short enough that runs reach the end of a launch's codes, and pages built on
+// the host and on the device. The CPU path is the reference.
+func TestGPUMatcherPagedRuns(t *testing.T) {
+	b := gpuBackend(t)
+	rng := rand.New(rand.NewPCG(19, 20))
+	for r := range 3 {
+		minLen := 20 + rng.IntN(20)
+		pageSize := 3000 + rng.IntN(3000)
+		text := randomSeq(rng, 6*pageSize, "acgt")
+		build := func() *kernels.Reference {
+			rb := kernels.NewReferenceBuilder(false)
+			rb.Add("r", text)
+			ref, err := rb.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ref
+		}
+		ref := build()
+		off := ref.Starts[0]
+		run := func(at, l int) {
+			x := "acgtn"[rng.IntN(5)]
+			for i := max(at, 0); i < min(at+l, len(text)); i++ {
+				text[i] = x
+			}
+		}
+		bounds := cpu.PageBounds(len(ref.Text), pageSize, minLen)
+		for _, bd := range bounds[:len(bounds)-1] {
+			run(bd[2]-off-rng.IntN(1500), rng.IntN(3000)) // ending before the window's end, on it or after it
+		}
+		for range 4 {
+			run(rng.IntN(len(text)), rng.IntN(2000))
+		}
+		ref = build()
+		seqs := [][]byte{text, mutateSeq(rng, text, 0.0002)}
+		for range 12 {
+			l := 500 + rng.IntN(4*pageSize)
+			a := rng.IntN(len(text) - l)
+			q := slices.Clone(text[a : a+l])
+			i := rng.IntN(len(q))
+			j := i
+			for j < len(q) && q[j] == q[i] {
+				j++
+			}
+			if d := rng.IntN(200) - 100; d > 0 {
+				q = slices.Insert(q, i, slices.Repeat(q[i:i+1], d)...)
+			} else {
+				q = slices.Delete(q, i, min(i-d, j))
+			}
+			seqs = append(seqs, q)
+		}
+		for _, mode := range []kernels.Mode{kernels.Mum, kernels.MumReference} {
+			opts := kernels.MatchOptions{Mode: mode, MinLen: minLen, PageSize: pageSize}
+			want := newCPUMatcher(t, ref, opts)
+			for _, cfg := range []matchConfig{{}, {PieceLen: 5, Lookahead: 300, Workers: 1, HostIndex: true}} {
+				got := newTestMatcher(t, b, ref, opts, cfg)
+				for _, cut := range []int{1 << 30, 1500} {
+					what := fmt.Sprintf("round %d, %v page %d cut %d %+v", r, mode, pageSize, cut, cfg)
+					n := compareMatch(t, what, want, got, queryBatch(seqs, &ref.Alpha, true, false, cut))
+					t.Logf("%s: %d matches", what, n)
+				}
+				got.Close()
+			}
+		}
+	}
+}
+
 // TestGPUMatcherRepeats: references made of repeats (a period, one letter, copies of a unit), so
 // that positions have many matches and long chains of enclosing intervals: the load-balanced
 // stages, output chunks and launches of many batches.
