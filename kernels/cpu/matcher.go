@@ -373,7 +373,7 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen, s int, tw *tailWalk) (
 		if s != p.n-d || s >= owned {
 			return
 		}
-		full := int32(d + tw.tailMatch(p, q, pos+d))
+		full := int32(d + tw.tailMatch(p, q, pos, pos+d))
 		switch {
 		case full > c.len:
 			c = candidate{len: full, count: 1, ref: int64(p.Start + s)}
@@ -448,7 +448,7 @@ func (p *Page) runBest(c candidate, q []byte, pos, d, k, lb int, tw *tailWalk) c
 		}
 	}
 	if j := k - e; j >= lb && j <= top {
-		take(j, j+tw.tailMatch(p, q, pos+j))
+		take(j, j+tw.tailMatch(p, q, pos, pos+j))
 	}
 	if j := min(top, k-e-1); j >= lb {
 		take(j, j+e) // the longest of those that stop at e; the others are shorter
@@ -496,8 +496,17 @@ func (tw *tailWalk) runAt(q []byte, pos int) int {
 	return tw.run
 }
 
-// tailMatch returns how far q[at:] matches the text after p's window (Page.runOn).
-func (tw *tailWalk) tailMatch(p *Page, q []byte, at int) int {
+// tailMatch returns how far q[at:] matches the text after p's window (Page.runOn), at >= pos,
+// the walk's position. Where q[at] is in q[pos:]'s first run and the text after the window
+// begins with a run of that symbol too (tailRun), the match is the shorter run, unless both are
+// as long: the window's end inside a gap of N that the query's gap is longer than matched each
+// position's rest of the gap, one position after another.
+func (tw *tailWalk) tailMatch(p *Page, q []byte, pos, at int) int {
+	if e := p.tailRun; e > 0 && at < len(q) && q[at] == p.endSym && q[pos] == q[at] {
+		if k := tw.runAt(q, pos); at < pos+k && pos+k-at != e {
+			return min(pos+k-at, e)
+		}
+	}
 	for _, e := range tw.memo {
 		if e.at == at+1 {
 			return e.n

@@ -812,23 +812,35 @@ __device__ __forceinline__ u32 pg_run_at(const u8 *q, const Piece &pc, u32 pos, 
 	return tw.run;
 }
 
-// pg_tail_match: how far q[at:] matches the text after the window (pg_run_on), remembered for the
-// last two query positions asked about.
-__device__ __forceinline__ u32 pg_tail_match(const PageDev &p, const u8 *q, const Piece &pc, u32 *cutHit, u32 at, TailWalk &tw) {
+// pg_tail_match: how far q[at:] matches the text after the window (pg_run_on), at >= pos, the
+// walk's position (tailWalk.tailMatch): where q[at] is in q[pos:]'s first run and the text after
+// the window begins with a run of that symbol, the shorter run unless both are as long; otherwise
+// compared, and remembered for the last two query positions asked about.
+__device__ __forceinline__ u32 pg_tail_match(const PageDev &p, const u8 *q, const Piece &pc, u32 *cutHit, u32 pos, u32 at, TailWalk &tw) {
+	u32 e = p.tailRun;
+	if (e > 0 && at < pc.len && q[at] == q[pos] && q[at] == p.text[p.start + p.n]) {
+		u32 k = pg_run_at(q, pc, pos, tw);
+		if (at < pos + k && pos + k - at != e) {
+			u32 r = pos + k - at;
+			// Where the run ends the codes on the device, the comparison would have reached them.
+			if (r < e && pos + k == pc.len && pc.cut) *cutHit = 1;
+			return min(r, e);
+		}
+	}
 	if (tw.at0 == at + 1) return tw.n0;
 	if (tw.at1 == at + 1) return tw.n1;
 	u32 tl = p.tail, ql = pc.len - at;
-	u32 e = mt_same(q + at, p.text + p.start + p.n, 0, min(tl, ql));
-	if (e == ql && e < tl && pc.cut) *cutHit = 1;
+	u32 n = mt_same(q + at, p.text + p.start + p.n, 0, min(tl, ql));
+	if (n == ql && n < tl && pc.cut) *cutHit = 1;
 	if (tw.next) {
 		tw.at1 = at + 1;
-		tw.n1 = e;
+		tw.n1 = n;
 	} else {
 		tw.at0 = at + 1;
-		tw.n0 = e;
+		tw.n0 = n;
 	}
 	tw.next ^= 1;
-	return e;
+	return n;
 }
 
 // pg_take: consider's rules for a match of length full, run on from the one of length d at text
@@ -862,7 +874,7 @@ __device__ __forceinline__ void pg_run_best(const PageDev &p, const u8 *q, const
 	}
 	if (k >= e && k - e >= lb && k - e <= top) {
 		u32 j = k - e;
-		pg_take(c, j, j + pg_tail_match(p, q, pc, cutHit, pos + j, tw), end - j);
+		pg_take(c, j, j + pg_tail_match(p, q, pc, cutHit, pos, pos + j, tw), end - j);
 	}
 	if (k >= e + 1) {
 		u32 j = min(top, k - e - 1);
@@ -893,7 +905,7 @@ __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, const Pie
 	if (p.tail == 0) return c;
 	auto consider = [&](u32 s, u32 d) {
 		if (s != p.n - d || s >= owned) return;
-		u32 full = d + pg_tail_match(p, q, pc, cutHit, pos + d, tw);
+		u32 full = d + pg_tail_match(p, q, pc, cutHit, pos, pos + d, tw);
 		if (full > c.len) {
 			c.len = full;
 			c.count = 1;
