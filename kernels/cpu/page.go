@@ -254,9 +254,7 @@ func (p *Page) longestPrefixCapped(pat []byte, capped int) (lo, hi, m int, open 
 				}
 			}
 		}
-		mm := m
-		nlo := lo + sort.Search(hi-lo, func(i int) bool { return p.symAt(lo+i, mm) >= int(x) })
-		nhi := nlo + sort.Search(hi-nlo, func(i int) bool { return p.symAt(nlo+i, mm) > int(x) })
+		nlo, nhi := p.rowsOf(lo, hi, m, int(x))
 		if nlo == nhi {
 			break
 		}
@@ -264,6 +262,27 @@ func (p *Page) longestPrefixCapped(pat []byte, capped int) (lo, hi, m int, open 
 		m++
 	}
 	return lo, hi, m, false
+}
+
+// rowsOf returns the rows of [lo, hi) whose symbol at offset m is x (the rows are sorted by it).
+// The two rows at each end are looked at before a binary search: in a run of one symbol or a
+// tandem array the rows leave a row or two at a time, at an end (kernels/cuda/NOTES.md: an N gap).
+func (p *Page) rowsOf(lo, hi, m, x int) (int, int) {
+	a := lo
+	if p.symAt(a, m) < x {
+		if a++; a < hi && p.symAt(a, m) < x {
+			a++
+			a += sort.Search(hi-a, func(i int) bool { return p.symAt(a+i, m) >= x })
+		}
+	}
+	b := hi
+	if a < b && p.symAt(b-1, m) > x {
+		if b--; a < b && p.symAt(b-1, m) > x {
+			b--
+			b = a + sort.Search(b-a, func(i int) bool { return p.symAt(a+i, m) > x })
+		}
+	}
+	return a, b
 }
 
 // sameRun returns the first i >= m, up to end, where a[i] differs from b[i] or is not a symbol

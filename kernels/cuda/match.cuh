@@ -357,22 +357,36 @@ __device__ __forceinline__ u32 pg_start_state(const PageDev &p, const u8 *q, con
 				if (x < MT_FIRST) break;
 			}
 		}
+		// The rows whose symbol at m is x (Page.rowsOf). The two rows at each end are looked at
+		// first: in a run or a tandem array the rows leave a row or two at a time, at an end.
 		u32 a = lo, b = hi;
-		while (a < b) {
-			u32 mid = (a + b) >> 1;
-			if (pg_sym_at(p, mid, m) >= (int)x) b = mid;
-			else a = mid + 1;
+		if (pg_sym_at(p, a, m) < (int)x) {
+			a++;
+			if (a < b && pg_sym_at(p, a, m) < (int)x) {
+				a++;
+				while (a < b) {
+					u32 mid = (a + b) >> 1;
+					if (pg_sym_at(p, mid, m) >= (int)x) b = mid;
+					else a = mid + 1;
+				}
+			}
 		}
 		u32 nlo = a;
 		b = hi;
-		while (a < b) {
-			u32 mid = (a + b) >> 1;
-			if (pg_sym_at(p, mid, m) > (int)x) b = mid;
-			else a = mid + 1;
+		if (a < b && pg_sym_at(p, b - 1, m) > (int)x) {
+			b--;
+			if (a < b && pg_sym_at(p, b - 1, m) > (int)x) {
+				b--;
+				while (a < b) {
+					u32 mid = (a + b) >> 1;
+					if (pg_sym_at(p, mid, m) > (int)x) b = mid;
+					else a = mid + 1;
+				}
+			}
 		}
-		if (nlo == a) break;
+		if (nlo == b) break;
 		lo = nlo;
-		hi = a;
+		hi = b;
 		m++;
 	}
 	if (m == plen && pc.cut) *cutHit = 1;

@@ -451,10 +451,9 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 			}
 		}
 	}
-	w.pieces = slices.Grow(w.pieces[:0], nPieces)[:nPieces]
-	ps := w.pieces
+	ps := slices.Grow(w.pieces[:0], nPieces) // at most nPieces: pieces that end runs are longer
 	w.segSlot = w.segSlot[:0]
-	slot, k := 0, 0
+	slot := 0
 	for _, r := range batch {
 		var sp *codeSpan
 		for _, sg := range r.b.Segs {
@@ -471,17 +470,44 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 				n, cut = avail, 1
 				w.cut = true
 			}
-			for f := sg.From; f < sg.To; f += pl {
-				ps[k] = piece{q: q, len: uint32(n), from: uint32(f), to: uint32(min(f+pl, sg.To)), slot: uint32(slot + f - sg.From), cut: cut}
-				if k > 0 && ps[k-1].q == q && ps[k-1].to == ps[k].from {
-					ps[k-1].link = ps[k].to - ps[k-1].to
+			seq := r.b.Codes[sg.Off : sg.Off+sg.Len]
+			for f := sg.From; f < sg.To; {
+				to := pieceEnd(seq, f, pl, sg.To)
+				if k := len(ps); k > 0 && ps[k-1].q == q && ps[k-1].to == uint32(f) {
+					ps[k-1].link = uint32(to - f)
 				}
-				k++
+				ps = append(ps, piece{q: q, len: uint32(n), from: uint32(f), to: uint32(to), slot: uint32(slot + f - sg.From), cut: cut})
+				f = to
 			}
 			slot += sg.To - sg.From
 		}
 	}
-	return nPieces, nSlots, nil
+	w.pieces = ps
+	return len(ps), nSlots, nil
+}
+
+// runPiece is the shortest run of one symbol that a piece's start is moved past.
+const runPiece = 1024
+
+// pieceEnd is where the piece of seq from f ends: pl positions on (at most end), or, where that
+// is inside a run of one symbol that goes on for at least runPiece more, at the run's end. A
+// start state inside such a run (a gap of N, a homopolymer) matches every suffix with as long a
+// run, and its search goes down the rows one symbol of the run at a time: each piece in an
+// 801 kbp gap searched through the rest of it (kernels/cuda/NOTES.md). The piece's walk goes
+// through the run instead, a step a position, once.
+func pieceEnd(seq []byte, f, pl, end int) int {
+	to := min(f+pl, end)
+	if to == end || seq[to] < kernels.FirstCode {
+		return to
+	}
+	x, e := seq[to], to+1
+	for e < end && seq[e] == x {
+		e++
+	}
+	if e-to < runPiece {
+		return to
+	}
+	return e
 }
 
 // unpack appends each segment's records, as matches, to its batch's result. The records are in

@@ -219,7 +219,8 @@ func TestGPUMatcherRandom(t *testing.T) {
 }
 
 // TestGPUMatcherSelf: queries that match the reference for thousands of symbols (records of the
-// reference itself, and copies with a substitution in a few thousand), with short pieces, so that
+// reference itself, one with a run of 3,000 N, and copies with a substitution in a few thousand),
+// with short pieces, so that
 // start states are linked from piece to piece over many blocks of pieces (piece_link), and with
 // pages, cuts and lookaheads. The CPU path is the reference.
 func TestGPUMatcherSelf(t *testing.T) {
@@ -231,6 +232,7 @@ func TestGPUMatcherSelf(t *testing.T) {
 		randomSeq(rng, 40000, "acgt"),
 		slices.Concat(randomSeq(rng, 5000, "acgt"), unit, randomSeq(rng, 2000, "acgt"), unit, randomSeq(rng, 4000, "acgt")),
 		[]byte(strings.Repeat("acgtacgatt", 80)),
+		slices.Concat(randomSeq(rng, 3000, "acgt"), []byte(strings.Repeat("n", 3000)), randomSeq(rng, 2000, "acgt")), // pieces end at a run's end
 	}
 	for i, r := range recs {
 		rb.Add(fmt.Sprintf("r%d", i), r)

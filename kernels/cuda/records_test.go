@@ -175,6 +175,7 @@ func TestUnpack(t *testing.T) {
 func TestPack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	allCuts, allLinks, segLinks := 0, 0, 0 // segLinks: from one segment's last piece to the next segment's first
+	runEnds := 0                           // pieces ended at a run's end rather than after pl positions
 	for trial := range 40 {
 		w := &worker{m: &gpuMatcher{dev: &device{info: Info{SMs: 1 + rng.IntN(4)}}, cfg: matchConfig{PieceLen: 1 + rng.IntN(300)}}, spans: map[*byte]*codeSpan{}}
 		ahead := []int64{0, -1, 1 + rng.Int64N(100), 1 + rng.Int64N(3000)}[trial%4]
@@ -192,6 +193,13 @@ func TestPack(t *testing.T) {
 				bt.Codes = make([]byte, 1+rng.IntN(5000))
 				for i := range bt.Codes {
 					bt.Codes[i] = byte(rng.IntN(256))
+				}
+				if len(bt.Codes) > 3000 && rng.IntN(2) == 0 { // a run that pieces end at
+					at, l := rng.IntN(len(bt.Codes)-3000), runPiece-50+rng.IntN(2000)
+					clear(bt.Codes[at : at+l])
+					for i := range l {
+						bt.Codes[at+i] = byte(kernels.FirstCode + trial%3)
+					}
 				}
 				shared = bt.Codes
 			}
@@ -233,7 +241,23 @@ func TestPack(t *testing.T) {
 				}
 				seg++
 				seq := fmt.Sprintf("%p+%d", &r.b.Codes[0], sg.Off)
-				for f := sg.From; f < sg.To; f += pl {
+				for f := sg.From; f < sg.To; {
+					// pl positions on, or the end of a run of one symbol that goes on from there
+					// for at least runPiece.
+					to := min(f+pl, sg.To)
+					if seq := r.b.Codes[sg.Off:]; to < sg.To && seq[to] >= kernels.FirstCode {
+						e := to
+						for e < sg.To && seq[e] == seq[to] {
+							e++
+						}
+						if e-to >= runPiece {
+							to = e
+							runEnds++
+						}
+					}
+					if k >= len(pieces) {
+						t.Fatalf("%s: %d pieces, want more", what, len(pieces))
+					}
 					p := pieces[k]
 					if k > 0 {
 						wantLink := uint32(0)
@@ -250,8 +274,8 @@ func TestPack(t *testing.T) {
 					}
 					prevSeq, prevTo = seq, p.to
 					k++
-					if p.from != uint32(f) || p.to != uint32(min(f+pl, sg.To)) || p.slot != uint32(slot+f-sg.From) {
-						t.Fatalf("%s: piece %+v, want from %d to %d, slot %d (piece length %d)", what, p, f, min(f+pl, sg.To), slot+f-sg.From, pl)
+					if p.from != uint32(f) || p.to != uint32(to) || p.slot != uint32(slot+f-sg.From) {
+						t.Fatalf("%s: piece %+v, want from %d to %d, slot %d (piece length %d)", what, p, f, to, slot+f-sg.From, pl)
 					}
 					// The sequence whole, or at least the lookahead past the segment's end.
 					want := sg.Len
@@ -267,6 +291,7 @@ func TestPack(t *testing.T) {
 							t.Fatalf("%s: the code at position %d is not the segment's", what, pos)
 						}
 					}
+					f = to
 				}
 				slot += max(sg.To-sg.From, 0)
 			}
@@ -284,6 +309,9 @@ func TestPack(t *testing.T) {
 	}
 	if allCuts == 0 {
 		t.Fatal("no piece was cut: the lookaheads are too long for the sequences")
+	}
+	if runEnds == 0 {
+		t.Fatal("no piece ended at a run's end")
 	}
 	if allLinks == 0 || segLinks == 0 {
 		t.Fatalf("%d pieces linked to the next, %d of them across segments", allLinks, segLinks)
