@@ -22,7 +22,7 @@ type lane struct {
 	back      [4]int // the state a failed jump goes back to: pos, lo, hi, m
 	out       []kernels.Match
 	best      []candidate // walkLanesBest: the best match over the pages so far at each position from from
-	tw        tailWalk    // walkLanesBest: what pageBest keeps from one position to the next
+	tw        tailWalk    // the run at a position, and walkLanesBest's comparisons past the window (pageBest)
 }
 
 // walkLanes runs the backward searches of up to laneCount segments at once and appends the
@@ -141,14 +141,28 @@ func (p *Page) laneStep(l *lane, minLen int, unique bool) {
 		}
 	default:
 		if !ranked || r2-r1 < hi-lo {
-			l.out = p.emitRows(lo, hi, m, prev, q, pos, l.out)
+			l.out = p.emitRows(lo, hi, m, prev, q, pos, &l.tw, l.out)
 		}
 		a, b := lo, hi
+		k := -1
 		for p.isDeep(a) || p.isDeep(b) {
 			d := max(p.lcp.at(a), p.lcp.at(b))
+			if int(d) >= runEmitFrom && prev == q[pos] {
+				// Inside a run of x (a gap of N): every level from here on is x^j's, one a
+				// symbol of the run, and only starts of runs are left-maximal (emitRuns).
+				if k < 0 {
+					k = l.tw.runAt(q, pos)
+				}
+				if int(d) <= k {
+					if rs, ok := p.runsOf(prev, minLen); ok {
+						l.out = p.emitRuns(rs, int(d), k, q, pos, &l.tw, l.out)
+						break
+					}
+				}
+			}
 			na, nb := p.lcp.prevSmaller(a, d), p.lcp.nextSmaller(b, d)
-			l.out = p.emitRows(na, a, int(d), prev, q, pos, l.out)
-			l.out = p.emitRows(b, nb, int(d), prev, q, pos, l.out)
+			l.out = p.emitRows(na, a, int(d), prev, q, pos, &l.tw, l.out)
+			l.out = p.emitRows(b, nb, int(d), prev, q, pos, &l.tw, l.out)
 			a, b = na, nb
 		}
 	}

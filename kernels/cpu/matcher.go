@@ -271,9 +271,80 @@ func (m *Matcher) laneBatch(sc *scratch, b *kernels.Batch, res *kernels.Result) 
 	}
 }
 
+// runEmitFrom is the depth from which a -maxmatch walk inside a run of one symbol takes its
+// matches from the page's runs (emitRuns) rather than climbing the levels one at a time: fewer
+// levels cost less than finding the runs.
+var runEmitFrom = 256
+
+// emitRuns appends the -maxmatch matches at pos that the climb from an interval of depth d on
+// would find, where q[pos:] begins with a run of k >= d codes x and q[pos-1] is x: the enclosing
+// intervals are those of x^j, j <= d, down to the minimum length, and the only rows in them not
+// preceded by x are the starts of the window's runs of x (rs, by length). A run j long, j <= d,
+// matches j symbols (run on past the window's end where it reaches it); with d = k, a run longer
+// than k matches k, and one exactly k long whose next symbol is q[pos+k] is in the deeper
+// interval, already emitted with its longer match. tw runs a match on past the window's end
+// (at every position of a gap that straddles it).
+func (p *Page) emitRuns(rs []symRun, d, k int, q []byte, pos int, tw *tailWalk, out []kernels.Match) []kernels.Match {
+	for _, r := range rs {
+		switch {
+		case r.n <= d:
+			if r.n == k && d == k && r.s+r.n < p.n && pos+k < len(q) && p.w[r.s+r.n] == q[pos+k] {
+				continue
+			}
+			out = p.emitAt(r.s, r.n, q, pos, tw, out)
+		case d == k:
+			out = p.emitAt(r.s, k, q, pos, tw, out)
+		default:
+			return out // longer runs are in the deeper interval
+		}
+	}
+	return out
+}
+
+// symRun is a run of one symbol in a page's window: it starts at window position s, n long.
+type symRun struct{ s, n int }
+
+// pageRuns lists a page window's runs of each symbol that are at least minLen long, by length.
+type pageRuns struct {
+	once   sync.Once
+	minLen int
+	of     map[byte][]symRun
+}
+
+// runsOf returns the window's runs of x at least minLen long, sorted by length, listed the first
+// time they are asked for (with that minLen; ok is false for a shorter one later, and for a page
+// without the list).
+func (p *Page) runsOf(x byte, minLen int) (rs []symRun, ok bool) {
+	r := p.runs
+	if r == nil {
+		return nil, false
+	}
+	r.once.Do(func() {
+		r.minLen, r.of = minLen, map[byte][]symRun{}
+		w := p.w
+		for i := 0; i < len(w); {
+			j := i + 1
+			for j < len(w) && w[j] == w[i] {
+				j++
+			}
+			if j-i >= minLen && w[i] >= kernels.FirstCode {
+				r.of[w[i]] = append(r.of[w[i]], symRun{i, j - i})
+			}
+			i = j
+		}
+		for _, l := range r.of {
+			slices.SortFunc(l, func(a, b symRun) int { return cmp.Compare(a.n, b.n) })
+		}
+	})
+	if minLen < r.minLen {
+		return nil, false
+	}
+	return r.of[x], true
+}
+
 // emitRows appends the left-maximal owned matches among rows [a, b), each matching d symbols of
 // q[pos:] inside the window.
-func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, out []kernels.Match) []kernels.Match {
+func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, tw *tailWalk, out []kernels.Match) []kernels.Match {
 	if a >= b {
 		return out
 	}
@@ -283,7 +354,7 @@ func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, out []kernels
 	}
 	if !checkPrev {
 		for k := a; k < b; k++ {
-			out = p.emitRow(k, d, q, pos, out)
+			out = p.emitRow(k, d, q, pos, tw, out)
 		}
 		return out
 	}
@@ -296,7 +367,7 @@ func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, out []kernels
 		rows := [2]uint64{^lo & rowsFrom(k-from) & rowsBelow(end-from), ^hi & rowsFrom(k-from-64) & rowsBelow(end-from-64)}
 		for w, m := range rows {
 			for ; m != 0; m &= m - 1 {
-				out = p.emitRow(from+64*w+bits.TrailingZeros64(m), d, q, pos, out)
+				out = p.emitRow(from+64*w+bits.TrailingZeros64(m), d, q, pos, tw, out)
 			}
 		}
 		k = end
@@ -320,8 +391,13 @@ func rowsBelow(i int) uint64 { return ^rowsFrom(i) }
 
 // emitRow appends the match of length d (run on past the window's end) at row k's suffix, if
 // the page owns its position and it is left-maximal at the text's start.
-func (p *Page) emitRow(k, d int, q []byte, pos int, out []kernels.Match) []kernels.Match {
-	s := int(p.sa[k])
+func (p *Page) emitRow(k, d int, q []byte, pos int, tw *tailWalk, out []kernels.Match) []kernels.Match {
+	return p.emitAt(int(p.sa[k]), d, q, pos, tw, out)
+}
+
+// emitAt is emitRow for the suffix at window position s; with tw, a match that reaches the
+// window's end is run on by tw.tailMatch.
+func (p *Page) emitAt(s, d int, q []byte, pos int, tw *tailWalk, out []kernels.Match) []kernels.Match {
 	g := p.Start + s
 	if g >= p.End {
 		return out
@@ -329,7 +405,15 @@ func (p *Page) emitRow(k, d int, q []byte, pos int, out []kernels.Match) []kerne
 	if s == 0 && !p.leftMaximal(s, q, pos) {
 		return out
 	}
-	return append(out, kernels.Match{Ref: int64(g), Query: int32(pos), Len: int32(d + p.runOn(s, d, q, pos))})
+	full := d
+	switch {
+	case s+d != p.n || p.WinEnd == len(p.text):
+	case tw != nil:
+		full += tw.tailMatch(p, q, pos, pos+d)
+	default:
+		full += p.runOn(s, d, q, pos)
+	}
+	return append(out, kernels.Match{Ref: int64(g), Query: int32(pos), Len: int32(full)})
 }
 
 // pageBest finds, at one query position with window match state (lo, hi, m), the longest match

@@ -596,9 +596,9 @@ func TestEmitRows(t *testing.T) {
 				if prev >= kernels.FirstCode && p.occ.Symbol(k) == prev {
 					continue
 				}
-				want = p.emitRow(k, d, q, pos, want)
+				want = p.emitRow(k, d, q, pos, nil, want)
 			}
-			got := p.emitRows(a, b, d, prev, q, pos, nil)
+			got := p.emitRows(a, b, d, prev, q, pos, nil, nil)
 			if !slices.Equal(got, want) {
 				t.Fatalf("round %d, rows [%d, %d), prev %d: %v, want %v", round, a, b, prev, got, want)
 			}
@@ -708,6 +708,107 @@ func BenchmarkMumPagedGap(b *testing.B) {
 	}
 	var res kernels.Result
 	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		res = kernels.Result{}
+		if err := m.Match(batch, &res); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(res.Matches)), "matches")
+}
+
+// TestMaxMatchRuns: -maxmatch against the brute force where queries and references have runs of
+// one symbol (gaps of N, homopolymers) of every length around the minimum, over pages whose
+// windows end inside runs, with emitRuns taking over from the climb at any depth.
+func TestMaxMatchRuns(t *testing.T) {
+	defer func(v int) { runEmitFrom = v }(runEmitFrom)
+	rng := rand.New(rand.NewSource(45))
+	listed, total := 0, 0
+	for iter := range 150 {
+		runEmitFrom = 1 + rng.Intn(20)
+		b := kernels.NewReferenceBuilder(false)
+		var all []byte
+		for r := range 1 + rng.Intn(2) {
+			s := randomDNA(rng, 50+rng.Intn(300), "acgt")
+			for range 1 + rng.Intn(4) {
+				i := rng.Intn(len(s))
+				s = slices.Insert(s, i, slices.Repeat([]byte{"acgtn"[rng.Intn(5)]}, 1+rng.Intn(80))...)
+			}
+			all = append(all, s...)
+			b.Add(fmt.Sprint("r", r), s)
+		}
+		ref, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The query: the records, with each run made longer or shorter and a few substitutions.
+		var src []byte
+		for i := 0; i < len(all); {
+			j := i + 1
+			for j < len(all) && all[j] == all[i] {
+				j++
+			}
+			n := j - i
+			if n > 3 && rng.Intn(2) == 0 {
+				n = max(1, n+rng.Intn(21)-10)
+			}
+			src = append(src, slices.Repeat(all[i:i+1], n)...)
+			i = j
+		}
+		src = mutate(rng, src, 0.005)
+		q := kernels.EncodeQuery(nil, src, &ref.Alpha, rng.Intn(2) == 0, false)
+		minLen := 3 + rng.Intn(25)
+		want := naiveMatches(ref.Text, q, kernels.MaxMatch, minLen)
+		total += len(want)
+		for _, ps := range []int{0, 40 + rng.Intn(100)} {
+			m, err := NewMatcher(ref, kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: minLen, PageSize: ps}, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch := &kernels.Batch{Codes: q, Segs: []kernels.Segment{{Off: 0, Len: len(q), From: 0, To: len(q)}}}
+			var res kernels.Result
+			if err := m.Match(batch, &res); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Matches, want) && (len(res.Matches) > 0 || len(want) > 0) {
+				t.Fatalf("iter %d minLen %d page %d (emitRuns from depth %d):\n got %v\nwant %v", iter, minLen, ps, runEmitFrom, res.Matches, want)
+			}
+			for _, p := range m.pages {
+				if p.runs != nil && p.runs.of != nil {
+					listed++
+				}
+			}
+		}
+	}
+	if listed < 50 || total < 1000 {
+		t.Fatalf("%d pages listed their runs, %d matches compared: too few", listed, total)
+	}
+	t.Logf("%d pages listed their runs, %d matches compared", listed, total)
+}
+
+// BenchmarkMaxMatchGap: -maxmatch -l 100 of a record of 20 kbp, a gap of 40 kbp of N and 20 kbp
+// against itself, one page. Each position in the gap climbed an interval a base of the rest of
+// the gap to find its one left-maximal match (mummer 3.23 takes 39.7 s for it on the 2-core VM).
+func BenchmarkMaxMatchGap(b *testing.B) {
+	rng := rand.New(rand.NewSource(46))
+	rec := slices.Concat(randomDNA(rng, 20000, "acgt"), slices.Repeat([]byte("n"), 40000), randomDNA(rng, 20000, "acgt"))
+	rb := kernels.NewReferenceBuilder(false)
+	rb.Add("g", rec)
+	ref, err := rb.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := NewMatcher(ref, kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 100}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := kernels.EncodeQuery(nil, rec, &ref.Alpha, false, false)
+	batch := &kernels.Batch{Codes: q}
+	for f := 0; f < len(q); f += 1 << 12 {
+		batch.Segs = append(batch.Segs, kernels.Segment{Off: 0, Len: len(q), From: f, To: min(f+1<<12, len(q))})
+	}
+	var res kernels.Result
+	b.SetBytes(int64(len(q)))
 	for b.Loop() {
 		res = kernels.Result{}
 		if err := m.Match(batch, &res); err != nil {

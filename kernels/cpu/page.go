@@ -44,6 +44,7 @@ type Page struct {
 	// code that is not a symbol), and how far it goes on past the window's end (pageBest).
 	endSym          byte
 	endRun, tailRun int
+	runs            *pageRuns // the window's runs of one symbol, listed when a walk first needs them (runsOf)
 }
 
 // WindowRuns returns the symbol that ends the window text[start:winEnd], how many times it
@@ -62,9 +63,11 @@ func WindowRuns(text []byte, start, winEnd int) (sym byte, endRun, tailRun int) 
 	return sym, endRun, tailRun
 }
 
-// setWindowRuns sets endSym, endRun and tailRun.
+// setWindowRuns sets endSym, endRun and tailRun, and makes the page's list of runs (empty until
+// runsOf fills it; copies of the page share it).
 func (p *Page) setWindowRuns() {
 	p.endSym, p.endRun, p.tailRun = WindowRuns(p.text, p.Start, p.WinEnd)
+	p.runs = new(pageRuns)
 }
 
 // NewPage indexes text[start:winEnd], owning [start, end).
