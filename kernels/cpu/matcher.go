@@ -424,30 +424,8 @@ func (p *Page) emitAt(s, d int, q []byte, pos int, tw *tailWalk, out []kernels.M
 // the symbol before its suffix gives the row of suffix s-1). tw is the walk's (see tailWalk).
 func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen, s int, tw *tailWalk) (candidate, int) {
 	var c candidate
+	c, s = p.ownedBest(lo, hi, m, s)
 	owned := p.End - p.Start
-	switch {
-	case hi-lo == 1:
-		if s < 0 {
-			s = int(p.sa[lo])
-		}
-		if s < owned {
-			c = candidate{len: int32(m), count: 1, ref: int64(p.Start + s)}
-		}
-	case hi-lo > p.n-owned+1:
-		c = candidate{len: int32(m), count: 2} // more occurrences than the overlap can hold
-	default:
-		// Only whether one owned position or several reach the length matters (a count of 2
-		// stands for several, as above): a repeat's hundreds of rows are not all looked up.
-		for k := lo; k < hi && c.count < 2; k++ {
-			if s := int(p.sa[k]); s < owned {
-				c.count++
-				c.ref = int64(p.Start + s)
-			}
-		}
-		if c.count > 0 {
-			c.len = int32(m)
-		}
-	}
 	if p.WinEnd == len(p.text) {
 		return c, s
 	}
@@ -457,13 +435,7 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen, s int, tw *tailWalk) (
 		if s != p.n-d || s >= owned {
 			return
 		}
-		full := int32(d + tw.tailMatch(p, q, pos, pos+d))
-		switch {
-		case full > c.len:
-			c = candidate{len: full, count: 1, ref: int64(p.Start + s)}
-		case full == c.len && full > int32(d):
-			c.count++
-		}
+		c.reach(d, d+tw.tailMatch(p, q, pos, pos+d), int64(p.Start+s))
 	}
 	if c.count > 0 {
 		sLo := s
@@ -515,15 +487,7 @@ func (p *Page) runBest(c candidate, q []byte, pos, d, k, lb int, tw *tailWalk) c
 	}
 	e := p.tailRun
 	top := min(d, p.endRun)
-	at := func(j int) int64 { return int64(p.Start + p.n - j) }
-	take := func(j, full int) {
-		switch {
-		case full > int(c.len):
-			c = candidate{len: int32(full), count: 1, ref: at(j)}
-		case full == int(c.len) && full > j:
-			c.count = addCount(c.count, 1)
-		}
-	}
+	take := func(j, full int) { c.reach(j, full, int64(p.Start+p.n-j)) }
 	// j in [k-e+1, top]: each runs on to k.
 	if low := max(lb, k-e+1); low <= top {
 		take(top, k)
@@ -538,6 +502,18 @@ func (p *Page) runBest(c candidate, q []byte, pos, d, k, lb int, tw *tailWalk) c
 		take(j, j+e) // the longest of those that stop at e; the others are shorter
 	}
 	return c
+}
+
+// reach merges into c the match of length full at text position ref that runs on past the window's
+// end, of which the window holds d: a longer one replaces c, one as long counts once more unless
+// it did not run on (its row was counted inside the window).
+func (c *candidate) reach(d, full int, ref int64) {
+	switch {
+	case full > int(c.len):
+		*c = candidate{len: int32(full), count: 1, ref: ref}
+	case full == int(c.len) && full > d:
+		c.count = addCount(c.count, 1)
+	}
 }
 
 // addCount adds n to a count of owned positions, at most 2 of them: only whether a count is 1
@@ -602,6 +578,37 @@ func (tw *tailWalk) tailMatch(p *Page, q []byte, pos, at int) int {
 	tw.memo[tw.next] = struct{ at, n int }{at + 1, n}
 	tw.next ^= 1
 	return n
+}
+
+// ownedBest is pageBest's match inside the window: rows [lo, hi) at depth m, counted where the
+// page owns their positions (s as in pageBest).
+func (p *Page) ownedBest(lo, hi, m, s int) (candidate, int) {
+	var c candidate
+	owned := p.End - p.Start
+	switch {
+	case hi-lo == 1:
+		if s < 0 {
+			s = int(p.sa[lo])
+		}
+		if s < owned {
+			c = candidate{len: int32(m), count: 1, ref: int64(p.Start + s)}
+		}
+	case hi-lo > p.n-owned+1:
+		c = candidate{len: int32(m), count: 2} // more occurrences than the overlap can hold
+	default:
+		// Only whether one owned position or several reach the length matters (a count of 2
+		// stands for several, as above): a repeat's hundreds of rows are not all looked up.
+		for k := lo; k < hi && c.count < 2; k++ {
+			if s := int(p.sa[k]); s < owned {
+				c.count++
+				c.ref = int64(p.Start + s)
+			}
+		}
+		if c.count > 0 {
+			c.len = int32(m)
+		}
+	}
+	return c, s
 }
 
 // appendUnique appends the matches of best (the best match over the pages at each position from

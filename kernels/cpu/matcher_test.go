@@ -204,28 +204,8 @@ func (m *Matcher) uniqueMatchesPaged(sc *scratch, q []byte, from, to int, out []
 // interval down to the overlap, and compares each match that reaches the window's end with the
 // text after it (runOn), with no run worked out at once and nothing remembered.
 func (p *Page) pageBestClimb(q []byte, pos, lo, hi, m, minLen int) candidate {
-	var c candidate
+	c, _ := p.ownedBest(lo, hi, m, -1)
 	owned := p.End - p.Start
-	switch {
-	case hi-lo == 1:
-		if s := int(p.sa[lo]); s < owned {
-			c = candidate{len: int32(m), count: 1, ref: int64(p.Start + s)}
-		}
-	case hi-lo > p.n-owned+1:
-		c = candidate{len: int32(m), count: 2} // more occurrences than the overlap can hold
-	default:
-		// Only whether one owned position or several reach the length matters (a count of 2
-		// stands for several, as above): a repeat's hundreds of rows are not all looked up.
-		for k := lo; k < hi && c.count < 2; k++ {
-			if s := int(p.sa[k]); s < owned {
-				c.count++
-				c.ref = int64(p.Start + s)
-			}
-		}
-		if c.count > 0 {
-			c.len = int32(m)
-		}
-	}
 	if p.WinEnd == len(p.text) {
 		return c
 	}
@@ -235,13 +215,7 @@ func (p *Page) pageBestClimb(q []byte, pos, lo, hi, m, minLen int) candidate {
 		if s != p.n-d || s >= owned {
 			return
 		}
-		full := int32(d + p.runOn(s, d, q, pos))
-		switch {
-		case full > c.len:
-			c = candidate{len: full, count: 1, ref: int64(p.Start + s)}
-		case full == c.len && full > int32(d):
-			c.count++
-		}
+		c.reach(d, d+p.runOn(s, d, q, pos), int64(p.Start+s))
 	}
 	if c.count > 0 {
 		consider(m, int(p.sa[lo]))
@@ -650,19 +624,7 @@ func BenchmarkMaxMatchTandem(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	batch := &kernels.Batch{Codes: text}
-	for f := 0; f < len(text); f += 1 << 12 {
-		batch.Segs = append(batch.Segs, kernels.Segment{Off: 0, Len: len(text), From: f, To: min(f+1<<12, len(text))})
-	}
-	var res kernels.Result
-	b.SetBytes(int64(len(text)))
-	for b.Loop() {
-		res = kernels.Result{}
-		if err := m.Match(batch, &res); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(len(res.Matches)), "matches")
+	benchMatch(b, m, text)
 }
 
 // longestPrefix is longestPrefixCapped without a cap.
@@ -702,19 +664,7 @@ func BenchmarkMumPagedGap(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	batch := &kernels.Batch{Codes: text}
-	for f := 0; f < len(text); f += 1 << 12 {
-		batch.Segs = append(batch.Segs, kernels.Segment{Off: 0, Len: len(text), From: f, To: min(f+1<<12, len(text))})
-	}
-	var res kernels.Result
-	b.SetBytes(int64(len(text)))
-	for b.Loop() {
-		res = kernels.Result{}
-		if err := m.Match(batch, &res); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(len(res.Matches)), "matches")
+	benchMatch(b, m, text)
 }
 
 // TestMaxMatchRuns: -maxmatch against the brute force where queries and references have runs of
@@ -802,13 +752,18 @@ func BenchmarkMaxMatchGap(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	q := kernels.EncodeQuery(nil, rec, &ref.Alpha, false, false)
-	batch := &kernels.Batch{Codes: q}
-	for f := 0; f < len(q); f += 1 << 12 {
-		batch.Segs = append(batch.Segs, kernels.Segment{Off: 0, Len: len(q), From: f, To: min(f+1<<12, len(q))})
+	benchMatch(b, m, kernels.EncodeQuery(nil, rec, &ref.Alpha, false, false))
+}
+
+// benchMatch matches codes against m b.N times, cut into segments of 4 Ki positions as stages
+// cuts a long record, and reports the matches found.
+func benchMatch(b *testing.B, m *Matcher, codes []byte) {
+	batch := &kernels.Batch{Codes: codes}
+	for f := 0; f < len(codes); f += 1 << 12 {
+		batch.Segs = append(batch.Segs, kernels.Segment{Off: 0, Len: len(codes), From: f, To: min(f+1<<12, len(codes))})
 	}
 	var res kernels.Result
-	b.SetBytes(int64(len(q)))
+	b.SetBytes(int64(len(codes)))
 	for b.Loop() {
 		res = kernels.Result{}
 		if err := m.Match(batch, &res); err != nil {
