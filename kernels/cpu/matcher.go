@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"bytes"
 	"cmp"
 	"math/bits"
 	"slices"
@@ -304,42 +305,54 @@ func (p *Page) emitRuns(rs []symRun, d, k int, q []byte, pos int, tw *tailWalk, 
 // symRun is a run of one symbol in a page's window: it starts at window position s, n long.
 type symRun struct{ s, n int }
 
-// pageRuns lists a page window's runs of each symbol that are at least minLen long, by length.
+// pageRuns lists a page window's runs of a symbol that are at least minLen long, by length, for
+// each symbol a walk has asked about.
 type pageRuns struct {
-	once   sync.Once
-	minLen int
+	mu     sync.Mutex
+	minLen int // 0 until the first list
 	of     map[byte][]symRun
 }
 
 // runsOf returns the window's runs of x at least minLen long, sorted by length, listed the first
-// time they are asked for (with that minLen; ok is false for a shorter one later, and for a page
-// without the list).
+// time x is asked about (with the minLen of the first list; ok is false for a shorter one, and
+// for a page without the list). Only x's runs are listed: a gap of N needs no list of poly-A.
 func (p *Page) runsOf(x byte, minLen int) (rs []symRun, ok bool) {
 	r := p.runs
 	if r == nil {
 		return nil, false
 	}
-	r.once.Do(func() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.minLen == 0 {
 		r.minLen, r.of = minLen, map[byte][]symRun{}
-		w := p.w
-		for i := 0; i < len(w); {
-			j := i + 1
-			for j < len(w) && w[j] == w[i] {
-				j++
-			}
-			if j-i >= minLen && w[i] >= kernels.FirstCode {
-				r.of[w[i]] = append(r.of[w[i]], symRun{i, j - i})
-			}
-			i = j
-		}
-		for _, l := range r.of {
-			slices.SortFunc(l, func(a, b symRun) int { return cmp.Compare(a.n, b.n) })
-		}
-	})
+	}
 	if minLen < r.minLen {
 		return nil, false
 	}
-	return r.of[x], true
+	if rs, ok := r.of[x]; ok {
+		return rs, true
+	}
+	w := p.w
+	for i := 0; i < len(w); {
+		if w[i] != x {
+			if j := bytes.IndexByte(w[i:], x); j >= 0 {
+				i += j
+			} else {
+				break
+			}
+		}
+		j := i + 1
+		for j < len(w) && w[j] == x {
+			j++
+		}
+		if j-i >= r.minLen {
+			rs = append(rs, symRun{i, j - i})
+		}
+		i = j
+	}
+	slices.SortFunc(rs, func(a, b symRun) int { return cmp.Compare(a.n, b.n) })
+	r.of[x] = rs
+	return rs, true
 }
 
 // emitRows appends the left-maximal owned matches among rows [a, b), each matching d symbols of
