@@ -144,21 +144,12 @@ func (p *Page) laneStep(l *lane, minLen int, unique bool) {
 			l.out = p.emitRows(lo, hi, m, prev, q, pos, &l.tw, l.out)
 		}
 		a, b := lo, hi
-		k := -1
 		for p.isDeep(a) || p.isDeep(b) {
 			d := max(p.lcp.at(a), p.lcp.at(b))
-			if int(d) >= runEmitFrom && prev == q[pos] {
-				// Inside a run of x (a gap of N): every level from here on is x^j's, one a
-				// symbol of the run, and only starts of runs are left-maximal (emitRuns).
-				if k < 0 {
-					k = l.tw.runAt(q, pos)
-				}
-				if int(d) <= k {
-					if rs, ok := p.runsOf(prev, minLen); ok {
-						l.out = p.emitRuns(rs, int(d), k, q, pos, &l.tw, l.out)
-						break
-					}
-				}
+			// Inside a run of x (a gap of N) every level from here on is x^j's, one a symbol of
+			// the run, and only starts of runs are left-maximal.
+			if int(d) >= runEmitFrom && prev == q[pos] && p.emitFromRuns(l, int(d), minLen) {
+				break
 			}
 			na, nb := p.lcp.prevSmaller(a, d), p.lcp.nextSmaller(b, d)
 			l.out = p.emitRows(na, a, int(d), prev, q, pos, &l.tw, l.out)

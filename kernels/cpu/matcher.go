@@ -302,6 +302,22 @@ func (p *Page) emitRuns(rs []symRun, d, k int, q []byte, pos int, tw *tailWalk, 
 	return out
 }
 
+// emitFromRuns is the rest of laneStep's -maxmatch climb from depth d, taken from the page's runs
+// (emitRuns) where l's position is inside a run of its symbol at least d long and the symbol
+// before it is the same; false where that is not so, or the runs were listed for a longer minimum.
+func (p *Page) emitFromRuns(l *lane, d, minLen int) bool {
+	q, pos := l.q, l.pos
+	k := l.tw.runAt(q, pos)
+	if d > k {
+		return false
+	}
+	rs, ok := p.runsOf(q[pos], minLen)
+	if ok {
+		l.out = p.emitRuns(rs, d, k, q, pos, &l.tw, l.out)
+	}
+	return ok
+}
+
 // symRun is a run of one symbol in a page's window: it starts at window position s, n long.
 type symRun struct{ s, n int }
 
@@ -333,14 +349,7 @@ func (p *Page) runsOf(x byte, minLen int) (rs []symRun, ok bool) {
 		return rs, true
 	}
 	w := p.w
-	for i := 0; i < len(w); {
-		if w[i] != x {
-			if j := bytes.IndexByte(w[i:], x); j >= 0 {
-				i += j
-			} else {
-				break
-			}
-		}
+	for i := bytes.IndexByte(w, x); i >= 0; {
 		j := i + 1
 		for j < len(w) && w[j] == x {
 			j++
@@ -348,7 +357,9 @@ func (p *Page) runsOf(x byte, minLen int) (rs []symRun, ok bool) {
 		if j-i >= r.minLen {
 			rs = append(rs, symRun{i, j - i})
 		}
-		i = j
+		if i = bytes.IndexByte(w[j:], x); i >= 0 {
+			i += j
+		}
 	}
 	slices.SortFunc(rs, func(a, b symRun) int { return cmp.Compare(a.n, b.n) })
 	r.of[x] = rs
@@ -408,8 +419,8 @@ func (p *Page) emitRow(k, d int, q []byte, pos int, tw *tailWalk, out []kernels.
 	return p.emitAt(int(p.sa[k]), d, q, pos, tw, out)
 }
 
-// emitAt is emitRow for the suffix at window position s; with tw, a match that reaches the
-// window's end is run on by tw.tailMatch.
+// emitAt is emitRow for the suffix at window position s; a match that reaches the window's end
+// is run on by tw.tailMatch.
 func (p *Page) emitAt(s, d int, q []byte, pos int, tw *tailWalk, out []kernels.Match) []kernels.Match {
 	g := p.Start + s
 	if g >= p.End {
@@ -419,12 +430,8 @@ func (p *Page) emitAt(s, d int, q []byte, pos int, tw *tailWalk, out []kernels.M
 		return out
 	}
 	full := d
-	switch {
-	case s+d != p.n || p.WinEnd == len(p.text):
-	case tw != nil:
+	if s+d == p.n && p.WinEnd < len(p.text) {
 		full += tw.tailMatch(p, q, pos, pos+d)
-	default:
-		full += p.runOn(s, d, q, pos)
 	}
 	return append(out, kernels.Match{Ref: int64(g), Query: int32(pos), Len: int32(full)})
 }
@@ -436,8 +443,7 @@ func (p *Page) emitAt(s, d int, q []byte, pos int, tw *tailWalk, out []kernels.M
 // otherwise, so that a walk that extends that row need not read it again (extending row lo by
 // the symbol before its suffix gives the row of suffix s-1). tw is the walk's (see tailWalk).
 func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen, s int, tw *tailWalk) (candidate, int) {
-	var c candidate
-	c, s = p.ownedBest(lo, hi, m, s)
+	c, s := p.ownedBest(lo, hi, m, s)
 	owned := p.End - p.Start
 	if p.WinEnd == len(p.text) {
 		return c, s
@@ -465,16 +471,12 @@ func (p *Page) pageBest(q []byte, pos, lo, hi, m, minLen, s int, tw *tailWalk) (
 	}
 	lb := max(minLen, p.n-owned+1) // the shallowest depth of a suffix from an owned position
 	a, b := lo, hi
-	k := -1
 	for {
 		d := int(max(p.lcp.at(a), p.lcp.at(b)))
 		if d < lb {
 			break
 		}
-		if k < 0 {
-			k = tw.runAt(q, pos)
-		}
-		if d <= k {
+		if k := tw.runAt(q, pos); d <= k {
 			// q[pos:pos+d] is one symbol repeated, and so is every enclosing interval's
 			// prefix: a run of N against a gap climbs as many levels as the run is long, at
 			// every position of it. What they would find is worked out at once.
@@ -545,31 +547,21 @@ type tailWalk struct {
 	next        int
 }
 
-// runAt returns how many times q[pos] repeats from pos on, from the run at pos+1 when known.
+// runAt returns how many times q[pos], a symbol, repeats from pos on: from the run at pos+1 when
+// known, else counted; asked again at the same position, at once.
 func (tw *tailWalk) runAt(q []byte, pos int) int {
 	switch {
 	case tw.run > 0 && tw.runPos == pos:
-	case tw.run > 0 && tw.runPos == pos+1:
-		if q[pos] == q[pos+1] {
-			tw.run++
-		} else {
-			tw.run = 1
-		}
+	case tw.run > 0 && tw.runPos == pos+1 && q[pos] == q[pos+1]:
+		tw.run++
 	default:
-		tw.run = 1
-		if q[pos] >= kernels.FirstCode {
-			tw.run += sameRun(q[pos+1:], q[pos:], 0, len(q)-pos-1)
-		} else {
-			for pos+tw.run < len(q) && q[pos+tw.run] == q[pos] {
-				tw.run++
-			}
-		}
+		tw.run = 1 + sameRun(q[pos+1:], q[pos:], 0, len(q)-pos-1)
 	}
 	tw.runPos = pos
 	return tw.run
 }
 
-// tailMatch returns how far q[at:] matches the text after p's window (Page.runOn), at >= pos,
+// tailMatch returns how far q[at:] matches the text after p's window, at >= pos,
 // the walk's position. Where q[at] is in q[pos:]'s first run and the text after the window
 // begins with a run of that symbol too (tailRun), the match is the shorter run, unless both are
 // as long: the window's end inside a gap of N that the query's gap is longer than matched each

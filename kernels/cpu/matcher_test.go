@@ -235,6 +235,17 @@ func (p *Page) pageBestClimb(q []byte, pos, lo, hi, m, minLen int) candidate {
 	return c
 }
 
+// runOn (pageBestClimb's, as first written) returns how far the match of length d of q[pos:] against window position s continues
+// beyond the window's end, in the full text. Only a match that reaches the window's end can.
+func (p *Page) runOn(s, d int, q []byte, pos int) int {
+	if s+d != p.n || p.WinEnd == len(p.text) {
+		return 0
+	}
+	t := p.text[p.WinEnd:]
+	qq := q[pos+d:]
+	return sameRun(qq, t, 0, min(len(t), len(qq)))
+}
+
 // repeatsRef is a reference of one record of n random DNA codes with copies of stretches of 10
 // to 10+span codes (repeats, so that matches are not all unique).
 func repeatsRef(rng *rand.Rand, n, repeats, span int) *kernels.Reference {
@@ -570,9 +581,9 @@ func TestEmitRows(t *testing.T) {
 				if prev >= kernels.FirstCode && p.occ.Symbol(k) == prev {
 					continue
 				}
-				want = p.emitRow(k, d, q, pos, nil, want)
+				want = p.emitRow(k, d, q, pos, new(tailWalk), want)
 			}
-			got := p.emitRows(a, b, d, prev, q, pos, nil, nil)
+			got := p.emitRows(a, b, d, prev, q, pos, new(tailWalk), nil)
 			if !slices.Equal(got, want) {
 				t.Fatalf("round %d, rows [%d, %d), prev %d: %v, want %v", round, a, b, prev, got, want)
 			}

@@ -234,7 +234,7 @@ func (p *Page) longestPrefixCapped(pat []byte, capped int) (lo, hi, m int, open 
 		if hi-lo == 1 {
 			s := int(p.sa[lo])
 			if capped > 0 && capped <= len(pat) {
-				if m = sameRun(pat, p.w[s:], m, min(capped, p.n-s)); m >= capped {
+				if m = p.runFrom(pat[:capped], s, m); m >= capped {
 					return lo, hi, capped, true
 				}
 				return lo, hi, m, false
@@ -309,17 +309,6 @@ func sameRun(a, b []byte, m, end int) int {
 // symbols do.
 func (p *Page) runFrom(pat []byte, s, m int) int {
 	return sameRun(pat, p.w[s:], m, min(len(pat), p.n-s))
-}
-
-// runOn returns how far the match of length d of q[pos:] against window position s continues
-// beyond the window's end, in the full text. Only a match that reaches the window's end can.
-func (p *Page) runOn(s, d int, q []byte, pos int) int {
-	if s+d != p.n || p.WinEnd == len(p.text) {
-		return 0
-	}
-	t := p.text[p.WinEnd:]
-	qq := q[pos+d:]
-	return sameRun(qq, t, 0, min(len(t), len(qq)))
 }
 
 // leftMaximal reports whether the match of q[pos:] at window position s cannot be extended to the

@@ -527,8 +527,8 @@ __device__ __forceinline__ void pg_load_start(const Piece *__restrict__ pieces, 
 }
 
 // pg_run_on: how far the match of length d of q[pos:] at window position s continues past the
-// window's end, in the whole text (Page.runOn); *cutHit is set where the codes on the device end
-// it (see Piece).
+// window's end, in the whole text (kernels/cpu's tailWalk.tailMatch); *cutHit is set where the
+// codes on the device end it (see Piece).
 __device__ __forceinline__ u32 pg_run_on(const PageDev &p, u32 s, u32 d, const u8 *q, const Piece &pc, u32 *cutHit, u32 pos) {
 	if (s + d != p.n || p.tail == 0) return 0;
 	const u8 *t = p.text + p.start + p.n;
