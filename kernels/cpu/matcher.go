@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"bytes"
 	"cmp"
 	"math/bits"
 	"slices"
@@ -272,10 +271,8 @@ func (m *Matcher) laneBatch(sc *scratch, b *kernels.Batch, res *kernels.Result) 
 	}
 }
 
-// runEmitFrom is the depth from which a -maxmatch walk inside a run of one symbol takes its
-// matches from the page's runs (emitRuns) rather than climbing the levels one at a time: fewer
-// levels cost less than finding the runs.
-var runEmitFrom = 256
+// runEmitFrom is RunEmitDepth, lowered by tests.
+var runEmitFrom = RunEmitDepth
 
 // emitRuns appends the -maxmatch matches at pos that the climb from an interval of depth d on
 // would find, where q[pos:] begins with a run of k >= d codes x and q[pos-1] is x: the enclosing
@@ -285,16 +282,16 @@ var runEmitFrom = 256
 // than k matches k, and one exactly k long whose next symbol is q[pos+k] is in the deeper
 // interval, already emitted with its longer match. tw runs a match on past the window's end
 // (at every position of a gap that straddles it).
-func (p *Page) emitRuns(rs []symRun, d, k int, q []byte, pos int, tw *tailWalk, out []kernels.Match) []kernels.Match {
+func (p *Page) emitRuns(rs []SymRun, d, k int, q []byte, pos int, tw *tailWalk, out []kernels.Match) []kernels.Match {
 	for _, r := range rs {
 		switch {
-		case r.n <= d:
-			if r.n == k && d == k && r.s+r.n < p.n && pos+k < len(q) && p.w[r.s+r.n] == q[pos+k] {
+		case r.N <= d:
+			if r.N == k && d == k && r.S+r.N < p.n && pos+k < len(q) && p.w[r.S+r.N] == q[pos+k] {
 				continue
 			}
-			out = p.emitAt(r.s, r.n, q, pos, tw, out)
+			out = p.emitAt(r.S, r.N, q, pos, tw, out)
 		case d == k:
-			out = p.emitAt(r.s, k, q, pos, tw, out)
+			out = p.emitAt(r.S, k, q, pos, tw, out)
 		default:
 			return out // longer runs are in the deeper interval
 		}
@@ -318,21 +315,18 @@ func (p *Page) emitFromRuns(l *lane, d, minLen int) bool {
 	return ok
 }
 
-// symRun is a run of one symbol in a page's window: it starts at window position s, n long.
-type symRun struct{ s, n int }
-
 // pageRuns lists a page window's runs of a symbol that are at least minLen long, by length, for
 // each symbol a walk has asked about.
 type pageRuns struct {
 	mu     sync.Mutex
 	minLen int // 0 until the first list
-	of     map[byte][]symRun
+	of     map[byte][]SymRun
 }
 
 // runsOf returns the window's runs of x at least minLen long, sorted by length, listed the first
 // time x is asked about (with the minLen of the first list; ok is false for a shorter one, and
 // for a page without the list). Only x's runs are listed: a gap of N needs no list of poly-A.
-func (p *Page) runsOf(x byte, minLen int) (rs []symRun, ok bool) {
+func (p *Page) runsOf(x byte, minLen int) (rs []SymRun, ok bool) {
 	r := p.runs
 	if r == nil {
 		return nil, false
@@ -340,7 +334,7 @@ func (p *Page) runsOf(x byte, minLen int) (rs []symRun, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.minLen == 0 {
-		r.minLen, r.of = minLen, map[byte][]symRun{}
+		r.minLen, r.of = minLen, map[byte][]SymRun{}
 	}
 	if minLen < r.minLen {
 		return nil, false
@@ -348,20 +342,8 @@ func (p *Page) runsOf(x byte, minLen int) (rs []symRun, ok bool) {
 	if rs, ok := r.of[x]; ok {
 		return rs, true
 	}
-	w := p.w
-	for i := bytes.IndexByte(w, x); i >= 0; {
-		j := i + 1
-		for j < len(w) && w[j] == x {
-			j++
-		}
-		if j-i >= r.minLen {
-			rs = append(rs, symRun{i, j - i})
-		}
-		if i = bytes.IndexByte(w[j:], x); i >= 0 {
-			i += j
-		}
-	}
-	slices.SortFunc(rs, func(a, b symRun) int { return cmp.Compare(a.n, b.n) })
+	rs = ListRuns(p.w, x, r.minLen)
+	sortRunsByLength(rs)
 	r.of[x] = rs
 	return rs, true
 }

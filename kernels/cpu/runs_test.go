@@ -1,0 +1,72 @@
+package cpu
+
+import (
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/sapipe/sapipe/kernels"
+)
+
+// naiveRuns is every maximal run of w, in text order.
+func naiveRuns(w []byte) (rs []SymRun, syms []byte) {
+	for i := 0; i < len(w); {
+		j := i
+		for j < len(w) && w[j] == w[i] {
+			j++
+		}
+		rs, syms = append(rs, SymRun{i, j - i}), append(syms, w[i])
+		i = j
+	}
+	return rs, syms
+}
+
+// TestListRunsAndRunSymbols checks ListRuns and RunSymbols against every run of random texts
+// with runs of every length around the bounds asked about, at the ends too.
+func TestListRunsAndRunSymbols(t *testing.T) {
+	rng := rand.New(rand.NewSource(71))
+	for iter := range 400 {
+		n := rng.Intn(400)
+		w := make([]byte, 0, n)
+		for len(w) < n {
+			x := byte(kernels.FirstCode - 1 + rng.Intn(5)) // one code that is not a symbol
+			w = append(w, slices.Repeat([]byte{x}, 1+rng.Intn(1+rng.Intn(60)))...)
+		}
+		all, syms := naiveRuns(w)
+		atLeast, minLen := 1+rng.Intn(40), 1+rng.Intn(40)
+		var want []byte
+		for i, r := range all {
+			if r.N >= atLeast && syms[i] >= kernels.FirstCode && !slices.Contains(want, syms[i]) {
+				want = append(want, syms[i])
+			}
+		}
+		slices.Sort(want)
+		if got := RunSymbols(w, atLeast); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("iter %d: RunSymbols(%v, %d) = %v, want %v", iter, w, atLeast, got, want)
+		}
+		for x := byte(0); x < kernels.FirstCode+4; x++ {
+			var want []SymRun
+			for i, r := range all {
+				if syms[i] == x && r.N >= minLen {
+					want = append(want, r)
+				}
+			}
+			if got := ListRuns(w, x, minLen); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+				t.Fatalf("iter %d: ListRuns(%v, %d, %d) = %v, want %v", iter, w, x, minLen, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkRunSymbols: a genome-like text (no long runs) of 64 MiB, looked at for runs of 256.
+func BenchmarkRunSymbols(b *testing.B) {
+	rng := rand.New(rand.NewSource(3))
+	w := make([]byte, 64<<20)
+	for i := range w {
+		w[i] = byte(kernels.FirstCode + rng.Intn(4))
+	}
+	b.SetBytes(int64(len(w)))
+	for b.Loop() {
+		RunSymbols(w, RunEmitDepth)
+	}
+}
