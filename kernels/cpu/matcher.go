@@ -342,7 +342,7 @@ func (p *Page) runsOf(x byte, minLen int) (rs []SymRun, ok bool) {
 	if rs, ok := r.of[x]; ok {
 		return rs, true
 	}
-	rs = ListRuns(p.w, x, r.minLen)
+	rs = ListRuns(p.w, x, r.minLen, 1)
 	sortRunsByLength(rs)
 	r.of[x] = rs
 	return rs, true

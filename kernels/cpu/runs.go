@@ -17,60 +17,90 @@ const RunEmitDepth = 256
 // SymRun is a run of one symbol in a window: it starts at window position S and is N long.
 type SymRun struct{ S, N int }
 
-// ListRuns returns w's runs of x that are at least minLen long, in the order they occur.
-func ListRuns(w []byte, x byte, minLen int) []SymRun {
+// ListRuns returns w's runs of x that are at least minLen long, in the order they occur, looked
+// for on up to threads goroutines.
+func ListRuns(w []byte, x byte, minLen, threads int) []SymRun {
+	parts := splitRange(len(w), threads, runPart)
+	lists := make([][]SymRun, len(parts))
+	parallelChunks(parts, func(i, a, b int) { lists[i] = listRunsIn(w, x, minLen, a, b) })
+	return slices.Concat(lists...)
+}
+
+// runPart is the least text a goroutine of ListRuns and RunSymbols looks at (lowered by tests).
+var runPart = 16 << 20
+
+// listRunsIn is ListRuns of the runs that start in w[a:b).
+func listRunsIn(w []byte, x byte, minLen, a, b int) []SymRun {
 	var rs []SymRun
-	for i := bytes.IndexByte(w, x); i >= 0; {
-		j := i + 1
-		for j < len(w) && w[j] == x {
-			j++
+	i := a
+	for i > 0 && i < b && w[i-1] == x && w[i] == x {
+		i++ // a run that started before a
+	}
+	for i < b {
+		j := bytes.IndexByte(w[i:b], x)
+		if j < 0 {
+			break
 		}
-		if j-i >= minLen {
-			rs = append(rs, SymRun{i, j - i})
+		i += j
+		e := i + 1
+		for e < len(w) && w[e] == x {
+			e++
 		}
-		if i = bytes.IndexByte(w[j:], x); i >= 0 {
-			i += j
+		if e-i >= minLen {
+			rs = append(rs, SymRun{i, e - i})
 		}
+		i = e
 	}
 	return rs
 }
 
 // RunSymbols returns, in increasing order, the symbols (codes from kernels.FirstCode) that w has
-// a run of at least atLeast of. It looks at every atLeast-th position (a run that long holds
-// one) and at the runs through them, so a text without long runs is read atLeast times faster
-// than a byte at a time.
-func RunSymbols(w []byte, atLeast int) []byte {
+// a run of at least atLeast of, looked for on up to threads goroutines. It looks at every
+// atLeast-th position (a run that long holds one) and at the runs through them, so a text
+// without long runs is read atLeast times faster than a byte at a time.
+func RunSymbols(w []byte, atLeast, threads int) []byte {
 	atLeast = max(atLeast, 1)
-	var has [256]bool
-	for i := atLeast - 1; i < len(w); {
+	parts := splitRange(len(w), threads, max(runPart, atLeast))
+	has := make([][256]bool, len(parts))
+	parallelChunks(parts, func(i, a, b int) { runSymbolsIn(w, atLeast, a, b, &has[i]) })
+	var syms []byte
+	for x := range 256 {
+		for i := range has {
+			if has[i][x] {
+				syms = append(syms, byte(x))
+				break
+			}
+		}
+	}
+	return syms
+}
+
+// runSymbolsIn marks in has the symbols with a run of at least atLeast through a position of
+// [a, b) that is atLeast-1 modulo atLeast.
+func runSymbolsIn(w []byte, atLeast, a, b int, has *[256]bool) {
+	i := a + (atLeast-1-a%atLeast+atLeast)%atLeast
+	for i < b {
 		x := w[i]
 		if x < kernels.FirstCode || has[x] {
 			i += atLeast
 			continue
 		}
-		a, b := i, i+1
-		for a > 0 && w[a-1] == x {
-			a--
+		s, e := i, i+1
+		for s > 0 && w[s-1] == x {
+			s--
 		}
-		for b < len(w) && w[b] == x {
-			b++
+		for e < len(w) && w[e] == x {
+			e++
 		}
-		if b-a >= atLeast {
+		if e-s >= atLeast {
 			has[x] = true
 		}
 		// The next position looked at is past this run: a run of megabases is read once.
 		i += atLeast
-		if i < b {
-			i += (b - i + atLeast - 1) / atLeast * atLeast
+		if i < e {
+			i += (e - i + atLeast - 1) / atLeast * atLeast
 		}
 	}
-	var syms []byte
-	for x, ok := range has {
-		if ok {
-			syms = append(syms, byte(x))
-		}
-	}
-	return syms
 }
 
 // sortRunsByLength orders runs by length, shortest first, keeping the text order of equal ones.

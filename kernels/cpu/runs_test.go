@@ -24,8 +24,10 @@ func naiveRuns(w []byte) (rs []SymRun, syms []byte) {
 // TestListRunsAndRunSymbols checks ListRuns and RunSymbols against every run of random texts
 // with runs of every length around the bounds asked about, at the ends too.
 func TestListRunsAndRunSymbols(t *testing.T) {
+	defer func(v int) { runPart = v }(runPart)
 	rng := rand.New(rand.NewSource(71))
 	for iter := range 400 {
+		runPart = 1 + rng.Intn(100) // parts that start and end inside runs
 		n := rng.Intn(400)
 		w := make([]byte, 0, n)
 		for len(w) < n {
@@ -41,7 +43,7 @@ func TestListRunsAndRunSymbols(t *testing.T) {
 			}
 		}
 		slices.Sort(want)
-		if got := RunSymbols(w, atLeast); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+		if got := RunSymbols(w, atLeast, 1+iter%4); !slices.Equal(got, want) && len(got)+len(want) > 0 {
 			t.Fatalf("iter %d: RunSymbols(%v, %d) = %v, want %v", iter, w, atLeast, got, want)
 		}
 		for x := byte(0); x < kernels.FirstCode+4; x++ {
@@ -51,7 +53,7 @@ func TestListRunsAndRunSymbols(t *testing.T) {
 					want = append(want, r)
 				}
 			}
-			if got := ListRuns(w, x, minLen); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			if got := ListRuns(w, x, minLen, 1+iter%4); !slices.Equal(got, want) && len(got)+len(want) > 0 {
 				t.Fatalf("iter %d: ListRuns(%v, %d, %d) = %v, want %v", iter, w, x, minLen, got, want)
 			}
 		}
@@ -67,6 +69,6 @@ func BenchmarkRunSymbols(b *testing.B) {
 	}
 	b.SetBytes(int64(len(w)))
 	for b.Loop() {
-		RunSymbols(w, RunEmitDepth)
+		RunSymbols(w, RunEmitDepth, 1)
 	}
 }

@@ -551,6 +551,52 @@ __device__ __forceinline__ bool pg_left_maximal(const PageDev &p, u32 s, const u
 
 // ---- -maxmatch ----------------------------------------------------------------------------------
 
+// Runs of one symbol under -maxmatch. Inside a query's run of x (k of it from the position on),
+// every enclosing interval from some depth d <= k on is x^j's, one level a symbol of the run, so
+// the climb would take as many levels as the run is long, at every position of it: quadratic in
+// the run (a gap of N against gaps of N). From a level of depth at least runFrom, mm_chain ends
+// the climb at once (the rows of the levels left have matches of min(d, their own run of x)):
+//   - with x before the position too, the only rows of those levels not preceded by x are the
+//     starts of the window's runs of x: a "run range" of the page's list of runs, by length
+//     (kernels/cpu's emitRuns);
+//   - at the run's first position, every row of those levels is a match (one a text position of
+//     the window's runs of x): a "climb range", the rows of the interval at the minimum length
+//     not yet emitted, each one's length taken from the run it starts in (found in the list by
+//     position).
+// The lists (by symbol, from runOff[x] to runOff[x+1], for the symbols with a run of runFrom)
+// hold the runs at least the minimum length long: runs, as (window position, length, next code or
+// MT_RUN_END at the window's end, 0) by length then next code; runsPos, as (position, length) by
+// position.
+#define MT_RUN_RANGE 0xffffffffu // a range's rank field when it is a run range
+#define MT_CLIMB 0x80000000u     // a range's item field when it is a climb range
+#define MT_RUN_END 0x100u        // next code of a run that ends the window
+#define MT_RUN_CUT 0x80000000u   // mm_qrun: the run reaches a cut piece's codes (it is at least that long)
+
+// mm_qrun: how many times q[pos] repeats from pos on in the codes on the device, with MT_RUN_CUT
+// where that is up to a cut piece's end (the low bits then a lower bound).
+__device__ __forceinline__ u32 mm_qrun(const u8 *q, const Piece &pc, u32 pos) {
+	u32 k = 1 + mt_same(q + pos + 1, q + pos, 0, pc.len - pos - 1);
+	if (k >= MT_RUN_CUT) return (MT_RUN_CUT - 1) | MT_RUN_CUT; // a lower bound as well
+	return pos + k == pc.len && pc.cut ? k | MT_RUN_CUT : k;
+}
+
+// mm_qrun_left: mm_qrun one position left, where that symbol is the same.
+__device__ __forceinline__ u32 mm_qrun_left(u32 r) { return (r & ~MT_RUN_CUT) + 1 >= MT_RUN_CUT ? r : r + 1; }
+
+// mm_run_bound: the first of rs[0, n) whose (length, next) is past (len, next), with inclusive, or
+// at or past it.
+__device__ __forceinline__ u32 mm_run_bound(const uint4 *rs, u32 n, u32 len, u32 next, bool inclusive) {
+	u32 lo = 0, hi = n;
+	while (lo < hi) {
+		u32 mid = (lo + hi) >> 1;
+		uint4 r = __ldg(rs + mid);
+		bool before = r.y < len || (r.y == len && (r.z < next || (inclusive && r.z == next)));
+		if (before) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo;
+}
+
 // mm_walk: a thread per piece walks it backward and records the positions whose matches must be
 // looked at: those with a match of at least minLen that is not entirely preceded by the query's
 // previous symbol, or whose enclosing intervals reach minLen. Items (lo, hi, m, slot) and their
@@ -558,7 +604,7 @@ __device__ __forceinline__ bool pg_left_maximal(const PageDev &p, u32 s, const u
 extern "C" __global__ void __launch_bounds__(128) mm_walk(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
                                                           u32 nPieces, const uint4 *__restrict__ starts, const uint2 *__restrict__ ends,
                                                           const u32 *__restrict__ blockEnd, u32 minLen, uint4 *__restrict__ items,
-                                                          u32 *__restrict__ itemPiece, u32 *__restrict__ counts) {
+                                                          u32 *__restrict__ itemPiece, u32 *__restrict__ counts, u32 *__restrict__ qrun) {
 	u32 t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= nPieces) return;
 	Piece pc = pieces[t];
@@ -570,6 +616,7 @@ extern "C" __global__ void __launch_bounds__(128) mm_walk(const PageDev p, const
 		pg_load_start(pieces, starts, ends, blockEnd, t, pc, lo, hi, m);
 		int pos = (int)pc.to - 1;
 		pg_extend(p, lo, hi, m, q[pos]);
+		u32 run = 0; // the run of q[pos] from pos on, as mm_chain reads it (mm_qrun); 0: not measured
 		for (;;) {
 			u32 prev = pos > 0 ? q[pos - 1] : MT_CODE_NONE;
 			bool ranked = prev >= MT_FIRST;
@@ -584,9 +631,14 @@ extern "C" __global__ void __launch_bounds__(128) mm_walk(const PageDev p, const
 			if (ranked) pg_rank_pair(p, prev, lo, hi, r1, r2);
 			if (long_ && (!ranked || r2 - r1 < hi - lo || (dlo >> (lo & 63) & 1) || (dhi >> (hi & 63) & 1))) {
 				w--;
-				items[w] = make_uint4(lo, hi, m, pc.slot + ((u32)pos - pc.from));
+				u32 slot = pc.slot + ((u32)pos - pc.from);
+				items[w] = make_uint4(lo, hi, m, slot);
 				itemPiece[w] = t;
+				// For mm_chain's runs (MT_RUN_RANGE).
+				if (run == 0) run = mm_qrun(q, pc, (u32)pos);
+				qrun[slot] = run;
 			}
+			if (run != 0) run = prev == q[pos] ? mm_qrun_left(run) : 0;
 			if (--pos < (int)pc.from) break;
 			if (ranked) {
 				pg_extend_ranked(p, lo, hi, m, prev, r1, r2);
@@ -630,7 +682,9 @@ extern "C" __global__ void __launch_bounds__(128) mm_chain(const PageDev p, cons
                                                            const uint4 *__restrict__ items, const u32 *__restrict__ itemPiece, u32 i0, u32 nItems,
                                                            u32 *__restrict__ rangeCnt, u32 *__restrict__ itemRows,
                                                            unsigned long long *__restrict__ totalRows, const u32 *__restrict__ rangeOff,
-                                                           uint4 *__restrict__ ranges, u32 *__restrict__ rowCnt) {
+                                                           uint4 *__restrict__ ranges, u32 *__restrict__ rowCnt, const uint4 *__restrict__ runs,
+                                                           const u32 *__restrict__ runOff, const u32 *__restrict__ qrun, u32 runFrom,
+                                                           u32 minLen, u32 *cutHit, u32 *runItems) {
 	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
 	u32 rows = 0;
 	if (i < nItems) {
@@ -643,7 +697,7 @@ extern "C" __global__ void __launch_bounds__(128) mm_chain(const PageDev p, cons
 		bool check = prev >= MT_FIRST;
 		u32 cnt = 0;
 		u32 o = ranges ? rangeOff[i] : 0;
-		auto emit = [&](u32 a, u32 b, u32 d) {
+		auto emit = [&](u32 a, u32 b, u32 d, u32 flag) {
 			if (a >= b) return;
 			u32 c = b - a, r1 = 0;
 			if (check) {
@@ -653,19 +707,65 @@ extern "C" __global__ void __launch_bounds__(128) mm_chain(const PageDev p, cons
 				if (c == 0) return;
 			}
 			if (ranges) {
-				ranges[o + cnt] = make_uint4(a, r1, d, it);
+				ranges[o + cnt] = make_uint4(a, r1, d, it | flag);
 				rowCnt[o + cnt] = c;
 			}
 			cnt++;
 			rows += c;
 		};
-		emit(item.x, item.y, item.z);
+		// The runs of q[pos] (mm_walk measured its run, k of it): from the first level of depth
+		// at least runFrom and at most k, a run range or climb ranges (see MT_RUN_RANGE).
+		u32 x = q[pos], r0 = 0, nr = 0;
+		if (runOff) {
+			r0 = __ldg(runOff + x);
+			nr = __ldg(runOff + x + 1) - r0;
+		}
+		auto emitRuns = [&](u32 from, u32 n, u32 d) {
+			if (n == 0) return;
+			if (ranges) {
+				ranges[o + cnt] = make_uint4(from, MT_RUN_RANGE, d, it);
+				rowCnt[o + cnt] = n;
+			}
+			cnt++;
+			rows += n;
+		};
+		emit(item.x, item.y, item.z, 0);
 		u32 a = item.x, b = item.y;
 		while (pg_deep(p, a) || pg_deep(p, b)) {
 			int d = max(pg_lcp(p, a), pg_lcp(p, b));
+			if (nr > 0 && (u32)d >= runFrom) {
+				u32 qr = qrun[item.w], k = qr & ~MT_RUN_CUT;
+				bool exact = !(qr & MT_RUN_CUT);
+				if ((u32)d < k || ((u32)d == k && exact)) {
+					const uint4 *rs = runs + r0;
+					if (prev != x) {
+						// Every row of the levels left, at once.
+						emit(pg_prev_smaller(p, a, minLen), a, d, MT_CLIMB);
+						emit(b, pg_next_smaller(p, b, minLen), d, MT_CLIMB);
+					} else if ((u32)d < k) {
+						// The runs up to d long, each matching its length.
+						emitRuns(r0, mm_run_bound(rs, nr, d, MT_RUN_END, true), d);
+					} else {
+						// All but those exactly k long followed by q[pos+k]: those are in the
+						// deeper interval, already emitted with their longer match.
+						u32 y = pos + k < pc.len ? q[pos + k] : MT_RUN_END + 1;
+						u32 x0 = mm_run_bound(rs, nr, k, y, false), x1 = mm_run_bound(rs, nr, k, y, true);
+						emitRuns(r0, x0, d);
+						emitRuns(r0 + x1, nr - x1, d);
+					}
+					if (!ranges) atomicAdd(runItems, 1u);
+					break;
+				}
+				if (!exact && (u32)d >= k && pc.cut) {
+					// The run goes on past the codes on the device: the launch is done again with
+					// more of them (rather than climbing a level a symbol of the run here).
+					*cutHit = 1;
+					break;
+				}
+			}
 			u32 na = pg_prev_smaller(p, a, d), nb = pg_next_smaller(p, b, d);
-			emit(na, a, d);
-			emit(b, nb, d);
+			emit(na, a, d, 0);
+			emit(b, nb, d, 0);
 			a = na;
 			b = nb;
 		}
@@ -760,7 +860,9 @@ __device__ __forceinline__ u32 pg_select_other(const PageDev &p, u32 c, u32 a, u
 extern "C" __global__ void __launch_bounds__(256) mm_rows(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
                                                           const uint4 *__restrict__ items, const u32 *__restrict__ itemPiece,
                                                           const uint4 *__restrict__ ranges, const u32 *__restrict__ rowOff, u32 nRanges, u32 r0,
-                                                          u32 nRows, uint4 *__restrict__ cand, u32 *__restrict__ valid, u32 *cutHit) {
+                                                          u32 nRows, uint4 *__restrict__ cand, u32 *__restrict__ valid, u32 *cutHit,
+                                                          const uint4 *__restrict__ runs, const uint2 *__restrict__ runsPos,
+                                                          const u32 *__restrict__ runOff, const u32 *__restrict__ qrun) {
 	u32 r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r >= nRows) return;
 	u32 row = r0 + r;
@@ -771,20 +873,56 @@ extern "C" __global__ void __launch_bounds__(256) mm_rows(const PageDev p, const
 		else hi = mid;
 	}
 	uint4 rg = ranges[lo];
-	u32 j = row - rowOff[lo], d = rg.z;
-	uint4 item = items[rg.w];
-	Piece pc = pieces[itemPiece[rg.w]];
+	u32 j = row - rowOff[lo], d = rg.z, it = rg.w & ~MT_CLIMB;
+	uint4 item = items[it];
+	Piece pc = pieces[itemPiece[it]];
 	u32 pos = pc.from + (item.w - pc.slot);
 	const u8 *q = codes + pc.q;
 	u32 prev = pos > 0 ? q[pos - 1] : MT_CODE_NONE;
-	u32 k = prev >= MT_FIRST ? pg_select_other(p, prev, rg.x, rg.y, j) : rg.x + j;
+	u32 s;
+	bool run = rg.y == MT_RUN_RANGE;
+	if (run) {
+		// A run range's j-th run: its start, matching its length or d, whichever is less.
+		uint4 rn = __ldg(runs + rg.x + j);
+		s = rn.x;
+		d = min(rn.y, d);
+	} else {
+		u32 k = prev >= MT_FIRST ? pg_select_other(p, prev, rg.x, rg.y, j) : rg.x + j;
+		s = (u32)p.sa[k];
+		if (rg.w & MT_CLIMB) {
+			// A climb range's row matches d or its own run of q[pos], whichever is less: the
+			// run it starts in, the last of the list to start at or before it.
+			u32 x = q[pos], first = __ldg(runOff + x), a = 0, b = __ldg(runOff + x + 1) - first;
+			const uint2 *rp = runsPos + first;
+			while (b - a > 1) {
+				u32 mid = (a + b) >> 1;
+				if (__ldg(&rp[mid].x) <= s) a = mid;
+				else b = mid;
+			}
+			uint2 rn = __ldg(rp + a);
+			d = min(rn.x + rn.y - s, d);
+			run = true;
+		}
+	}
+	// A match of a run that ends the window runs on through the text's run after it (tailRun) as
+	// far as q[pos:]'s run of k goes, without a comparison unless both runs are as long (every
+	// position of a gap would compare the same stretch).
+	u32 on = 0;
+	bool onKnown = false;
+	if (run && s + d == p.n && p.tail > 0) {
+		u32 qr = qrun[item.w], k = qr & ~MT_RUN_CUT;
+		if (!(qr & MT_RUN_CUT) && k - d != p.tailRun) {
+			on = min(k - d, p.tailRun);
+			onKnown = true;
+		}
+	}
 	u32 ok = 0;
 	uint4 out = make_uint4(0, 0, 0, 0);
-	u32 s = (u32)p.sa[k];
 	if (s < p.owned && !(s == 0 && !pg_left_maximal(p, s, q, pos))) {
 		u64 g = p.start + s;
 		ok = 1;
-		out = make_uint4((u32)g, d + pg_run_on(p, s, d, q, pc, cutHit, pos), item.w, (u32)(g >> 32));
+		if (!onKnown) on = pg_run_on(p, s, d, q, pc, cutHit, pos);
+		out = make_uint4((u32)g, d + on, item.w, (u32)(g >> 32));
 	}
 	cand[r] = out;
 	valid[r] = ok;

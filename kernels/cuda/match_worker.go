@@ -33,12 +33,14 @@ const pieceBytes = int(unsafe.Sizeof(piece{}))
 // cutHitAt is where, in dTot and hTot, the kernels flag a search that reached a cut piece's len;
 // linkedAt, where piece_link counts the pieces whose start state it linked to the next one's;
 // longAt, where piece_start counts the pieces it lists for piece_long, and longTotalAt, where
-// piece_long adds them up over the launch.
+// piece_long adds them up over the launch; runItemsAt, where mm_chain counts the items it took from
+// a page's runs.
 const (
 	cutHitAt    = 16
 	linkedAt    = cutHitAt + 4
 	longAt      = linkedAt + 4
 	longTotalAt = longAt + 4
+	runItemsAt  = longTotalAt + 4
 )
 
 // outRec is a match record from the device: text position (its low 32 bits, the high ones in
@@ -68,6 +70,7 @@ type worker struct {
 	dLong                     devBuf // pieces listed for piece_long
 	dOffs, dSums, dTot        devBuf
 	dRegion, dRegionPiece     devBuf // per slot: items (-maxmatch) or records (unique modes)
+	dQRun                     devBuf // per slot (-maxmatch): the run of one code at an item's position (mm_walk)
 	dBest                     devBuf // per slot: best match so far over the pages (unique modes)
 	dItems, dItemPiece        devBuf // compacted items
 	dRangeCnt, dItemRows      devBuf
@@ -110,11 +113,11 @@ func (m *gpuMatcher) newWorker() (*worker, error) {
 		return nil, err
 	}
 	w := &worker{m: m, s: s, spans: make(map[*byte]*codeSpan)}
-	if err := w.hTot.ensure(m.dev, longTotalAt+4); err != nil {
+	if err := w.hTot.ensure(m.dev, runItemsAt+4); err != nil {
 		w.free()
 		return nil, err
 	}
-	if err := w.dTot.ensure(m.dev, longTotalAt+4); err != nil {
+	if err := w.dTot.ensure(m.dev, runItemsAt+4); err != nil {
 		w.free()
 		return nil, err
 	}
@@ -125,7 +128,7 @@ func (w *worker) free() {
 	d := w.m.dev
 	w.hTot.free(d)
 	for _, b := range []*devBuf{&w.dCodes, &w.dPieces, &w.dCounts, &w.dStarts, &w.dEnds, &w.dBlockEnd, &w.dLong, &w.dOffs,
-		&w.dSums, &w.dTot, &w.dRegion, &w.dRegionPiece, &w.dBest, &w.dItems, &w.dItemPiece, &w.dRangeCnt, &w.dItemRows,
+		&w.dSums, &w.dTot, &w.dRegion, &w.dRegionPiece, &w.dQRun, &w.dBest, &w.dItems, &w.dItemPiece, &w.dRangeCnt, &w.dItemRows,
 		&w.dRangeOff, &w.dRanges, &w.dRowCnt, &w.dRowOff, &w.dCand, &w.dValid, &w.dValidOff, &w.dOut} {
 		b.free(d)
 	}
@@ -286,7 +289,12 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 	if err := w.s.toDevice(w.dPieces.p, unsafe.Pointer(&w.pieces[0]), pieceBytes*nPieces); err != nil {
 		return false, err
 	}
-	if err := w.s.memset32(w.dTot.p+cutHitAt, 0, 4); err != nil {
+	if m.opts.Mode == kernels.MaxMatch {
+		if err := w.grow(&w.dQRun, 4*nSlots); err != nil {
+			return false, err
+		}
+	}
+	if err := w.s.memset32(w.dTot.p+cutHitAt, 0, 5); err != nil {
 		return false, err
 	}
 	if err := w.mark("copy up"); err != nil {
@@ -306,7 +314,7 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 			if err != nil {
 				return false, err
 			}
-			err = w.maxMatchPage(&f.desc, nPieces)
+			err = w.maxMatchPage(i, &f.desc, nPieces)
 			if err == nil && !m.fs.resident {
 				err = w.s.sync()
 			}
@@ -338,7 +346,7 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 		}
 	}
 	hit := unsafe.Add(w.hTot.p, cutHitAt)
-	if err := w.s.toHost(hit, w.dTot.p+cutHitAt, 16); err != nil {
+	if err := w.s.toHost(hit, w.dTot.p+cutHitAt, 20); err != nil {
 		return false, err
 	}
 	if err := w.s.sync(); err != nil {
@@ -346,6 +354,7 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 	}
 	m.stats.linked.Add(int64(*(*uint32)(unsafe.Add(w.hTot.p, linkedAt))))
 	m.stats.long.Add(int64(*(*uint32)(unsafe.Add(w.hTot.p, longTotalAt))))
+	m.stats.runItems.Add(int64(*(*uint32)(unsafe.Add(w.hTot.p, runItemsAt))))
 	if err := w.collect(); err != nil {
 		return false, err
 	}
@@ -766,16 +775,20 @@ func (w *worker) startStates(desc *pageDev, nPieces int) error {
 	return w.mark("start states")
 }
 
-// maxMatchPage appends to w.recs the -maxmatch records of one page (see match.cuh).
-func (w *worker) maxMatchPage(desc *pageDev, nPieces int) error {
+// maxMatchPage appends to w.recs the -maxmatch records of page i (see match.cuh).
+func (w *worker) maxMatchPage(i int, desc *pageDev, nPieces int) error {
 	m := w.m
 	s := w.s
 	minLen := uint32(m.opts.MinLen)
+	runs, err := m.pageRuns(w, i, desc)
+	if err != nil {
+		return err
+	}
 	if err := w.startStates(desc, nPieces); err != nil {
 		return err
 	}
 	if err := s.launch("mm_walk", m.fn["mm_walk"], ceilDiv(nPieces, 128), 128, desc, w.dCodes.p, w.dPieces.p, uint32(nPieces),
-		w.dStarts.p, w.dEnds.p, w.dBlockEnd.p, minLen, w.dRegion.p, w.dRegionPiece.p, w.dCounts.p); err != nil {
+		w.dStarts.p, w.dEnds.p, w.dBlockEnd.p, minLen, w.dRegion.p, w.dRegionPiece.p, w.dCounts.p, w.dQRun.p); err != nil {
 		return err
 	}
 	if err := w.mark("walk"); err != nil {
@@ -803,8 +816,11 @@ func (w *worker) maxMatchPage(desc *pageDev, nPieces int) error {
 	if err := s.memset32(totalRows, 0, 2); err != nil {
 		return err
 	}
+	// Both passes of mm_chain take the same runs, and so make the same ranges.
+	cutHit, runItems := w.dTot.p+cutHitAt, w.dTot.p+runItemsAt
 	if err := s.launch("mm_chain", m.fn["mm_chain"], ceilDiv(nItems, 128), 128, desc, w.dCodes.p, w.dPieces.p, w.dItems.p, w.dItemPiece.p,
-		uint32(0), uint32(nItems), w.dRangeCnt.p, w.dItemRows.p, totalRows, devPtr(0), devPtr(0), devPtr(0)); err != nil {
+		uint32(0), uint32(nItems), w.dRangeCnt.p, w.dItemRows.p, totalRows, devPtr(0), devPtr(0), devPtr(0),
+		runs.runs, runs.runOff, w.dQRun.p, uint32(runFrom), minLen, cutHit, runItems); err != nil {
 		return err
 	}
 	hRows := unsafe.Add(w.hTot.p, 8)
@@ -857,7 +873,8 @@ func (w *worker) maxMatchPage(desc *pageDev, nPieces int) error {
 			}
 		}
 		if err := s.launch("mm_chain", m.fn["mm_chain"], ceilDiv(gn, 128), 128, desc, w.dCodes.p, w.dPieces.p, w.dItems.p, w.dItemPiece.p,
-			uint32(i0), uint32(gn), devPtr(0), devPtr(0), devPtr(0), w.dRangeOff.p, w.dRanges.p, w.dRowCnt.p); err != nil {
+			uint32(i0), uint32(gn), devPtr(0), devPtr(0), devPtr(0), w.dRangeOff.p, w.dRanges.p, w.dRowCnt.p,
+			runs.runs, runs.runOff, w.dQRun.p, uint32(runFrom), minLen, cutHit, runItems); err != nil {
 			return err
 		}
 		nRows32, err := w.scan(w.dRowCnt.p, w.dRowOff.p, nRanges)
@@ -880,7 +897,8 @@ func (w *worker) maxMatchPage(desc *pageDev, nPieces int) error {
 				}
 			}
 			if err := s.launch("mm_rows", m.fn["mm_rows"], ceilDiv(cnt, 256), 256, desc, w.dCodes.p, w.dPieces.p, w.dItems.p, w.dItemPiece.p,
-				w.dRanges.p, w.dRowOff.p, uint32(nRanges), uint32(r0), uint32(cnt), w.dCand.p, w.dValid.p, w.dTot.p+cutHitAt); err != nil {
+				w.dRanges.p, w.dRowOff.p, uint32(nRanges), uint32(r0), uint32(cnt), w.dCand.p, w.dValid.p, cutHit, runs.runs, runs.runsPos, runs.runOff,
+				w.dQRun.p); err != nil {
 				return err
 			}
 			nValid32, err := w.scan(w.dValid.p, w.dValidOff.p, cnt)

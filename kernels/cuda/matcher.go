@@ -215,16 +215,18 @@ var matchKernels = []string{"piece_start", "piece_long", "piece_link", "mm_walk"
 
 // gpuMatcher is a kernels.Matcher on one GPU.
 type gpuMatcher struct {
-	dev    *device
-	ref    *kernels.Reference
-	opts   kernels.MatchOptions
-	cfg    matchConfig
-	host   *cpu.Matcher // the page indexes on the host, when built there
-	pages  []hostPage   // their arrays, for loading into frames
-	npages int
-	text   devBuf
-	fs     frameSet
-	fn     map[string]uintptr
+	dev     *device
+	ref     *kernels.Reference
+	opts    kernels.MatchOptions
+	cfg     matchConfig
+	host    *cpu.Matcher // the page indexes on the host, when built there
+	pages   []hostPage   // their arrays, for loading into frames
+	npages  int
+	text    devBuf
+	fs      frameSet
+	fn      map[string]uintptr
+	runs    runLists // -maxmatch: the pages' runs of one symbol
+	threads int      // the host threads it may use
 
 	reqs      chan *request
 	quit      chan struct{}
@@ -255,6 +257,7 @@ type matchStats struct {
 	relaunches                                                atomic.Int64 // launches done again with more of a long sequence
 	linked                                                    atomic.Int64 // pieces whose start state came from the next piece's
 	long                                                      atomic.Int64 // pieces whose start state piece_long compared on with the grid
+	runItems                                                  atomic.Int64 // -maxmatch items whose matches came from a page's runs
 	mu                                                        sync.Mutex
 	phase                                                     map[string]time.Duration
 	order                                                     []string
@@ -283,6 +286,9 @@ func (s *matchStats) String() string {
 	}
 	if n := s.long.Load(); n > 0 {
 		fmt.Fprintf(&b, " (%d long start states)", n)
+	}
+	if n := s.runItems.Load(); n > 0 {
+		fmt.Fprintf(&b, " (%d positions' matches from runs)", n)
 	}
 	if n := s.relaunches.Load(); n > 0 {
 		fmt.Fprintf(&b, " (%d launches done again with more of a long sequence)", n)
@@ -420,7 +426,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		}
 	}
 	m := &gpuMatcher{dev: d, ref: ref, opts: opts, cfg: cfg, fn: make(map[string]uintptr), note: b.note,
-		reqs: cfg.Requests, quit: make(chan struct{})}
+		reqs: cfg.Requests, quit: make(chan struct{}), threads: max(b.opts.Threads, 1)}
 	if m.reqs == nil {
 		m.reqs = make(chan *request)
 	}
@@ -710,6 +716,7 @@ func (m *gpuMatcher) freeDevice() {
 	m.freeFrames()
 	_ = m.dev.run(func() error {
 		m.text.free(m.dev)
+		m.runs.free(m.dev)
 		return nil
 	})
 }
