@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"bytes"
 	"cmp"
 	"slices"
 
@@ -29,30 +28,34 @@ func ListRuns(w []byte, x byte, minLen, threads int) []SymRun {
 // runPart is the least text a goroutine of ListRuns and RunSymbols looks at (lowered by tests).
 var runPart = 16 << 20
 
-// listRunsIn is ListRuns of the runs that start in w[a:b).
+// listRunsIn is ListRuns of the runs whose first position that is minLen-1 modulo minLen lies in
+// w[a:b): it looks at those positions only (a run minLen long holds one), so a symbol as common
+// as a base is listed in a pass over n/minLen positions, not stopped at every occurrence.
 func listRunsIn(w []byte, x byte, minLen, a, b int) []SymRun {
 	var rs []SymRun
-	i := a
-	for i > 0 && i < b && w[i-1] == x && w[i] == x {
-		i++ // a run that started before a
-	}
-	for i < b {
-		j := bytes.IndexByte(w[i:b], x)
-		if j < 0 {
-			break
+	minLen = max(minLen, 1)
+	for i := firstSample(a, minLen); i < b; {
+		if w[i] != x {
+			i += minLen
+			continue
 		}
-		i += j
-		e := i + 1
+		s, e := i, i+1
+		for s > 0 && w[s-1] == x {
+			s--
+		}
 		for e < len(w) && w[e] == x {
 			e++
 		}
-		if e-i >= minLen {
-			rs = append(rs, SymRun{i, e - i})
+		if e-s >= minLen && firstSample(s, minLen) >= a {
+			rs = append(rs, SymRun{s, e - s})
 		}
-		i = e
+		i = firstSample(e, minLen)
 	}
 	return rs
 }
+
+// firstSample is the first position at or after a that is step-1 modulo step.
+func firstSample(a, step int) int { return a + (step-1-a%step+step)%step }
 
 // RunSymbols returns, in increasing order, the symbols (codes from kernels.FirstCode) that w has
 // a run of at least atLeast of, looked for on up to threads goroutines. It looks at every
@@ -78,8 +81,7 @@ func RunSymbols(w []byte, atLeast, threads int) []byte {
 // runSymbolsIn marks in has the symbols with a run of at least atLeast through a position of
 // [a, b) that is atLeast-1 modulo atLeast.
 func runSymbolsIn(w []byte, atLeast, a, b int, has *[256]bool) {
-	i := a + (atLeast-1-a%atLeast+atLeast)%atLeast
-	for i < b {
+	for i := firstSample(a, atLeast); i < b; {
 		x := w[i]
 		if x < kernels.FirstCode || has[x] {
 			i += atLeast
@@ -96,10 +98,7 @@ func runSymbolsIn(w []byte, atLeast, a, b int, has *[256]bool) {
 			has[x] = true
 		}
 		// The next position looked at is past this run: a run of megabases is read once.
-		i += atLeast
-		if i < e {
-			i += (e - i + atLeast - 1) / atLeast * atLeast
-		}
+		i = max(i+atLeast, firstSample(e, atLeast))
 	}
 }
 
