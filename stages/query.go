@@ -194,54 +194,18 @@ func (s *QuerySource) addRecord(b *QueryBatch, name []byte, seq []byte, cut int,
 		} else {
 			r.fwd = off
 		}
-		// The symbol at strand position i: from the codes where they are made, else the record's
-		// letters (reversed for the reverse strand: complements keep runs where they are).
-		at := func(i int) byte {
-			switch {
-			case encodeNow:
-				return b.Codes[off+i]
-			case rev:
-				return seq[n-1-i]
-			}
-			return seq[i]
-		}
-		for from := 0; ; {
-			to := segmentEnd(at, from+cut, n)
+		for from := 0; ; from += cut {
+			to := min(from+cut, n)
 			b.Segs = append(b.Segs, kernels.Segment{Off: off, Len: n, From: from, To: to})
 			b.Info = append(b.Info, SegInfo{Name: name, Reverse: rev, First: from == 0, Last: to == n})
 			if to == n {
 				break
 			}
-			from = to
 		}
 	}
 	if !encodeNow {
 		b.recs = append(b.recs, r)
 	}
-}
-
-// runSegment is the shortest run of one symbol that a segment's end is moved past.
-const runSegment = 1024
-
-// segmentEnd is where a segment of a sequence of n symbols (at gives symbol i) that would end at
-// to ends: to (at most n), or where that is inside a run of one symbol that goes on for at least
-// runSegment more, at the run's end. A matcher starts the search of a segment's last position
-// from the match of the sequence after it, and a match that starts inside a run of x (a gap of N
-// against an assembly's gaps) is found a symbol of the run at a time: a chunk of a gap of
-// megabases took seconds of one thread each. The run is walked once instead, as part of the
-// segment before it. The output does not depend on where segments end.
-func segmentEnd(at func(int) byte, to, n int) int {
-	if to >= n || at(to-1) != at(to) {
-		return min(to, n)
-	}
-	x, e := at(to), to+1
-	for e < n && at(e) == x {
-		e++
-	}
-	if e-to >= runSegment {
-		return e
-	}
-	return to
 }
 
 // fillPart is the least a goroutine of fill encodes: below it, starting one costs more than it saves.
