@@ -299,6 +299,85 @@ __device__ __forceinline__ u32 pg_run_diag(const PageDev &p, const u8 *pat, u32 
 	return m;
 }
 
+// Runs of one symbol under -maxmatch. Inside a query's run of x (k of it from the position on),
+// every enclosing interval from some depth d <= k on is x^j's, one level a symbol of the run, so
+// the climb would take as many levels as the run is long, at every position of it: quadratic in
+// the run (a gap of N against gaps of N). From a level of depth at least runFrom, mm_chain ends
+// the climb at once (the rows of the levels left have matches of min(d, their own run of x)):
+//   - with x before the position too, the only rows of those levels not preceded by x are the
+//     starts of the window's runs of x: a "run range" of the page's list of runs, by length
+//     (kernels/cpu's emitRuns);
+//   - at the run's first position, every row of those levels is a match (one a text position of
+//     the window's runs of x): a "climb range", the rows of the interval at the minimum length
+//     not yet emitted, each one's length taken from the run it starts in (found in the list by
+//     position).
+// The lists (by symbol, from runOff[x] to runOff[x+1], for the symbols with a run of runFrom)
+// hold the runs at least the minimum length long: runs, as (window position, length, next code or
+// MT_RUN_END at the window's end, 0) by length then next code; runsPos, as (position, length) by
+// position.
+#define MT_RUN_RANGE 0xffffffffu // a range's rank field when it is a run range
+#define MT_CLIMB 0x80000000u     // a range's item field when it is a climb range
+#define MT_RUN_END 0x100u        // next code of a run that ends the window
+#define MT_RUN_CUT 0x80000000u   // mm_qrun: the run reaches a cut piece's codes (it is at least that long)
+
+// RunLists are a page's lists of runs of one symbol (see MT_RUN_RANGE); K, the least depth from
+// which a start state inside a run is moved on by them (pg_run_jump; 0: never): at least the
+// minimum length, so that every run at least K long is listed.
+struct RunLists {
+	const uint4 *runs;
+	const u32 *runOff;
+	u32 K;
+	u32 *jumps; // start states moved on
+};
+
+// pg_run_jump: the search of pg_start_state at (lo, hi) = the rows of x^m (x = pat[0], m >= K,
+// more than one row) where pat begins with k >= m x's, moved on at once rather than a symbol of
+// the run at a time (a piece inside a gap of N against an assembly's gaps searched the rest of
+// the gap). Within the rows that start with x, those whose run is followed by a smaller code (or
+// the window's end) come first, by increasing run length, and those followed by a larger code
+// last, by decreasing length; so the rows of x^J, J = min(k, the window's longest run of x), are
+// x^m's less the suffixes with m to J-1 x's of each listed run at least m long, on its side. At
+// J = k the rows of x^k y (y = pat[k]) are those with exactly k x's (one a run at least k long)
+// followed by y: a block at the start of x^k's rows (y < x) or at its end (y > x), ordered by the
+// code after the run. It returns whether the search goes on (from x^k y's rows, m = k+1, or from
+// x^J's where they are one row).
+__device__ __forceinline__ bool pg_run_jump(const PageDev &p, const RunLists &rl, const u8 *pat, u32 plen, u32 k, u32 &lo, u32 &hi,
+                                            u32 &m) {
+	u32 x = pat[0], r0 = __ldg(rl.runOff + x), r1 = __ldg(rl.runOff + x + 1);
+	u32 J = min(k, __ldg(&rl.runs[r1 - 1].y));
+	if (J <= m) return true;
+	// The runs at least m long: by length, so from the first of them on.
+	u32 a = r0, b = r1;
+	while (a < b) {
+		u32 mid = (a + b) >> 1;
+		if (__ldg(&rl.runs[mid].y) < m) a = mid + 1;
+		else b = mid;
+	}
+	bool toY = J == k && k < plen && pat[k] >= MT_FIRST;
+	u32 y = toY ? pat[k] : 0, before = 0, same = 0;
+	for (u32 i = a; i < r1; i++) {
+		uint4 r = __ldg(rl.runs + i);
+		bool lower = r.z == MT_RUN_END || r.z < x;
+		u32 c = min(r.y, J - 1) - m + 1;
+		if (lower) lo += c;
+		else hi -= c;
+		if (toY && r.y >= k) {
+			if (r.z == y) same++;
+			else if (y < x ? lower && (r.z == MT_RUN_END || r.z < y) : !lower && r.z > y) before++;
+		}
+	}
+	atomicAdd(rl.jumps, 1u);
+	m = J;
+	if (toY && same > 0) {
+		lo = y < x ? lo + before : hi - before - same;
+		hi = lo + same;
+		m = k + 1;
+		return true;
+	}
+	// No row goes on: the search stops at x^J's rows, unless they are one, which it compares on.
+	return hi - lo == 1;
+}
+
 // pg_start_state: the state of q[to:len] (Page.startState and longestPrefix): the rows and length
 // of its longest prefix that occurs in the window. It returns PS_EXACT, or for a match that is one
 // row: with cap > 0, PS_OPEN where it is at least cap long (m is then cap, and piece_link finds
@@ -308,8 +387,8 @@ __device__ __forceinline__ u32 pg_run_diag(const PageDev &p, const u8 *pat, u32 
 #define PS_OPEN 1
 #define PS_LONG 2
 #define PS_LONG_AT 4096
-__device__ __forceinline__ u32 pg_start_state(const PageDev &p, const u8 *q, const Piece &pc, u32 cap, u32 *cutHit, u32 &lo, u32 &hi,
-                                              u32 &m) {
+__device__ __forceinline__ u32 pg_start_state(const PageDev &p, const u8 *q, const Piece &pc, u32 cap, u32 *cutHit, const RunLists &rl,
+                                              u32 &lo, u32 &hi, u32 &m) {
 	lo = 0;
 	hi = p.n + 1;
 	m = 0;
@@ -319,9 +398,22 @@ __device__ __forceinline__ u32 pg_start_state(const PageDev &p, const u8 *q, con
 	}
 	const u8 *pat = q + pc.to;
 	u32 plen = pc.len - pc.to;
+	bool jumped = rl.K == 0;
 	while (m < plen) {
 		u32 x = pat[m];
 		if (x < MT_FIRST) break;
+		if (!jumped && m >= rl.K && hi - lo > 1) {
+			// Inside a run of a listed symbol: moved on from the run's lengths (pg_run_jump).
+			jumped = true;
+			u32 x0 = pat[0];
+			if (__ldg(rl.runOff + x0) < __ldg(rl.runOff + x0 + 1)) {
+				u32 k = 1 + mt_same(pat + 1, pat, 0, plen - 1);
+				if (k >= m && !pg_run_jump(p, rl, pat, plen, k, lo, hi, m)) break;
+				if (m >= plen) break;
+				x = pat[m];
+				if (x < MT_FIRST) break;
+			}
+		}
 		if (hi - lo == 1) {
 			u32 s = (u32)p.sa[lo];
 			if (cap > 0 && cap <= plen) {
@@ -413,12 +505,14 @@ __device__ __forceinline__ u32 pg_start_state(const PageDev &p, const u8 *q, con
 
 extern "C" __global__ void __launch_bounds__(128) piece_start(const PageDev p, const u8 *__restrict__ codes, const Piece *__restrict__ pieces,
                                                               u32 nPieces, uint4 *__restrict__ starts, uint4 *__restrict__ longList,
-                                                              u32 *nLong, u32 *cutHit) {
+                                                              u32 *nLong, u32 *cutHit, const uint4 *__restrict__ runs,
+                                                              const u32 *__restrict__ runOff, u32 runK, u32 *jumps) {
 	u32 t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= nPieces) return;
 	Piece pc = pieces[t];
+	RunLists rl = {runs, runOff, runOff ? runK : 0u, jumps};
 	u32 lo, hi, m;
-	u32 kind = pg_start_state(p, codes + pc.q, pc, pc.link, cutHit, lo, hi, m);
+	u32 kind = pg_start_state(p, codes + pc.q, pc, pc.link, cutHit, rl, lo, hi, m);
 	if (kind == PS_LONG) {
 		// Listed: the piece, how far it matches, where the comparison ends (piece_long lowers
 		// it to the first symbol that differs), the row's text position. m becomes the index.
@@ -550,27 +644,6 @@ __device__ __forceinline__ bool pg_left_maximal(const PageDev &p, u32 s, const u
 }
 
 // ---- -maxmatch ----------------------------------------------------------------------------------
-
-// Runs of one symbol under -maxmatch. Inside a query's run of x (k of it from the position on),
-// every enclosing interval from some depth d <= k on is x^j's, one level a symbol of the run, so
-// the climb would take as many levels as the run is long, at every position of it: quadratic in
-// the run (a gap of N against gaps of N). From a level of depth at least runFrom, mm_chain ends
-// the climb at once (the rows of the levels left have matches of min(d, their own run of x)):
-//   - with x before the position too, the only rows of those levels not preceded by x are the
-//     starts of the window's runs of x: a "run range" of the page's list of runs, by length
-//     (kernels/cpu's emitRuns);
-//   - at the run's first position, every row of those levels is a match (one a text position of
-//     the window's runs of x): a "climb range", the rows of the interval at the minimum length
-//     not yet emitted, each one's length taken from the run it starts in (found in the list by
-//     position).
-// The lists (by symbol, from runOff[x] to runOff[x+1], for the symbols with a run of runFrom)
-// hold the runs at least the minimum length long: runs, as (window position, length, next code or
-// MT_RUN_END at the window's end, 0) by length then next code; runsPos, as (position, length) by
-// position.
-#define MT_RUN_RANGE 0xffffffffu // a range's rank field when it is a run range
-#define MT_CLIMB 0x80000000u     // a range's item field when it is a climb range
-#define MT_RUN_END 0x100u        // next code of a run that ends the window
-#define MT_RUN_CUT 0x80000000u   // mm_qrun: the run reaches a cut piece's codes (it is at least that long)
 
 // mm_qrun: how many times q[pos] repeats from pos on in the codes on the device, with MT_RUN_CUT
 // where that is up to a cut piece's end (the low bits then a lower bound).

@@ -14,6 +14,16 @@ import (
 // 0 turns run ranges off.
 var runFrom = cpu.RunEmitDepth
 
+// runJumpFrom is the depth from which a start state inside a run is moved on by the page's runs
+// (match.cuh's pg_run_jump): runFrom, or the minimum length where that is more (the lists hold
+// the runs at least that long); 0 with run ranges off.
+func runJumpFrom(minLen int) int {
+	if runFrom <= 0 {
+		return 0
+	}
+	return max(runFrom, minLen)
+}
+
 // runLists are the pages' runs of one symbol on the device, for run ranges: for each page, made
 // from the host's text the first time a -maxmatch launch visits it, and kept while the matcher
 // lives (16 bytes a run at least the minimum length long, of the symbols that have a run of

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"math/rand/v2"
@@ -130,40 +131,43 @@ func runsReference(t testing.TB, rng *rand.Rand, size, maxRun int) (*kernels.Ref
 	return ref, mutateSeq(rng, q, 0.003)
 }
 
-// TestGPUMatcherMaxMatchRuns: -maxmatch inside runs of one symbol (gaps of N against gaps of N,
-// poly-A), whose matches mm_chain takes from the pages' runs (run ranges) from depths lowered to a
-// few symbols, against the CPU: windows that end inside runs, short pieces, cut pieces and small
-// lookaheads (runs that reach a cut piece's codes), N a symbol or not.
-func TestGPUMatcherMaxMatchRuns(t *testing.T) {
+// TestGPUMatcherRuns: queries inside runs of one symbol (gaps of N against gaps of N, poly-A),
+// against the CPU, in every mode, from depths lowered to a few symbols: -maxmatch's matches taken
+// from the pages' runs (run and climb ranges), and start states moved on through runs
+// (pg_run_jump); windows that end inside runs, short pieces, cut pieces and small lookaheads
+// (runs that reach a cut piece's codes), N a symbol or not.
+func TestGPUMatcherRuns(t *testing.T) {
 	b := gpuBackend(t)
 	defer func(v int) { runFrom = v }(runFrom)
 	rng := rand.New(rand.NewPCG(33, 34))
-	var runItems, relaunches int64
-	for iter := range 10 {
+	var runItems, jumps, relaunches int64
+	for iter := range 12 {
 		runFrom = 1 + rng.IntN(60)
 		ref, q := runsReference(t, rng, 3000, 700)
 		seqs := [][]byte{q, q[rng.IntN(len(q)/2):]}
 		minLen := 8 + rng.IntN(40)
+		mode := []kernels.Mode{kernels.MaxMatch, kernels.Mum, kernels.MumReference}[iter%3]
 		for _, ps := range []int{0, 900 + rng.IntN(2000)} {
-			opts := kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: minLen, PageSize: ps}
+			opts := kernels.MatchOptions{Mode: mode, MinLen: minLen, PageSize: ps}
 			want := newCPUMatcher(t, ref, opts)
 			for _, cfg := range []matchConfig{{}, {PieceLen: 7, Lookahead: 40, Workers: 1, HostIndex: true}} {
 				got := newTestMatcher(t, b, ref, opts, cfg)
 				for _, cut := range []int{1 << 30, 500} {
 					nuc := rng.IntN(3) == 0
-					what := fmt.Sprintf("iter %d minLen %d page %d cut %d nucOnly %v runFrom %d %+v", iter, minLen, ps, cut, nuc, runFrom, cfg)
+					what := fmt.Sprintf("iter %d %v minLen %d page %d cut %d nucOnly %v runFrom %d %+v", iter, mode, minLen, ps, cut, nuc, runFrom, cfg)
 					n := compareMatch(t, what, want, got, queryBatch(seqs, &ref.Alpha, true, nuc, cut))
 					t.Logf("%s: %d matches", what, n)
 				}
 				runItems += got.stats.runItems.Load()
+				jumps += got.stats.jumps.Load()
 				relaunches += got.stats.relaunches.Load()
 				got.Close()
 			}
 		}
 	}
-	t.Logf("%d positions' matches from runs, %d launches done again", runItems, relaunches)
-	if runItems < 1000 {
-		t.Fatalf("only %d positions took their matches from runs", runItems)
+	t.Logf("%d positions' matches from runs, %d start states moved on through runs, %d launches done again", runItems, jumps, relaunches)
+	if runItems < 1000 || jumps < 1000 {
+		t.Fatalf("only %d positions took their matches from runs, %d start states were moved on through runs", runItems, jumps)
 	}
 }
 
@@ -197,5 +201,136 @@ func BenchmarkGPUMaxMatchGap(b *testing.B) {
 			b.ReportMetric(float64(len(res.Matches)), "matches")
 			b.Log(m.Stats())
 		})
+	}
+}
+
+// runJumpRef is pg_run_jump (match.cuh) on the host, for TestRunJumpArithmetic: from (lo, hi) =
+// the rows of x^m, pat beginning with k >= m x's.
+func runJumpRef(off []uint32, runs [][4]uint32, pat []byte, k int, lo, hi, m uint32) (uint32, uint32, uint32, bool) {
+	x := uint32(pat[0])
+	rs := runs[off[x]:off[x+1]]
+	J := min(uint32(k), rs[len(rs)-1][1])
+	if J <= m {
+		return lo, hi, m, true
+	}
+	toY := int(J) == k && k < len(pat) && pat[k] >= kernels.FirstCode
+	var y, before, same uint32
+	if toY {
+		y = uint32(pat[k])
+	}
+	for _, r := range rs {
+		if r[1] < m {
+			continue
+		}
+		lower := r[2] == runEnd || r[2] < x
+		c := min(r[1], J-1) - m + 1
+		if lower {
+			lo += c
+		} else {
+			hi -= c
+		}
+		if toY && r[1] >= uint32(k) {
+			switch {
+			case r[2] == y:
+				same++
+			case y < x && lower && (r[2] == runEnd || r[2] < y), y > x && !lower && r[2] > y:
+				before++
+			}
+		}
+	}
+	m = J
+	if toY && same > 0 {
+		if y < x {
+			lo += before
+		} else {
+			lo = hi - before - same
+		}
+		return lo, lo + same, uint32(k) + 1, true
+	}
+	return lo, hi, m, hi-lo == 1
+}
+
+// TestRunJumpArithmetic checks the arithmetic of pg_run_jump (through its host twin) against the
+// rows found by brute force in windows with runs of every symbol, codes that are not symbols and
+// runs that end the window: the rows of x^J, and of x^k y where the pattern goes on.
+func TestRunJumpArithmetic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	checked, blocks := 0, 0
+	for iter := range 200 {
+		var w []byte
+		for n := 200 + rng.IntN(2000); len(w) < n; {
+			x := byte(kernels.FirstCode + rng.IntN(4))
+			switch r := rng.IntN(10); {
+			case r == 0:
+				w = append(w, kernels.CodeNone)
+			case r < 4:
+				w = append(w, bytes.Repeat([]byte{x}, 1+rng.IntN(120))...)
+			default:
+				w = append(w, x)
+			}
+		}
+		p := cpu.NewPage(w, kernels.FirstCode+4, 0, len(w), len(w))
+		sa := p.DeviceArrays().SA
+		minLen, from := 1+rng.IntN(10), 1+rng.IntN(30)
+		off, runs, _ := hostRuns(w, minLen, from, 1)
+		if runs == nil {
+			continue
+		}
+		// rows returns the rows whose suffix begins with pat (brute force).
+		rows := func(pat []byte) (uint32, uint32) {
+			lo, hi := -1, -1
+			for r := 1; r < len(sa); r++ {
+				if bytes.HasPrefix(w[sa[r]:], pat) {
+					if lo < 0 {
+						lo = r
+					}
+					hi = r + 1
+				}
+			}
+			return uint32(max(lo, 0)), uint32(max(hi, 0))
+		}
+		K := max(from, minLen)
+		for range 30 {
+			x := byte(kernels.FirstCode + rng.IntN(4))
+			if off[x] == off[x+1] {
+				continue
+			}
+			longest := int(runs[off[x+1]-1][1])
+			k := K + rng.IntN(longest+20)
+			pat := bytes.Repeat([]byte{x}, k)
+			for range rng.IntN(4) {
+				pat = append(pat, byte(kernels.FirstCode+rng.IntN(4)))
+			}
+			if rng.IntN(8) == 0 {
+				pat = append(pat, kernels.CodeNone)
+			}
+			for k < len(pat) && pat[k] == x {
+				k++ // the pattern's run, as the device measures it
+			}
+			m := K + rng.IntN(max(min(k, longest)-K, 0)+1)
+			lo, hi := rows(pat[:m])
+			if hi-lo < 2 {
+				continue
+			}
+			glo, ghi, gm, goOn := runJumpRef(off, runs, pat, k, lo, hi, uint32(m))
+			// What the search reaches: the rows of pat[:gm], non-empty; it stops (goOn false)
+			// only where no row goes on with pat[gm] and more than one row is left.
+			wlo, whi := rows(pat[:gm])
+			if glo != wlo || ghi != whi || whi <= wlo {
+				t.Fatalf("iter %d: x %d k %d m %d longest %d pat %v: rows [%d, %d) at %d, want [%d, %d)", iter, x, k, m, longest, pat, glo, ghi, gm, wlo, whi)
+			}
+			if int(gm) < len(pat) && !goOn {
+				if nlo, nhi := rows(pat[:gm+1]); nhi > nlo && pat[gm] >= kernels.FirstCode || ghi-glo == 1 {
+					t.Fatalf("iter %d: x %d k %d m %d pat %v: stops at %d with rows [%d, %d) that go on", iter, x, k, m, pat, gm, glo, ghi)
+				}
+			}
+			if int(gm) == k+1 {
+				blocks++
+			}
+			checked++
+		}
+	}
+	if checked < 1000 || blocks < 100 {
+		t.Fatalf("only %d jumps checked, %d into x^k y", checked, blocks)
 	}
 }

@@ -34,13 +34,14 @@ const pieceBytes = int(unsafe.Sizeof(piece{}))
 // linkedAt, where piece_link counts the pieces whose start state it linked to the next one's;
 // longAt, where piece_start counts the pieces it lists for piece_long, and longTotalAt, where
 // piece_long adds them up over the launch; runItemsAt, where mm_chain counts the items it took from
-// a page's runs.
+// a page's runs, and jumpsAt, where piece_start counts the start states moved on by them.
 const (
 	cutHitAt    = 16
 	linkedAt    = cutHitAt + 4
 	longAt      = linkedAt + 4
 	longTotalAt = longAt + 4
 	runItemsAt  = longTotalAt + 4
+	jumpsAt     = runItemsAt + 4
 )
 
 // outRec is a match record from the device: text position (its low 32 bits, the high ones in
@@ -113,11 +114,11 @@ func (m *gpuMatcher) newWorker() (*worker, error) {
 		return nil, err
 	}
 	w := &worker{m: m, s: s, spans: make(map[*byte]*codeSpan)}
-	if err := w.hTot.ensure(m.dev, runItemsAt+4); err != nil {
+	if err := w.hTot.ensure(m.dev, jumpsAt+4); err != nil {
 		w.free()
 		return nil, err
 	}
-	if err := w.dTot.ensure(m.dev, runItemsAt+4); err != nil {
+	if err := w.dTot.ensure(m.dev, jumpsAt+4); err != nil {
 		w.free()
 		return nil, err
 	}
@@ -294,7 +295,7 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 			return false, err
 		}
 	}
-	if err := w.s.memset32(w.dTot.p+cutHitAt, 0, 5); err != nil {
+	if err := w.s.memset32(w.dTot.p+cutHitAt, 0, 6); err != nil {
 		return false, err
 	}
 	if err := w.mark("copy up"); err != nil {
@@ -346,7 +347,7 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 		}
 	}
 	hit := unsafe.Add(w.hTot.p, cutHitAt)
-	if err := w.s.toHost(hit, w.dTot.p+cutHitAt, 20); err != nil {
+	if err := w.s.toHost(hit, w.dTot.p+cutHitAt, 24); err != nil {
 		return false, err
 	}
 	if err := w.s.sync(); err != nil {
@@ -355,6 +356,7 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 	m.stats.linked.Add(int64(*(*uint32)(unsafe.Add(w.hTot.p, linkedAt))))
 	m.stats.long.Add(int64(*(*uint32)(unsafe.Add(w.hTot.p, longTotalAt))))
 	m.stats.runItems.Add(int64(*(*uint32)(unsafe.Add(w.hTot.p, runItemsAt))))
+	m.stats.jumps.Add(int64(*(*uint32)(unsafe.Add(w.hTot.p, jumpsAt))))
 	if err := w.collect(); err != nil {
 		return false, err
 	}
@@ -460,7 +462,7 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 			}
 		}
 	}
-	ps := slices.Grow(w.pieces[:0], nPieces) // at most nPieces: pieces that end runs are longer
+	ps := slices.Grow(w.pieces[:0], nPieces)
 	w.segSlot = w.segSlot[:0]
 	slot := 0
 	for _, r := range batch {
@@ -479,9 +481,8 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 				n, cut = avail, 1
 				w.cut = true
 			}
-			seq := r.b.Codes[sg.Off : sg.Off+sg.Len]
 			for f := sg.From; f < sg.To; {
-				to := pieceEnd(seq, f, pl, sg.To)
+				to := min(f+pl, sg.To)
 				if k := len(ps); k > 0 && ps[k-1].q == q && ps[k-1].to == uint32(f) {
 					ps[k-1].link = uint32(to - f)
 				}
@@ -493,30 +494,6 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 	}
 	w.pieces = ps
 	return len(ps), nSlots, nil
-}
-
-// runPiece is the shortest run of one symbol that a piece's start is moved past.
-const runPiece = 1024
-
-// pieceEnd is where the piece of seq from f ends: pl positions on (at most end), or, where that
-// is inside a run of one symbol that goes on for at least runPiece more, at the run's end. A
-// start state inside such a run (a gap of N, a homopolymer) matches every suffix with as long a
-// run, and its search goes down the rows one symbol of the run at a time: each piece in an
-// 801 kbp gap searched through the rest of it (kernels/cuda/NOTES.md). The piece's walk goes
-// through the run instead, a step a position, once.
-func pieceEnd(seq []byte, f, pl, end int) int {
-	to := min(f+pl, end)
-	if to == end || seq[to] < kernels.FirstCode {
-		return to
-	}
-	x, e := seq[to], to+1
-	for e < end && seq[e] == x {
-		e++
-	}
-	if e-to < runPiece {
-		return to
-	}
-	return e
 }
 
 // unpack appends each segment's records, as matches, to its batch's result. The records are in
@@ -663,7 +640,11 @@ func (w *worker) unique(l *launch, nPieces, nSlots int, firstCard, lastCard bool
 		if err != nil {
 			return nil, err
 		}
-		err = w.startStates(&f.desc, nPieces)
+		var runs pageLists
+		runs, err = m.pageRuns(w, pi, &f.desc)
+		if err == nil {
+			err = w.startStates(&f.desc, runs, nPieces)
+		}
 		if err == nil {
 			err = w.s.launch("mu_walk", m.fn["mu_walk"], ceilDiv(nPieces, 128), 128, &f.desc, w.dCodes.p, w.dPieces.p, uint32(nPieces),
 				w.dStarts.p, w.dEnds.p, w.dBlockEnd.p, uint32(m.opts.MinLen), w.dBest.p, b2u(firstCard && i == 0),
@@ -738,13 +719,14 @@ const pieceLinkBlock = 256
 // startStates finds the pieces' start states against one page (piece_start and piece_link in
 // match.cuh): a stretch of query that matches on for millions of symbols is compared once, not
 // once for every piece on it.
-func (w *worker) startStates(desc *pageDev, nPieces int) error {
+func (w *worker) startStates(desc *pageDev, runs pageLists, nPieces int) error {
 	m := w.m
 	if err := w.s.memset32(w.dTot.p+longAt, 0, 1); err != nil {
 		return err
 	}
 	if err := w.s.launch("piece_start", m.fn["piece_start"], ceilDiv(nPieces, 128), 128, desc, w.dCodes.p, w.dPieces.p, uint32(nPieces),
-		w.dStarts.p, w.dLong.p, w.dTot.p+longAt, w.dTot.p+cutHitAt); err != nil {
+		w.dStarts.p, w.dLong.p, w.dTot.p+longAt, w.dTot.p+cutHitAt, runs.runs, runs.runOff, uint32(runJumpFrom(m.opts.MinLen)),
+		w.dTot.p+jumpsAt); err != nil {
 		return err
 	}
 	// Two blocks an SM, on each listed piece in turn: a sequence against itself lists one piece
@@ -784,7 +766,7 @@ func (w *worker) maxMatchPage(i int, desc *pageDev, nPieces int) error {
 	if err != nil {
 		return err
 	}
-	if err := w.startStates(desc, nPieces); err != nil {
+	if err := w.startStates(desc, runs, nPieces); err != nil {
 		return err
 	}
 	if err := s.launch("mm_walk", m.fn["mm_walk"], ceilDiv(nPieces, 128), 128, desc, w.dCodes.p, w.dPieces.p, uint32(nPieces),

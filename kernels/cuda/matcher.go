@@ -258,6 +258,7 @@ type matchStats struct {
 	linked                                                    atomic.Int64 // pieces whose start state came from the next piece's
 	long                                                      atomic.Int64 // pieces whose start state piece_long compared on with the grid
 	runItems                                                  atomic.Int64 // -maxmatch items whose matches came from a page's runs
+	jumps                                                     atomic.Int64 // start states moved on through a run by the page's runs
 	mu                                                        sync.Mutex
 	phase                                                     map[string]time.Duration
 	order                                                     []string
@@ -289,6 +290,9 @@ func (s *matchStats) String() string {
 	}
 	if n := s.runItems.Load(); n > 0 {
 		fmt.Fprintf(&b, " (%d positions' matches from runs)", n)
+	}
+	if n := s.jumps.Load(); n > 0 {
+		fmt.Fprintf(&b, " (%d start states moved on through runs)", n)
 	}
 	if n := s.relaunches.Load(); n > 0 {
 		fmt.Fprintf(&b, " (%d launches done again with more of a long sequence)", n)
