@@ -3,8 +3,6 @@ package cpu
 import (
 	"cmp"
 	"slices"
-
-	"github.com/sapipe/sapipe/kernels"
 )
 
 // RunEmitDepth is the depth from which a -maxmatch walk inside a run of one symbol takes its
@@ -25,7 +23,7 @@ func ListRuns(w []byte, x byte, minLen, threads int) []SymRun {
 	return slices.Concat(lists...)
 }
 
-// runPart is the least text a goroutine of ListRuns and RunSymbols looks at (lowered by tests).
+// runPart is the least text a goroutine of ListRuns looks at (lowered by tests).
 var runPart = 16 << 20
 
 // listRunsIn is ListRuns of the runs whose first position that is minLen-1 modulo minLen lies in
@@ -56,51 +54,6 @@ func listRunsIn(w []byte, x byte, minLen, a, b int) []SymRun {
 
 // firstSample is the first position at or after a that is step-1 modulo step.
 func firstSample(a, step int) int { return a + (step-1-a%step+step)%step }
-
-// RunSymbols returns, in increasing order, the symbols (codes from kernels.FirstCode) that w has
-// a run of at least atLeast of, looked for on up to threads goroutines. It looks at every
-// atLeast-th position (a run that long holds one) and at the runs through them, so a text
-// without long runs is read atLeast times faster than a byte at a time.
-func RunSymbols(w []byte, atLeast, threads int) []byte {
-	atLeast = max(atLeast, 1)
-	parts := splitRange(len(w), threads, max(runPart, atLeast))
-	has := make([][256]bool, len(parts))
-	parallelChunks(parts, func(i, a, b int) { runSymbolsIn(w, atLeast, a, b, &has[i]) })
-	var syms []byte
-	for x := range 256 {
-		for i := range has {
-			if has[i][x] {
-				syms = append(syms, byte(x))
-				break
-			}
-		}
-	}
-	return syms
-}
-
-// runSymbolsIn marks in has the symbols with a run of at least atLeast through a position of
-// [a, b) that is atLeast-1 modulo atLeast.
-func runSymbolsIn(w []byte, atLeast, a, b int, has *[256]bool) {
-	for i := firstSample(a, atLeast); i < b; {
-		x := w[i]
-		if x < kernels.FirstCode || has[x] {
-			i += atLeast
-			continue
-		}
-		s, e := i, i+1
-		for s > 0 && w[s-1] == x {
-			s--
-		}
-		for e < len(w) && w[e] == x {
-			e++
-		}
-		if e-s >= atLeast {
-			has[x] = true
-		}
-		// The next position looked at is past this run: a run of megabases is read once.
-		i = max(i+atLeast, firstSample(e, atLeast))
-	}
-}
 
 // sortRunsByLength orders runs by length, shortest first, keeping the text order of equal ones.
 func sortRunsByLength(rs []SymRun) {

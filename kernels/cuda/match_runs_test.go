@@ -16,83 +16,89 @@ import (
 func byLenNext(a, b [4]uint32) int { return cmp.Or(cmp.Compare(a[1], b[1]), cmp.Compare(a[2], b[2])) }
 func byAll(a, b [4]uint32) int     { return cmp.Or(byLenNext(a, b), cmp.Compare(a[0], b[0])) }
 
-// TestHostRuns checks the run lists that mm_chain searches (no GPU needed): for every symbol with
-// a run of from, every run at least minLen long, with the code after it, by length then that code.
-func TestHostRuns(t *testing.T) {
+// hostRuns is, by brute force, the page lists that the device finds (rl_mark, rl_list, then
+// orderRuns) for the window w: every run at least minLen long of the symbols with a run of from.
+func hostRuns(w []byte, minLen, from int) ([]uint32, [][4]uint32, [][2]uint32) {
+	var all [][4]uint32
+	var longest [256]int
+	for i := 0; i < len(w); {
+		j := i
+		for j < len(w) && w[j] == w[i] {
+			j++
+		}
+		next := uint32(runEnd)
+		if j < len(w) {
+			next = uint32(w[j])
+		}
+		longest[w[i]] = max(longest[w[i]], j-i)
+		if j-i >= max(minLen, 1) && w[i] >= kernels.FirstCode {
+			all = append(all, [4]uint32{uint32(i), uint32(j - i), next, uint32(w[i])})
+		}
+		i = j
+	}
+	var found [][4]uint32
+	for _, r := range all {
+		if from > 0 && longest[r[3]] >= from {
+			found = append(found, r)
+		}
+	}
+	return orderRuns(found)
+}
+
+// TestOrderRuns checks the lists that mm_chain, mm_rows and pg_run_jump search (no GPU needed):
+// runs of every symbol in any order in, each symbol's runs by length and next code, and by
+// position, out.
+func TestOrderRuns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	lists := 0
 	for iter := range 300 {
-		var w []byte
-		for n := rng.IntN(500); len(w) < n; {
-			w = append(w, slices.Repeat([]byte{byte(kernels.FirstCode - 1 + rng.IntN(5))}, 1+rng.IntN(1+rng.IntN(50)))...)
+		var found [][4]uint32
+		for range rng.IntN(200) {
+			found = append(found, [4]uint32{uint32(rng.IntN(5000)), uint32(1 + rng.IntN(50)), uint32([]int{runEnd, 0, 1, 2, 3, 4, 5}[rng.IntN(7)]),
+				uint32(kernels.FirstCode + rng.IntN(5))})
 		}
-		minLen, from := 1+rng.IntN(20), rng.IntN(30)
-		off, runs, byPos := hostRuns(w, minLen, from, 1+iter%3)
-		// Every run, by symbol.
-		var want [256][][4]uint32
-		longest := [256]int{}
-		for i := 0; i < len(w); {
-			j := i
-			for j < len(w) && w[j] == w[i] {
-				j++
-			}
-			x := w[i]
-			longest[x] = max(longest[x], j-i)
-			next := uint32(runEnd)
-			if j < len(w) {
-				next = uint32(w[j])
-			}
-			if j-i >= minLen {
-				want[x] = append(want[x], [4]uint32{uint32(i), uint32(j - i), next, 0})
-			}
-			i = j
-		}
-		var all [][4]uint32
-		wantOff := make([]uint32, 257)
-		for x := range 256 {
-			wantOff[x] = uint32(len(all))
-			if from > 0 && x >= kernels.FirstCode && longest[x] >= from {
-				rs := want[x]
-				slices.SortFunc(rs, byAll)
-				all = append(all, rs...)
-			}
-		}
-		wantOff[256] = uint32(len(all))
-		if len(all) == 0 {
+		in := slices.Clone(found)
+		off, runs, byPos := orderRuns(found)
+		if len(in) == 0 {
 			if off != nil || runs != nil || byPos != nil {
-				t.Fatalf("iter %d: %v %v %v for a text without runs to list", iter, off, runs, byPos)
+				t.Fatalf("iter %d: lists %v %v %v of no runs", iter, off, runs, byPos)
 			}
 			continue
 		}
-		lists++
-		// Equal runs (length and next code) may come in any order.
-		got := slices.Clone(runs)
-		for x := range 256 {
-			for _, rs := range [][][4]uint32{got[off[x]:off[x+1]], all[wantOff[x]:wantOff[x+1]]} {
-				slices.SortFunc(rs, byAll)
-			}
-		}
-		if !slices.Equal(off, wantOff) || !slices.Equal(got, all) {
-			t.Fatalf("iter %d (minLen %d, from %d): off %v runs %v\nwant off %v runs %v", iter, minLen, from, off, runs, wantOff, all)
+		if len(off) != 257 || off[0] != 0 || int(off[256]) != len(in) || len(runs) != len(in) || len(byPos) != len(in) {
+			t.Fatalf("iter %d: %d runs in, off %v, %d and %d out", iter, len(in), off, len(runs), len(byPos))
 		}
 		for x := range 256 {
-			rs := runs[off[x]:off[x+1]]
-			if !slices.IsSortedFunc(rs, byLenNext) {
-				t.Fatalf("iter %d: symbol %d's runs not by length and next code: %v", iter, x, rs)
+			var want [][4]uint32
+			for _, r := range in {
+				if r[3] == uint32(x) {
+					want = append(want, [4]uint32{r[0], r[1], r[2], 0})
+				}
 			}
-			// The same runs by position.
+			got := slices.Clone(runs[off[x]:off[x+1]])
+			if !slices.IsSortedFunc(got, byLenNext) {
+				t.Fatalf("iter %d: symbol %d's runs not by length and next code: %v", iter, x, got)
+			}
+			slices.SortFunc(got, byAll)
+			slices.SortFunc(want, byAll)
+			if !slices.Equal(got, want) {
+				t.Fatalf("iter %d: symbol %d's runs %v, want %v", iter, x, got, want)
+			}
 			var pos [][2]uint32
-			for _, r := range rs {
+			for _, r := range runs[off[x]:off[x+1]] {
 				pos = append(pos, [2]uint32{r[0], r[1]})
 			}
-			slices.SortFunc(pos, func(a, b [2]uint32) int { return cmp.Compare(a[0], b[0]) })
-			if got := byPos[off[x]:off[x+1]]; !slices.Equal(got, pos) {
-				t.Fatalf("iter %d: symbol %d's runs by position %v, want %v", iter, x, got, pos)
+			slices.SortStableFunc(pos, func(a, b [2]uint32) int { return cmp.Compare(a[0], b[0]) })
+			gotPos := byPos[off[x]:off[x+1]]
+			if !slices.IsSortedFunc(gotPos, func(a, b [2]uint32) int { return cmp.Compare(a[0], b[0]) }) {
+				t.Fatalf("iter %d: symbol %d's runs by position %v not in order", iter, x, gotPos)
+			}
+			slices.SortFunc(pos, func(a, b [2]uint32) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+			gp := slices.Clone(gotPos)
+			slices.SortFunc(gp, func(a, b [2]uint32) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+			if !slices.Equal(gp, pos) {
+				t.Fatalf("iter %d: symbol %d's runs by position %v, want %v", iter, x, gotPos, pos)
 			}
 		}
-	}
-	if lists < 100 {
-		t.Fatalf("only %d texts had runs to list", lists)
 	}
 }
 
@@ -272,7 +278,7 @@ func TestRunJumpArithmetic(t *testing.T) {
 		p := cpu.NewPage(w, kernels.FirstCode+4, 0, len(w), len(w))
 		sa := p.DeviceArrays().SA
 		minLen, from := 1+rng.IntN(10), 1+rng.IntN(30)
-		off, runs, _ := hostRuns(w, minLen, from, 1)
+		off, runs, _ := hostRuns(w, minLen, from)
 		if runs == nil {
 			continue
 		}

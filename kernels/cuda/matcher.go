@@ -211,22 +211,21 @@ func (m *gpuMatcher) lookMore() {
 
 // matchKernels are the kernels the matcher launches, looked up once.
 var matchKernels = []string{"piece_start", "piece_long", "piece_link", "mm_walk", "compact_pieces", "mm_chain", "mm_rows",
-	"compact_valid", "mu_walk", "scan_reduce", "scan_single", "scan_down"}
+	"compact_valid", "mu_walk", "scan_reduce", "scan_single", "scan_down", "rl_mark", "rl_list"}
 
 // gpuMatcher is a kernels.Matcher on one GPU.
 type gpuMatcher struct {
-	dev     *device
-	ref     *kernels.Reference
-	opts    kernels.MatchOptions
-	cfg     matchConfig
-	host    *cpu.Matcher // the page indexes on the host, when built there
-	pages   []hostPage   // their arrays, for loading into frames
-	npages  int
-	text    devBuf
-	fs      frameSet
-	fn      map[string]uintptr
-	runs    runLists // -maxmatch: the pages' runs of one symbol
-	threads int      // the host threads it may use
+	dev    *device
+	ref    *kernels.Reference
+	opts   kernels.MatchOptions
+	cfg    matchConfig
+	host   *cpu.Matcher // the page indexes on the host, when built there
+	pages  []hostPage   // their arrays, for loading into frames
+	npages int
+	text   devBuf
+	fs     frameSet
+	fn     map[string]uintptr
+	runs   runLists // -maxmatch: the pages' runs of one symbol
 
 	reqs      chan *request
 	quit      chan struct{}
@@ -430,7 +429,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		}
 	}
 	m := &gpuMatcher{dev: d, ref: ref, opts: opts, cfg: cfg, fn: make(map[string]uintptr), note: b.note,
-		reqs: cfg.Requests, quit: make(chan struct{}), threads: max(b.opts.Threads, 1)}
+		reqs: cfg.Requests, quit: make(chan struct{})}
 	if m.reqs == nil {
 		m.reqs = make(chan *request)
 	}

@@ -208,3 +208,40 @@ extern "C" __global__ void __launch_bounds__(256) pb_kmers(const int *__restrict
 	}
 	if (r == n && c >= 0) rows[2 * c + 1] = (int)(n + 1);
 }
+
+// ---- a page's runs of one symbol (match.cuh, MT_RUN_RANGE), found on the device ----------------
+
+// rl_mark: the symbols (codes from MT_FIRST) with a run of at least from in the window w[0, n):
+// a thread for each position from-1 modulo from (a run that long holds one), which looks at most
+// from symbols each way; mask bit x set.
+extern "C" __global__ void __launch_bounds__(256) rl_mark(const u8 *__restrict__ w, u32 n, u32 from, u32 *__restrict__ mask) {
+	u64 i = ((u64)blockIdx.x * blockDim.x + threadIdx.x + 1) * from - 1;
+	if (i >= n) return;
+	u32 x = w[i];
+	if (x < MT_FIRST || (__ldg(mask + (x >> 5)) >> (x & 31)) & 1) return;
+	u32 a = (u32)i, b = (u32)i + 1;
+	while (a > 0 && (u32)i - a < from && w[a - 1] == x) a--;
+	while (b < n && b - a < from && w[b] == x) b++;
+	if (b - a >= from) atomicOr(mask + (x >> 5), 1u << (x & 31));
+}
+
+// rl_list: the runs at least minLen long of the symbols in mask, each found by the thread of its
+// first position that is minLen-1 modulo minLen: (window position, length, next code or
+// MT_RUN_END at the window's end, code) into out while *count is under cap (counted past it).
+extern "C" __global__ void __launch_bounds__(256) rl_list(const u8 *__restrict__ w, u32 n, u32 minLen, const u32 *__restrict__ mask,
+                                                           uint4 *__restrict__ out, u32 cap, u32 *count) {
+	u64 i = ((u64)blockIdx.x * blockDim.x + threadIdx.x + 1) * minLen - 1;
+	if (i >= n) return;
+	u32 x = w[i];
+	if (x < MT_FIRST || !((__ldg(mask + (x >> 5)) >> (x & 31)) & 1)) return;
+	u32 a = (u32)i;
+	while (a > 0 && w[a - 1] == x) {
+		a--;
+		if ((u32)i - a >= minLen) return; // the run holds an earlier such position
+	}
+	u32 b = (u32)i + 1;
+	while (b < n && w[b] == x) b++;
+	if (b - a < minLen) return;
+	u32 k = atomicAdd(count, 1u);
+	if (k < cap) out[k] = make_uint4(a, b - a, b < n ? (u32)w[b] : MT_RUN_END, x);
+}
