@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sapipe/sapipe/internal/runseq"
 	"github.com/sapipe/sapipe/kernels"
 )
 
@@ -689,12 +690,7 @@ func TestMaxMatchRuns(t *testing.T) {
 		runEmitFrom = 1 + rng.Intn(20)
 		b := kernels.NewReferenceBuilder(false)
 		var all []byte
-		for r := range 1 + rng.Intn(2) {
-			s := randomDNA(rng, 50+rng.Intn(300), "acgt")
-			for range 1 + rng.Intn(4) {
-				i := rng.Intn(len(s))
-				s = slices.Insert(s, i, slices.Repeat([]byte{"acgtn"[rng.Intn(5)]}, 1+rng.Intn(80))...)
-			}
+		for r, s := range runseq.Records(rng.Intn, 2, 50, 300, 4, 80) {
 			all = append(all, s...)
 			b.Add(fmt.Sprint("r", r), s)
 		}
@@ -703,19 +699,7 @@ func TestMaxMatchRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The query: the records, with each run made longer or shorter and a few substitutions.
-		var src []byte
-		for i := 0; i < len(all); {
-			j := i + 1
-			for j < len(all) && all[j] == all[i] {
-				j++
-			}
-			n := j - i
-			if n > 3 && rng.Intn(2) == 0 {
-				n = max(1, n+rng.Intn(21)-10)
-			}
-			src = append(src, slices.Repeat(all[i:i+1], n)...)
-			i = j
-		}
+		src := runseq.Stretch(rng.Intn, all, 10)
 		src = mutate(rng, src, 0.005)
 		q := kernels.EncodeQuery(nil, src, &ref.Alpha, rng.Intn(2) == 0, false)
 		minLen := 3 + rng.Intn(25)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sapipe/sapipe/internal/runseq"
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
 )
@@ -108,12 +109,7 @@ func TestOrderRuns(t *testing.T) {
 func runsReference(t testing.TB, rng *rand.Rand, size, maxRun int) (*kernels.Reference, []byte) {
 	rb := kernels.NewReferenceBuilder(false)
 	var all []byte
-	for r := range 1 + rng.IntN(2) {
-		s := randomSeq(rng, size/2+rng.IntN(size), "acgt")
-		for range 1 + rng.IntN(6) {
-			i := rng.IntN(len(s))
-			s = slices.Insert(s, i, slices.Repeat([]byte{"acgtn"[rng.IntN(5)]}, 1+rng.IntN(maxRun))...)
-		}
+	for r, s := range runseq.Records(rng.IntN, 2, 1, size, 6, maxRun) {
 		all = append(all, s...)
 		rb.Add(fmt.Sprint("r", r), s)
 	}
@@ -121,20 +117,7 @@ func runsReference(t testing.TB, rng *rand.Rand, size, maxRun int) (*kernels.Ref
 	if err != nil {
 		t.Fatal(err)
 	}
-	var q []byte
-	for i := 0; i < len(all); {
-		j := i + 1
-		for j < len(all) && all[j] == all[i] {
-			j++
-		}
-		n := j - i
-		if n > 3 && rng.IntN(2) == 0 {
-			n = max(1, n+rng.IntN(41)-20)
-		}
-		q = append(q, slices.Repeat(all[i:i+1], n)...)
-		i = j
-	}
-	return ref, mutateSeq(rng, q, 0.003)
+	return ref, mutateSeq(rng, runseq.Stretch(rng.IntN, all, 20), 0.003)
 }
 
 // TestGPUMatcherRuns: queries inside runs of one symbol (gaps of N against gaps of N, poly-A),
