@@ -299,11 +299,12 @@ __device__ __forceinline__ u32 pg_run_diag(const PageDev &p, const u8 *pat, u32 
 	return m;
 }
 
-// Runs of one symbol under -maxmatch. Inside a query's run of x (k of it from the position on),
-// every enclosing interval from some depth d <= k on is x^j's, one level a symbol of the run, so
-// the climb would take as many levels as the run is long, at every position of it: quadratic in
-// the run (a gap of N against gaps of N). From a level of depth at least runFrom, mm_chain ends
-// the climb at once (the rows of the levels left have matches of min(d, their own run of x)):
+// Runs of one symbol (a gap of N, a homopolymer). Under -maxmatch, inside a query's run of x (k of
+// it from the position on), every enclosing interval from some depth d <= k on is x^j's, one level
+// a symbol of the run, so the climb would take as many levels as the run is long, at every position
+// of it: quadratic in the run (a gap of N against gaps of N). From a level of depth at least
+// runFrom, mm_chain ends the climb at once (the rows of the levels left have matches of min(d,
+// their own run of x)):
 //   - with x before the position too, the only rows of those levels not preceded by x are the
 //     starts of the window's runs of x: a "run range" of the page's list of runs, by length
 //     (kernels/cpu's emitRuns);
@@ -311,10 +312,11 @@ __device__ __forceinline__ u32 pg_run_diag(const PageDev &p, const u8 *pat, u32 
 //     the window's runs of x): a "climb range", the rows of the interval at the minimum length
 //     not yet emitted, each one's length taken from the run it starts in (found in the list by
 //     position).
-// The lists (by symbol, from runOff[x] to runOff[x+1], for the symbols with a run of runFrom)
-// hold the runs at least the minimum length long: runs, as (window position, length, next code or
-// MT_RUN_END at the window's end, 0) by length then next code; runsPos, as (position, length) by
-// position.
+// A start state inside a run is moved on from the same lists (pg_run_jump). The lists (by
+// symbol, from runOff[x] to runOff[x+1], for the symbols with a run of runFrom; page_build.cuh's
+// rl_mark and rl_list find them) hold the runs at least the minimum length long: runs, as (window
+// position, length, next code or MT_RUN_END at the window's end, 0) by length then next code;
+// runsPos, as (position, length) by position.
 #define MT_RUN_RANGE 0xffffffffu // a range's rank field when it is a run range
 #define MT_CLIMB 0x80000000u     // a range's item field when it is a climb range
 #define MT_RUN_END 0x100u        // next code of a run that ends the window
