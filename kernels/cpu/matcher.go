@@ -299,20 +299,38 @@ func (p *Page) emitRuns(rs []SymRun, d, k int, q []byte, pos int, tw *tailWalk, 
 	return out
 }
 
-// emitFromRuns is the rest of laneStep's -maxmatch climb from depth d, taken from the page's runs
-// (emitRuns) where l's position is inside a run of its symbol at least d long and the symbol
-// before it is the same; false where that is not so, or the runs were listed for a longer minimum.
-func (p *Page) emitFromRuns(l *lane, d, minLen int) bool {
+// emitFromRuns is the rest of laneStep's -maxmatch climb from the interval [a, b) on, whose
+// enclosing interval has depth d, taken from the page's runs where l's position is inside a run
+// of its symbol x at least d long; false where it is not, or the runs were listed for a longer
+// minimum. With x before the position too, the matches are the runs' starts (emitRuns); at the
+// run's first position every row of the levels left is one, each matching d or its own run of x,
+// whichever is less: the rows of the interval at the minimum length outside [a, b), at once
+// rather than a level a symbol of the run.
+func (p *Page) emitFromRuns(l *lane, a, b, d, minLen int) bool {
 	q, pos := l.q, l.pos
 	k := l.tw.runAt(q, pos)
 	if d > k {
 		return false
 	}
-	rs, ok := p.runsOf(q[pos], minLen)
-	if ok {
-		l.out = p.emitRuns(rs, d, k, q, pos, &l.tw, l.out)
+	x := q[pos]
+	if pos > 0 && q[pos-1] == x {
+		rs, ok := p.runsOf(x, minLen)
+		if ok {
+			l.out = p.emitRuns(rs, d, k, q, pos, &l.tw, l.out)
+		}
+		return ok
 	}
-	return ok
+	byPos, ok := p.runsByPos(x, minLen)
+	if !ok {
+		return false
+	}
+	prev := byte(kernels.CodeNone)
+	if pos > 0 {
+		prev = q[pos-1]
+	}
+	l.out = p.emitRowsIn(p.lcp.prevSmaller(a, int32(minLen)), a, d, prev, q, pos, byPos, &l.tw, l.out)
+	l.out = p.emitRowsIn(b, p.lcp.nextSmaller(b, int32(minLen)), d, prev, q, pos, byPos, &l.tw, l.out)
+	return true
 }
 
 // pageRuns lists a page window's runs of a symbol that are at least minLen long, by length, for
@@ -321,6 +339,7 @@ type pageRuns struct {
 	mu     sync.Mutex
 	minLen int // 0 until the first list
 	of     map[byte][]SymRun
+	byPos  map[byte][]SymRun // the same, by position
 }
 
 // runsOf returns the window's runs of x at least minLen long, sorted by length, listed the first
@@ -334,7 +353,7 @@ func (p *Page) runsOf(x byte, minLen int) (rs []SymRun, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.minLen == 0 {
-		r.minLen, r.of = minLen, map[byte][]SymRun{}
+		r.minLen, r.of, r.byPos = minLen, map[byte][]SymRun{}, map[byte][]SymRun{}
 	}
 	if minLen < r.minLen {
 		return nil, false
@@ -342,17 +361,44 @@ func (p *Page) runsOf(x byte, minLen int) (rs []SymRun, ok bool) {
 	if rs, ok := r.of[x]; ok {
 		return rs, true
 	}
-	rs = ListRuns(p.w, x, r.minLen, 1)
+	pos := ListRuns(p.w, x, r.minLen, 1)
+	rs = slices.Clone(pos)
 	sortRunsByLength(rs)
-	r.of[x] = rs
+	r.of[x], r.byPos[x] = rs, pos
 	return rs, true
+}
+
+// runsByPos is runsOf's list by position.
+func (p *Page) runsByPos(x byte, minLen int) ([]SymRun, bool) {
+	if _, ok := p.runsOf(x, minLen); !ok {
+		return nil, false
+	}
+	p.runs.mu.Lock()
+	defer p.runs.mu.Unlock()
+	return p.runs.byPos[x], true
 }
 
 // emitRows appends the left-maximal owned matches among rows [a, b), each matching d symbols of
 // q[pos:] inside the window.
 func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, tw *tailWalk, out []kernels.Match) []kernels.Match {
+	return p.emitRowsIn(a, b, d, prev, q, pos, nil, tw, out)
+}
+
+// emitRowsIn is emitRows where, with byPos (a symbol's runs by position, each row's suffix
+// starting in one), a row matches d or the rest of its run, whichever is less.
+func (p *Page) emitRowsIn(a, b, d int, prev byte, q []byte, pos int, byPos []SymRun, tw *tailWalk, out []kernels.Match) []kernels.Match {
 	if a >= b {
 		return out
+	}
+	emit := func(k int) {
+		if byPos == nil {
+			out = p.emitRow(k, d, q, pos, tw, out)
+			return
+		}
+		s := int(p.sa[k])
+		i, _ := slices.BinarySearchFunc(byPos, s+1, func(r SymRun, t int) int { return cmp.Compare(r.S, t) })
+		r := byPos[i-1] // the last run to start at or before s
+		out = p.emitAt(s, min(d, r.S+r.N-s), q, pos, tw, out)
 	}
 	checkPrev := prev >= kernels.FirstCode
 	if checkPrev && p.occ.Rank(prev, b)-p.occ.Rank(prev, a) == b-a {
@@ -360,7 +406,7 @@ func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, tw *tailWalk,
 	}
 	if !checkPrev {
 		for k := a; k < b; k++ {
-			out = p.emitRow(k, d, q, pos, tw, out)
+			emit(k)
 		}
 		return out
 	}
@@ -373,7 +419,7 @@ func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, tw *tailWalk,
 		rows := [2]uint64{^lo & rowsFrom(k-from) & rowsBelow(end-from), ^hi & rowsFrom(k-from-64) & rowsBelow(end-from-64)}
 		for w, m := range rows {
 			for ; m != 0; m &= m - 1 {
-				out = p.emitRow(from+64*w+bits.TrailingZeros64(m), d, q, pos, tw, out)
+				emit(from + 64*w + bits.TrailingZeros64(m))
 			}
 		}
 		k = end
