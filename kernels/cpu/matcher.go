@@ -384,6 +384,9 @@ func (p *Page) emitRows(a, b, d int, prev byte, q []byte, pos int, tw *tailWalk,
 	return p.emitRowsIn(a, b, d, prev, q, pos, nil, tw, out)
 }
 
+// selectRows is how many rank blocks a candidate row found by SelectOther is taken to cost.
+const selectRows = 4
+
 // emitRowsIn is emitRows where, with byPos (a symbol's runs by position, each row's suffix
 // starting in one), a row matches d or the rest of its run, whichever is less.
 func (p *Page) emitRowsIn(a, b, d int, prev byte, q []byte, pos int, byPos []SymRun, tw *tailWalk, out []kernels.Match) []kernels.Match {
@@ -400,12 +403,24 @@ func (p *Page) emitRowsIn(a, b, d int, prev byte, q []byte, pos int, byPos []Sym
 		r := byPos[i-1] // the last run to start at or before s
 		out = p.emitAt(s, min(d, r.S+r.N-s), q, pos, tw, out)
 	}
-	checkPrev := prev >= kernels.FirstCode
-	if checkPrev && p.occ.Rank(prev, b)-p.occ.Rank(prev, a) == b-a {
+	if prev < kernels.FirstCode {
+		for k := a; k < b; k++ {
+			emit(k)
+		}
+		return out
+	}
+	r1 := p.occ.Rank(prev, a)
+	c := b - a - (p.occ.Rank(prev, b) - r1) // rows not preceded by prev
+	if c == 0 {
 		return out // every row is preceded by prev: none is left-maximal
 	}
-	if !checkPrev {
-		for k := a; k < b; k++ {
+	if blocks := (b-1)/occBlock - a/occBlock + 1; c*selectRows < blocks {
+		// Few candidates in many blocks (an interval of a satellite's copies): each found from
+		// the blocks' counts rather than every block's planes read.
+		t, blk := a-r1, a/occBlock
+		for j := range c {
+			k := p.occ.SelectOther(prev, t+j, blk)
+			blk = k / occBlock
 			emit(k)
 		}
 		return out

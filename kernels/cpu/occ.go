@@ -163,3 +163,47 @@ func (o *Occ) Symbol(i int) byte {
 
 // Bytes returns the memory the structure holds.
 func (o *Occ) Bytes() int { return 8 * len(o.data) }
+
+// otherBefore is the number of rows before block blk whose BWT symbol is not c (c matchable).
+func (o *Occ) otherBefore(c byte, blk int) int {
+	k := int(c) - kernels.FirstCode
+	return blk*occBlock - int(uint32(o.data[blk*o.stride+k>>1]>>(32*(k&1))))
+}
+
+// SelectOther returns the row of the t-th row (from 0, counted from row 0) whose BWT symbol is not
+// c (c matchable), which must exist, looking from block blk on (at or before the row's): the
+// block by galloping then bisecting on the blocks' counts, then the row in it from its bit
+// planes.
+func (o *Occ) SelectOther(c byte, t, blk int) int {
+	nb := len(o.data) / o.stride
+	lo, hi := blk, nb
+	for step := 1; ; step *= 2 {
+		b := lo + step
+		if b >= nb || o.otherBefore(c, b) > t {
+			hi = min(b, nb)
+			break
+		}
+		lo = b
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if o.otherBefore(c, mid) <= t {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	r := t - o.otherBefore(c, lo)
+	ml, mh := o.masks(lo*o.stride, c)
+	w := ^ml
+	row := lo * occBlock
+	if n := bits.OnesCount64(w); r >= n {
+		r -= n
+		w = ^mh
+		row += 64
+	}
+	for ; r > 0; r-- {
+		w &= w - 1
+	}
+	return row + bits.TrailingZeros64(w)
+}

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"bytes"
 	"math/rand"
 	"slices"
 	"testing"
@@ -106,6 +107,34 @@ func TestBlockMasks(t *testing.T) {
 				if ms[c] != [2]uint64{lo, hi} {
 					t.Fatalf("sigma %d block at %d symbol %d: %x, want %x %x", sigma, base, c, ms[c], lo, hi)
 				}
+			}
+		}
+	}
+}
+
+// TestSelectOther checks SelectOther against a scan of the BWT, for every row not holding c, from
+// every block at or before it, with runs of one symbol over many blocks.
+func TestSelectOther(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	for iter := range 40 {
+		sigma := kernels.FirstCode + 1 + rng.Intn(5)
+		var bwt []byte
+		for n := rng.Intn(3000); len(bwt) < n; {
+			x := byte(rng.Intn(sigma))
+			bwt = append(bwt, bytes.Repeat([]byte{x}, 1+rng.Intn([]int{1, 5, 700}[rng.Intn(3)]))...)
+		}
+		o := NewOcc(func(i int) byte { return bwt[i] }, len(bwt), sigma)
+		for c := byte(kernels.FirstCode); int(c) < sigma; c++ {
+			j := 0
+			for row, x := range bwt {
+				if x == c {
+					continue
+				}
+				from := rng.Intn(row/occBlock + 1)
+				if got := o.SelectOther(c, j, from); got != row {
+					t.Fatalf("iter %d: SelectOther(%d, %d, from block %d) = %d, want %d", iter, c, j, from, got, row)
+				}
+				j++
 			}
 		}
 	}
