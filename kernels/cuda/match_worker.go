@@ -71,7 +71,7 @@ type worker struct {
 	dLong                     devBuf // pieces listed for piece_long
 	dOffs, dSums, dTot        devBuf
 	dRegion, dRegionPiece     devBuf // per slot: items (-maxmatch) or records (unique modes)
-	dQRun                     devBuf // per slot (-maxmatch): the run of one code at an item's position (mm_walk)
+	dQRun                     devBuf // per slot (-maxmatch), 4 bytes: the run of one code at an item's position (mm_walk)
 	dBest                     devBuf // per slot: best match so far over the pages (unique modes)
 	dItems, dItemPiece        devBuf // compacted items
 	dRangeCnt, dItemRows      devBuf
