@@ -148,7 +148,7 @@ func (p *Page) laneStep(l *lane, minLen int, unique bool) {
 			d := max(p.lcp.at(a), p.lcp.at(b))
 			// Inside a run of x (a gap of N) every level from here on is x^j's, one a symbol of
 			// the run, and only starts of runs are left-maximal.
-			if int(d) >= runEmitFrom && p.emitFromRuns(l, a, b, int(d), minLen) {
+			if int(d) >= runEmitFrom && p.emitFromRuns(l, a, b, int(d), prev, minLen) {
 				break
 			}
 			na, nb := p.lcp.prevSmaller(a, d), p.lcp.nextSmaller(b, d)

@@ -306,35 +306,28 @@ func (p *Page) emitRuns(rs []SymRun, d, k int, q []byte, pos int, tw *tailWalk, 
 // run's first position every row of the levels left is one, each matching d or its own run of x,
 // whichever is less: the rows of the interval at the minimum length outside [a, b), at once
 // rather than a level a symbol of the run.
-func (p *Page) emitFromRuns(l *lane, a, b, d, minLen int) bool {
+func (p *Page) emitFromRuns(l *lane, a, b, d int, prev byte, minLen int) bool {
 	q, pos := l.q, l.pos
 	k := l.tw.runAt(q, pos)
 	if d > k {
 		return false
 	}
 	x := q[pos]
-	if pos > 0 && q[pos-1] == x {
-		rs, ok := p.runsOf(x, minLen)
-		if ok {
-			l.out = p.emitRuns(rs, d, k, q, pos, &l.tw, l.out)
-		}
-		return ok
-	}
-	byPos, ok := p.runsByPos(x, minLen)
+	byLen, byPos, ok := p.runsOf(x, minLen)
 	if !ok {
 		return false
 	}
-	prev := byte(kernels.CodeNone)
-	if pos > 0 {
-		prev = q[pos-1]
+	if prev == x {
+		l.out = p.emitRuns(byLen, d, k, q, pos, &l.tw, l.out)
+		return true
 	}
 	l.out = p.emitRowsIn(p.lcp.prevSmaller(a, int32(minLen)), a, d, prev, q, pos, byPos, &l.tw, l.out)
 	l.out = p.emitRowsIn(b, p.lcp.nextSmaller(b, int32(minLen)), d, prev, q, pos, byPos, &l.tw, l.out)
 	return true
 }
 
-// pageRuns lists a page window's runs of a symbol that are at least minLen long, by length, for
-// each symbol a walk has asked about.
+// pageRuns lists a page window's runs of a symbol that are at least minLen long, by length and by
+// position, for each symbol a walk has asked about.
 type pageRuns struct {
 	mu     sync.Mutex
 	minLen int // 0 until the first list
@@ -342,13 +335,14 @@ type pageRuns struct {
 	byPos  map[byte][]SymRun // the same, by position
 }
 
-// runsOf returns the window's runs of x at least minLen long, sorted by length, listed the first
-// time x is asked about (with the minLen of the first list; ok is false for a shorter one, and
-// for a page without the list). Only x's runs are listed: a gap of N needs no list of poly-A.
-func (p *Page) runsOf(x byte, minLen int) (rs []SymRun, ok bool) {
+// runsOf returns the window's runs of x at least minLen long, by length and by position, listed
+// the first time x is asked about (with the minLen of the first list; ok is false for a shorter
+// one, and for a page without the list). Only x's runs are listed: a gap of N needs no list of
+// poly-A.
+func (p *Page) runsOf(x byte, minLen int) (byLen, byPos []SymRun, ok bool) {
 	r := p.runs
 	if r == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -356,26 +350,16 @@ func (p *Page) runsOf(x byte, minLen int) (rs []SymRun, ok bool) {
 		r.minLen, r.of, r.byPos = minLen, map[byte][]SymRun{}, map[byte][]SymRun{}
 	}
 	if minLen < r.minLen {
-		return nil, false
+		return nil, nil, false
 	}
 	if rs, ok := r.of[x]; ok {
-		return rs, true
+		return rs, r.byPos[x], true
 	}
-	pos := ListRuns(p.w, x, r.minLen, 1)
-	rs = slices.Clone(pos)
-	sortRunsByLength(rs)
-	r.of[x], r.byPos[x] = rs, pos
-	return rs, true
-}
-
-// runsByPos is runsOf's list by position.
-func (p *Page) runsByPos(x byte, minLen int) ([]SymRun, bool) {
-	if _, ok := p.runsOf(x, minLen); !ok {
-		return nil, false
-	}
-	p.runs.mu.Lock()
-	defer p.runs.mu.Unlock()
-	return p.runs.byPos[x], true
+	byPos = ListRuns(p.w, x, r.minLen, 1)
+	byLen = slices.Clone(byPos)
+	sortRunsByLength(byLen)
+	r.of[x], r.byPos[x] = byLen, byPos
+	return byLen, byPos, true
 }
 
 // emitRows appends the left-maximal owned matches among rows [a, b), each matching d symbols of

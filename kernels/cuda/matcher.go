@@ -225,7 +225,7 @@ type gpuMatcher struct {
 	text   devBuf
 	fs     frameSet
 	fn     map[string]uintptr
-	runs   runLists // -maxmatch: the pages' runs of one symbol
+	runs   runLists // the pages' runs of one symbol (run ranges, start states moved on through runs)
 
 	reqs      chan *request
 	quit      chan struct{}
