@@ -206,13 +206,16 @@ const partLines = 1 << 16
 // rest of the run waited for it (the 150 Mbp pair at 1% divergence ended 0.16 s after its last
 // batch was matched, on the lent H200).
 func (p *printer) matches(dst []byte, ms []kernels.Match, qlen int, reverse bool) []byte {
-	parts := min(len(ms)/partLines, runtime.GOMAXPROCS(0))
-	if parts < 2 {
+	// The few matches of a read are formatted here before GOMAXPROCS is asked: it takes the
+	// scheduler's lock, and asked for each of 200 M segments by 32 workers it was most of a run's
+	// CPU time (100 M E. coli reads, -maxmatch -c, on the lent two-card machine: 80 s, not 7).
+	if len(ms) < 2*partLines {
 		for _, mt := range ms {
 			dst = p.match(dst, mt, qlen, reverse)
 		}
 		return dst
 	}
+	parts := min(len(ms)/partLines, runtime.GOMAXPROCS(0))
 	// This goroutine formats the first part into dst; the others each into a buffer of its own,
 	// appended after it.
 	texts := make([][]byte, parts)

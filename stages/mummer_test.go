@@ -277,3 +277,41 @@ func firstDiff(a, b []byte) int {
 	}
 	return min(len(a), len(b))
 }
+
+// BenchmarkPrinterReads formats batches of reads' few matches (two strands of 4,096 reads, three
+// matches each) on every core at once, as the workers of a run of short reads do: what is asked
+// once a segment there is paid 200 M times for 100 M reads, under every worker's contention.
+func BenchmarkPrinterReads(b *testing.B) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	rb := kernels.NewReferenceBuilder(false)
+	seq := make([]byte, 1<<20)
+	for k := range seq {
+		seq[k] = "acgt"[rng.IntN(4)]
+	}
+	rb.Add("chr", seq)
+	ref, err := rb.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	qb := &QueryBatch{}
+	for r := range 4096 {
+		for _, rev := range []bool{false, true} {
+			name := []byte(fmt.Sprintf("read%d", r))
+			qb.Info = append(qb.Info, SegInfo{Name: name, First: true, Last: true, Reverse: rev})
+			qb.Segs = append(qb.Segs, kernels.Segment{Len: 150, To: 150})
+			for range 3 {
+				qb.Res.Matches = append(qb.Res.Matches, kernels.Match{Ref: int64(rng.IntN(len(seq) - 150)), Query: int32(rng.IntN(100)), Len: int32(20 + rng.IntN(30))})
+			}
+			qb.Res.Ends = append(qb.Res.Ends, len(qb.Res.Matches))
+		}
+	}
+	opts := &MummerOptions{Mode: kernels.MaxMatch, ReversePositions: true}
+	mw := formats.NewMummerWriter(nil, ref.Names, false, false, false)
+	b.SetBytes(int64(len((&printer{opts: opts, ref: ref, out: mw}).batch(nil, qb))))
+	b.RunParallel(func(pb *testing.PB) {
+		var dst []byte
+		for pb.Next() {
+			dst = (&printer{opts: opts, ref: ref, out: mw}).batch(dst[:0], qb)
+		}
+	})
+}

@@ -1013,11 +1013,11 @@ func sortRecords(recs []outRec, runs bool) {
 	// parts sorted on every core: the device worker waits for them before it takes its next
 	// launch.
 	n := len(recs)
-	parts := min(runtime.GOMAXPROCS(0), n>>14)
-	if parts < 2 {
+	if n>>14 < 2 { // before GOMAXPROCS, which takes the scheduler's lock
 		sortRuns(recs)
 		return
 	}
+	parts := min(runtime.GOMAXPROCS(0), n>>14)
 	cuts := []int{0}
 	for t := 1; t < parts; t++ {
 		c := max(n*t/parts, cuts[len(cuts)-1]+1)
