@@ -519,3 +519,54 @@ func TestGroupEarlyPages(t *testing.T) {
 		m.Close()
 	}
 }
+
+// TestGroupRuns: queries inside runs of one symbol (match_runs.go) on a group, each card with the
+// whole index and a chain of cards with half of the pages each, against the CPU in every mode:
+// every card finds its own pages' runs, and the matches a chain's later card takes from them merge
+// with the earlier cards'.
+func TestGroupRuns(t *testing.T) {
+	g := testChainGroup(t)
+	defer func(v int) { runFrom = v }(runFrom)
+	rng := rand.New(rand.NewPCG(48, 2))
+	var runItems, jumps int64
+	for iter := range 6 {
+		runFrom = 1 + rng.IntN(60)
+		ref, q := runsReference(t, rng, 3000, 700)
+		seqs := [][]byte{q, q[rng.IntN(len(q)/2):]}
+		mode := allModes[iter%3]
+		chain := iter%2 == 1
+		opts := kernels.MatchOptions{Mode: mode, MinLen: 8 + rng.IntN(40), PageSize: len(ref.Text)/(2+rng.IntN(3)) + 1}
+		want := newCPUMatcher(t, ref, opts)
+		if chain {
+			opts.DeviceMemory = halfMemory(t, g, ref, opts, nil)
+		}
+		what := fmt.Sprintf("iter %d (%v, minLen %d, %d pages, chain %v, runFrom %d)", iter, mode, opts.MinLen, len(want.Pages()), chain, runFrom)
+		m, err := g.NewMatcher(ref, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		gm := m.(*groupMatcher)
+		if (gm.links != nil) != chain || len(gm.members) != 2 {
+			t.Fatalf("%s: a chain %v of %d cards", what, gm.links != nil, len(gm.members))
+		}
+		var wg sync.WaitGroup
+		for w := range 4 {
+			cut := []int{1 << 30, 500}[w%2]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				compareMatch(t, fmt.Sprintf("%s batch %d cut %d", what, w, cut), want, gm, queryBatch(seqs, &ref.Alpha, true, w >= 2, cut))
+			}()
+		}
+		wg.Wait()
+		for _, mm := range gm.members {
+			runItems += mm.stats.runItems.Load()
+			jumps += mm.stats.jumps.Load()
+		}
+		m.Close()
+	}
+	t.Logf("%d positions' matches from runs, %d start states moved on through runs", runItems, jumps)
+	if runItems < 100 || jumps < 100 {
+		t.Fatalf("only %d positions took their matches from runs, %d start states were moved on through runs", runItems, jumps)
+	}
+}
