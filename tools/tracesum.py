@@ -3,7 +3,8 @@
 
     go tool trace -d=parsed FILE | python3 tools/tracesum.py [BIN_SECONDS]
 
-Prints, for each kind of goroutine (named by the function it started in), the seconds it spent
+Prints, for each kind of goroutine (named by the function it started in and, where that is a
+wrapper such as errgroup's, by the line that started it), the seconds it spent
 running, in system calls (cgo and purego calls into the CUDA driver count there), waiting, and
 runnable (ready, without a thread to run on), summed over the goroutines of that kind; then the
 goroutines running at once, on average, in bins of BIN_SECONDS (default 0.2).
@@ -16,6 +17,7 @@ import sys
 TIME = re.compile(r"Time=(\d+)")
 GOID = re.compile(r"GoID=(\d+)")
 STATES = re.compile(r" (\w+)->(\w+) ")
+WRAPPERS = re.compile(r"(golang\.org/x/sync/errgroup|sync)\.")
 
 
 def main():
@@ -25,11 +27,13 @@ def main():
     since = {}  # goroutine -> (state, when)
     spent = collections.defaultdict(lambda: collections.defaultdict(float))
     running = collections.defaultdict(float)  # bin -> running goroutine-nanoseconds
-    created = None  # a goroutine whose first stack frame (its start) comes next
+    created = None  # a goroutine whose start and creator's stack come next
+    section = None  # "TransitionStack" (the start) or "Stack" (the creator's) of created
+    frame = None  # the last frame read of the creator's stack
     t0 = t_end = None
     for line in sys.stdin:
         if line.startswith("M="):
-            created = None
+            created = section = None
             m = TIME.search(line)
             if not m:
                 continue
@@ -54,9 +58,20 @@ def main():
             since[g] = (s.group(2), t)
             if s.group(1) == "NotExist":
                 created = g
+        elif created is not None and line.rstrip() in ("TransitionStack=", "Stack="):
+            section = line.rstrip()[:-1]
         elif created is not None and line.startswith("\t") and not line.startswith("\t\t"):
-            kind[created] = line.strip().split(" @")[0]
-            created = None
+            fn = line.strip().split(" @")[0]
+            if section == "TransitionStack" and created not in kind:
+                kind[created] = fn
+            elif section == "Stack":
+                frame = fn
+        elif created is not None and section == "Stack" and line.startswith("\t\t") and frame is not None:
+            # The creator's first frame outside the wrappers names a wrapper's goroutines.
+            if WRAPPERS.match(kind.get(created, "")) and not WRAPPERS.match(frame):
+                kind[created] = "%s:%s (%s)" % (frame, line.strip().rsplit(":", 1)[-1], kind[created].rsplit("/", 1)[-1])
+                created = section = None
+            frame = None
     if t0 is None:
         sys.exit("no events: pipe in the output of go tool trace -d=parsed")
     print("trace of %.2f s" % ((t_end - t0) / 1e9))

@@ -66,6 +66,7 @@ type worker struct {
 	s *stream
 
 	hTot                      hostBuf
+	hUp                       hostBuf // a launch's codes and pieces on their way up (upload)
 	dCodes, dPieces, dCounts  devBuf
 	dStarts, dEnds, dBlockEnd devBuf // the pieces' start states (piece_start, piece_link)
 	dLong                     devBuf // pieces listed for piece_long
@@ -128,6 +129,7 @@ func (m *gpuMatcher) newWorker() (*worker, error) {
 func (w *worker) free() {
 	d := w.m.dev
 	w.hTot.free(d)
+	w.hUp.free(d)
 	for _, b := range []*devBuf{&w.dCodes, &w.dPieces, &w.dCounts, &w.dStarts, &w.dEnds, &w.dBlockEnd, &w.dLong, &w.dOffs,
 		&w.dSums, &w.dTot, &w.dRegion, &w.dRegionPiece, &w.dQRun, &w.dBest, &w.dItems, &w.dItemPiece, &w.dRangeCnt, &w.dItemRows,
 		&w.dRangeOff, &w.dRanges, &w.dRowCnt, &w.dRowOff, &w.dCand, &w.dValid, &w.dValidOff, &w.dOut} {
@@ -278,16 +280,7 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 			return false, err
 		}
 	}
-	// From Go memory: the driver stages such copies itself, faster on the lent H200 than a copy
-	// into pinned memory and the copy from there (BenchmarkHostTransfers: 64 MiB up at 8.7 GB/s
-	// against 5.9, down at 14.0 against 5.6), and no worker's pinned buffers grow (that took
-	// 10-120 ms a launch, one worker's growth waiting for another's).
-	for _, sp := range w.spanOrder {
-		if err := w.s.toDevice(w.dCodes.p+devPtr(sp.dev), unsafe.Pointer(&sp.src[0]), len(sp.src)); err != nil {
-			return false, err
-		}
-	}
-	if err := w.s.toDevice(w.dPieces.p, unsafe.Pointer(&w.pieces[0]), pieceBytes*nPieces); err != nil {
+	if err := w.upload(nPieces); err != nil {
 		return false, err
 	}
 	if m.opts.Mode == kernels.MaxMatch {
@@ -372,6 +365,47 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 		m.stats.addPhase("host unpack", time.Since(t))
 	}
 	return false, nil
+}
+
+// uploadPinned sends a launch's codes and pieces up from the worker's pinned buffer;
+// SAPIPE_GPU_UPLOAD=driver sends them from Go memory, through the driver's staging (for measuring).
+var uploadPinned = os.Getenv("SAPIPE_GPU_UPLOAD") != "driver"
+
+// upload queues the copies of the launch's codes (w.spanOrder) and pieces to the device. The
+// worker copies them into its pinned buffer, and the copy engine takes them from there while the
+// worker goes on. From Go memory the driver stages each copy through pinned buffers of its own, a
+// context's copies one at a time: 8-9 GB/s a card however many workers copy (the 30 GB of codes
+// of 100 M reads of 150 bases, both strands, took a third of a card's run). The buffer is free
+// again once the stream has done the last launch's copies: a worker mostly waits for its
+// launch's results before it packs the next, and upload makes sure.
+func (w *worker) upload(nPieces int) error {
+	pb := pieceBytes * nPieces
+	if !uploadPinned {
+		for _, sp := range w.spanOrder {
+			if err := w.s.toDevice(w.dCodes.p+devPtr(sp.dev), unsafe.Pointer(&sp.src[0]), len(sp.src)); err != nil {
+				return err
+			}
+		}
+		return w.s.toDevice(w.dPieces.p, unsafe.Pointer(&w.pieces[0]), pb)
+	}
+	if err := w.s.sync(); err != nil {
+		return err
+	}
+	cb := (w.codeBytes() + 15) &^ 15
+	// Grown by at least a quarter, in MiB: an allocation of pinned memory takes milliseconds and
+	// waits for the other workers' driver calls.
+	if err := w.hUp.ensure(w.m.dev, (cb+pb+1<<20-1)&^(1<<20-1)); err != nil {
+		return err
+	}
+	up := hostSlice[byte](&w.hUp, cb+pb)
+	for _, sp := range w.spanOrder {
+		copy(up[sp.dev:], sp.src)
+	}
+	copy(up[cb:], unsafe.Slice((*byte)(unsafe.Pointer(&w.pieces[0])), pb))
+	if err := w.s.toDevice(w.dCodes.p, w.hUp.p, w.codeBytes()); err != nil {
+		return err
+	}
+	return w.s.toDevice(w.dPieces.p, unsafe.Add(w.hUp.p, cb), pb)
 }
 
 // codeBytes is the size of the packed codes.
