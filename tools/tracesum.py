@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Where a run's goroutines spent their time, from a Go execution trace (SAPIPE_TRACE=FILE).
 
-    go tool trace -d=parsed FILE | python3 tools/tracesum.py [BIN_SECONDS]
+    go tool trace -d=parsed FILE | python3 tools/tracesum.py [BIN_SECONDS [WHY]]
 
 Prints, for each kind of goroutine (named by the function it started in and, where that is a
 wrapper such as errgroup's, by the line that started it), the seconds it spent
 running, in system calls (cgo and purego calls into the CUDA driver count there), waiting, and
 runnable (ready, without a thread to run on), summed over the goroutines of that kind; then the
-goroutines running at once, on average, in bins of BIN_SECONDS (default 0.2).
+goroutines running at once, on average, in bins of BIN_SECONDS (default 0.2). With WHY (a
+regular expression), the kinds it matches also have their waiting and system calls split by
+where they were made: the first frame outside the runtime, sync and errgroup, with its line.
 """
 import collections
 import re
@@ -18,22 +20,28 @@ TIME = re.compile(r"Time=(\d+)")
 GOID = re.compile(r"GoID=(\d+)")
 STATES = re.compile(r" (\w+)->(\w+) ")
 WRAPPERS = re.compile(r"(golang\.org/x/sync/errgroup|sync)\.")
+# Frames that say how a goroutine waits rather than why.
+PLUMBING = re.compile(r"(runtime|internal/\w+|sync|sync/atomic|golang\.org/x/sync/errgroup|syscall|time|os|"
+                      r"github\.com/ebitengine/purego)[./]")
 
 
 def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly
     bin_ns = float(sys.argv[1]) * 1e9 if len(sys.argv) > 1 else 2e8
+    why = re.compile(sys.argv[2]) if len(sys.argv) > 2 else None
     kind = {}  # goroutine -> the function it started in
-    since = {}  # goroutine -> (state, when)
+    since = {}  # goroutine -> (state, when, where it went into that state)
     spent = collections.defaultdict(lambda: collections.defaultdict(float))
+    sites = collections.defaultdict(lambda: collections.defaultdict(float))  # (kind, state) -> site -> ns
     running = collections.defaultdict(float)  # bin -> running goroutine-nanoseconds
     created = None  # a goroutine whose start and creator's stack come next
-    section = None  # "TransitionStack" (the start) or "Stack" (the creator's) of created
-    frame = None  # the last frame read of the creator's stack
+    moved = None  # a goroutine that went into Waiting or Syscall, whose transition stack comes next
+    section = None  # "TransitionStack" or "Stack" of the event being read
+    frame = None  # the last frame read
     t0 = t_end = None
     for line in sys.stdin:
         if line.startswith("M="):
-            created = section = None
+            created = moved = section = None
             m = TIME.search(line)
             if not m:
                 continue
@@ -46,31 +54,42 @@ def main():
             if not s:
                 continue
             g = int(GOID.search(line).group(1))
+            k = kind.get(g, "(started before the trace)")
             if g in since:
-                state, start = since[g]
-                spent[kind.get(g, "(started before the trace)")][state] += t - start
+                state, start, site = since[g]
+                spent[k][state] += t - start
+                if site is not None:
+                    sites[(k, state)][site] += t - start
                 if state == "Running":
                     while start < t:
                         b = int((start - t0) // bin_ns)
                         end = min(t, t0 + (b + 1) * bin_ns)
                         running[b] += end - start
                         start = end
-            since[g] = (s.group(2), t)
+            since[g] = (s.group(2), t, None)
             if s.group(1) == "NotExist":
                 created = g
-        elif created is not None and line.rstrip() in ("TransitionStack=", "Stack="):
+            elif why is not None and s.group(2) in ("Waiting", "Syscall") and why.search(k):
+                moved = g
+        elif line.rstrip() in ("TransitionStack=", "Stack="):
             section = line.rstrip()[:-1]
-        elif created is not None and line.startswith("\t") and not line.startswith("\t\t"):
+            frame = None
+        elif line.startswith("\t") and not line.startswith("\t\t"):
             fn = line.strip().split(" @")[0]
-            if section == "TransitionStack" and created not in kind:
+            frame = fn
+            if created is not None and section == "TransitionStack" and created not in kind:
                 kind[created] = fn
-            elif section == "Stack":
-                frame = fn
-        elif created is not None and section == "Stack" and line.startswith("\t\t") and frame is not None:
-            # The creator's first frame outside the wrappers names a wrapper's goroutines.
-            if WRAPPERS.match(kind.get(created, "")) and not WRAPPERS.match(frame):
-                kind[created] = "%s:%s (%s)" % (frame, line.strip().rsplit(":", 1)[-1], kind[created].rsplit("/", 1)[-1])
-                created = section = None
+        elif line.startswith("\t\t") and frame is not None:
+            at = line.strip().rsplit(":", 1)[-1]
+            if created is not None and section == "Stack":
+                # The creator's first frame outside the wrappers names a wrapper's goroutines.
+                if WRAPPERS.match(kind.get(created, "")) and not WRAPPERS.match(frame):
+                    kind[created] = "%s:%s (%s)" % (frame, at, kind[created].rsplit("/", 1)[-1])
+                    created = None
+            elif moved is not None and section == "TransitionStack" and not PLUMBING.match(frame):
+                state, start, _ = since[moved]
+                since[moved] = (state, start, "%s:%s" % (frame, at))
+                moved = None
             frame = None
     if t0 is None:
         sys.exit("no events: pipe in the output of go tool trace -d=parsed")
@@ -82,6 +101,10 @@ def main():
                                                  d.get("Waiting", 0) / 1e9, d.get("Runnable", 0) / 1e9))
     print("running at once, bins of %g s:" % (bin_ns / 1e9))
     print(" ".join("%.1f" % (running[b] / bin_ns) for b in range(int((t_end - t0) // bin_ns) + 1)))
+    for (k, state), by in sorted(sites.items()):
+        print("%s, %s, by where:" % (k, state.lower()))
+        for site, ns in sorted(by.items(), key=lambda kv: -kv[1])[:8]:
+            print("  %9.2f  %s" % (ns / 1e9, site[-100:]))
 
 
 if __name__ == "__main__":
