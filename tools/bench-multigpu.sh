@@ -18,6 +18,10 @@
 # Settings (environment): DEST (/tmp/multigpu) inputs; ECOLI (E. coli FASTA, plain or gzip);
 # CARDS ("gpu:0 gpu:all"); SAPIPE (bin/sapipe); GENSCALE (bin/genscale); TIMEOUT (300) seconds a
 # command; EXTRA_CPU (1: the compress row also runs on the CPU, for its bytes).
+# The mummer row can also compare builds and settings, run after run in turn, ROUNDS (1) times:
+# BUILDS ("NAME=BINARY ...", default SAPIPE alone) and VARIANTS ("NAME:VAR=VALUE,VAR=VALUE ...",
+# default none; "default" for none), e.g. BUILDS="main=bin/sapipe next=bin/sapipe-next"
+# VARIANTS="default w12:SAPIPE_GPU_WORKERS=12"; with NULL=1 its output goes to /dev/null (no md5).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DEST=${DEST:-/tmp/multigpu}
@@ -56,22 +60,40 @@ if [[ " $ROWS " == *" mummer "* ]]; then
 	files=()
 	for _ in $(seq "$REPEAT"); do files+=("$reads"); done
 	cat "$reads" >/dev/null # in the page cache before the first run
-	for dev in $CARDS; do
-		s=$(date +%s%N)
-		# The output goes to a file and is hashed after the timing: md5sum reads about 0.5 GB/s,
-		# a third of what the cards and the host write.
-		out=$DEST/mummer.out
-		if [ "${PIPE:-0}" = 1 ]; then
-			(for _ in $(seq "$REPEAT"); do cat "$reads"; done) |
-				timeout -s KILL "$TIMEOUT" "$SAPIPE" mummer -v -maxmatch -l 20 -b -c --device "$dev" "$ref" - 2>"$DEST/mummer-${dev//:/_}.log" >"$out"
-		else
-			timeout -s KILL "$TIMEOUT" "$SAPIPE" mummer -v -maxmatch -l 20 -b -c --device "$dev" "$ref" "${files[@]}" 2>"$DEST/mummer-${dev//:/_}.log" >"$out"
-		fi
-		e=$(date +%s%N)
-		sum=$(md5sum <"$out" | cut -c1-12)
-		rm -f "$out"
-		t=$(secs "$s" "$e")
-		echo "| mummer -maxmatch -l 20 -b -c, $n reads of E. coli | $dev | $t | $(awk -v n="$n" -v t="$t" 'BEGIN { printf "%.2f M reads/s", n / t / 1e6 }') | $sum |"
+	builds=${BUILDS:-sapipe=$SAPIPE}
+	variants=${VARIANTS:-default}
+	for round in $(seq "${ROUNDS:-1}"); do
+		for build in $builds; do
+			for variant in $variants; do
+				for dev in $CARDS; do
+					bin=${build#*=}
+					envs=()
+					[[ $variant == *:* ]] && IFS=, read -ra envs <<<"${variant#*:}"
+					tag=${build%%=*}-${variant%%:*}-${dev//:/_}-$round
+					# The output goes to a file and is hashed after the timing: md5sum reads about
+					# 0.5 GB/s, a third of what the cards and the host write.
+					out=$DEST/mummer.out
+					[ "${NULL:-0}" = 1 ] && out=/dev/null
+					s=$(date +%s%N)
+					if [ "${PIPE:-0}" = 1 ]; then
+						(for _ in $(seq "$REPEAT"); do cat "$reads"; done) |
+							env "${envs[@]}" timeout -s KILL "$TIMEOUT" "$bin" mummer -v -maxmatch -l 20 -b -c --device "$dev" "$ref" - 2>"$DEST/mummer-$tag.log" >"$out"
+					else
+						env "${envs[@]}" timeout -s KILL "$TIMEOUT" "$bin" mummer -v -maxmatch -l 20 -b -c --device "$dev" "$ref" "${files[@]}" 2>"$DEST/mummer-$tag.log" >"$out"
+					fi
+					e=$(date +%s%N)
+					sum=-
+					if [ "$out" != /dev/null ]; then
+						sum=$(md5sum <"$out" | cut -c1-12)
+						rm -f "$out"
+					fi
+					t=$(secs "$s" "$e")
+					what=""
+					[ "$builds$variants" != "sapipe=${SAPIPE}default" ] && what=" (${build%%=*}, ${variant%%:*})"
+					echo "| mummer -maxmatch -l 20 -b -c, $n reads of E. coli$what | $dev | $t | $(awk -v n="$n" -v t="$t" 'BEGIN { printf "%.2f M reads/s", n / t / 1e6 }') | $sum |"
+				done
+			done
+		done
 	done
 fi
 
