@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sapipe/sapipe/kernels"
 )
@@ -327,13 +328,17 @@ func (p *Page) emitFromRuns(l *lane, a, b, d int, prev byte, minLen int) bool {
 }
 
 // pageRuns lists a page window's runs of a symbol that are at least minLen long, by length and by
-// position, for each symbol a walk has asked about.
+// position, for each symbol a walk has asked about. A list, once made, is read without the lock:
+// every position inside a gap of N asks for it, from every thread at once (a lock there is the
+// kind that made 32 threads queue on GOMAXPROCS's; stages/mummer.go).
 type pageRuns struct {
-	mu     sync.Mutex
-	minLen int // 0 until the first list
-	of     map[byte][]SymRun
-	byPos  map[byte][]SymRun // the same, by position
+	mu     sync.Mutex   // taken to make a list
+	minLen atomic.Int64 // 0 until the first list
+	lists  [256]atomic.Pointer[symRuns]
 }
+
+// symRuns are one symbol's runs, by length and by position.
+type symRuns struct{ byLen, byPos []SymRun }
 
 // runsOf returns the window's runs of x at least minLen long, by length and by position, listed
 // the first time x is asked about (with the minLen of the first list; ok is false for a shorter
@@ -344,21 +349,28 @@ func (p *Page) runsOf(x byte, minLen int) (byLen, byPos []SymRun, ok bool) {
 	if r == nil {
 		return nil, nil, false
 	}
+	if m := r.minLen.Load(); m != 0 {
+		if int64(minLen) < m {
+			return nil, nil, false
+		}
+		if l := r.lists[x].Load(); l != nil {
+			return l.byLen, l.byPos, true
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.minLen == 0 {
-		r.minLen, r.of, r.byPos = minLen, map[byte][]SymRun{}, map[byte][]SymRun{}
-	}
-	if minLen < r.minLen {
+	r.minLen.CompareAndSwap(0, int64(minLen))
+	m := int(r.minLen.Load())
+	if minLen < m {
 		return nil, nil, false
 	}
-	if rs, ok := r.of[x]; ok {
-		return rs, r.byPos[x], true
+	if l := r.lists[x].Load(); l != nil {
+		return l.byLen, l.byPos, true
 	}
-	byPos = ListRuns(p.w, x, r.minLen, 1)
+	byPos = ListRuns(p.w, x, m, 1)
 	byLen = slices.Clone(byPos)
 	sortRunsByLength(byLen)
-	r.of[x], r.byPos[x] = byLen, byPos
+	r.lists[x].Store(&symRuns{byLen, byPos})
 	return byLen, byPos, true
 }
 

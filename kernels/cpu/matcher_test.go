@@ -719,7 +719,7 @@ func TestMaxMatchRuns(t *testing.T) {
 				t.Fatalf("iter %d minLen %d page %d (emitRuns from depth %d):\n got %v\nwant %v", iter, minLen, ps, runEmitFrom, res.Matches, want)
 			}
 			for _, p := range m.pages {
-				if p.runs != nil && p.runs.of != nil {
+				if p.runs != nil && p.runs.minLen.Load() != 0 {
 					listed++
 				}
 			}
@@ -766,4 +766,33 @@ func benchMatch(b *testing.B, m *Matcher, codes []byte) {
 		}
 	}
 	b.ReportMetric(float64(len(res.Matches)), "matches")
+}
+
+// BenchmarkRunsOf asks a page for a symbol's runs from every thread at once, as the positions
+// inside a long run (a gap of N, poly-A) do under -maxmatch: the lists once made are read without a lock.
+func BenchmarkRunsOf(b *testing.B) {
+	rng := rand.New(rand.NewSource(47))
+	rec := slices.Concat(randomDNA(rng, 20000, "acgt"), slices.Repeat([]byte("a"), 4000), randomDNA(rng, 20000, "acgt"))
+	rb := kernels.NewReferenceBuilder(false)
+	rb.Add("g", rec)
+	ref, err := rb.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := NewMatcher(ref, kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 100}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := m.pages[0]
+	x := ref.Text[22000] // inside the run
+	if _, _, ok := p.runsOf(x, 100); !ok {
+		b.Fatal("no list of runs")
+	}
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if byLen, _, ok := p.runsOf(x, 100); !ok || len(byLen) != 1 {
+				b.Fatalf("%d runs, ok %v", len(byLen), ok)
+			}
+		}
+	})
 }
