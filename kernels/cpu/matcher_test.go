@@ -735,8 +735,15 @@ func TestMaxMatchRuns(t *testing.T) {
 // against itself, one page. Each position in the gap climbed an interval a base of the rest of
 // the gap to find its one left-maximal match (mummer 3.23 takes 39.7 s for it on the 2-core VM).
 func BenchmarkMaxMatchGap(b *testing.B) {
-	rng := rand.New(rand.NewSource(46))
-	rec := slices.Concat(randomDNA(rng, 20000, "acgt"), slices.Repeat([]byte("n"), 40000), randomDNA(rng, 20000, "acgt"))
+	ref, rec, m := gapMatcher(b, 46, 'n', 40000)
+	benchMatch(b, m, kernels.EncodeQuery(nil, rec, &ref.Alpha, false, false))
+}
+
+// gapMatcher returns a record of 20 kbp, a run of gap bytes fill and 20 kbp (random DNA from
+// seed), its reference, and a one-page -maxmatch -l 100 matcher of it.
+func gapMatcher(b *testing.B, seed int64, fill byte, gap int) (*kernels.Reference, []byte, *Matcher) {
+	rng := rand.New(rand.NewSource(seed))
+	rec := slices.Concat(randomDNA(rng, 20000, "acgt"), slices.Repeat([]byte{fill}, gap), randomDNA(rng, 20000, "acgt"))
 	rb := kernels.NewReferenceBuilder(false)
 	rb.Add("g", rec)
 	ref, err := rb.Build()
@@ -747,7 +754,7 @@ func BenchmarkMaxMatchGap(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchMatch(b, m, kernels.EncodeQuery(nil, rec, &ref.Alpha, false, false))
+	return ref, rec, m
 }
 
 // benchMatch matches codes against m b.N times, cut into segments of 4 Ki positions as stages
@@ -769,20 +776,10 @@ func benchMatch(b *testing.B, m *Matcher, codes []byte) {
 }
 
 // BenchmarkRunsOf asks a page for a symbol's runs from every thread at once, as the positions
-// inside a long run (a gap of N, poly-A) do under -maxmatch: the lists once made are read without a lock.
+// inside a long run (a gap of N, poly-A) do under -maxmatch: the lists once made are read
+// without a lock.
 func BenchmarkRunsOf(b *testing.B) {
-	rng := rand.New(rand.NewSource(47))
-	rec := slices.Concat(randomDNA(rng, 20000, "acgt"), slices.Repeat([]byte("a"), 4000), randomDNA(rng, 20000, "acgt"))
-	rb := kernels.NewReferenceBuilder(false)
-	rb.Add("g", rec)
-	ref, err := rb.Build()
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := NewMatcher(ref, kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: 100}, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ref, _, m := gapMatcher(b, 47, 'a', 4000)
 	p := m.pages[0]
 	x := ref.Text[22000] // inside the run
 	if _, _, ok := p.runsOf(x, 100); !ok {
