@@ -367,7 +367,7 @@ func (p *Page) runsOf(x byte, minLen int) (byLen, byPos []SymRun, ok bool) {
 	if l := r.lists[x].Load(); l != nil {
 		return l.byLen, l.byPos, true
 	}
-	byPos = ListRuns(p.w, x, m, 1)
+	byPos = listRuns(p.w, x, m)
 	byLen = slices.Clone(byPos)
 	sortRunsByLength(byLen)
 	r.lists[x].Store(&symRuns{byLen, byPos})

@@ -236,8 +236,9 @@ func (p *Page) pageBestClimb(q []byte, pos, lo, hi, m, minLen int) candidate {
 	return c
 }
 
-// runOn (pageBestClimb's, as first written) returns how far the match of length d of q[pos:] against window position s continues
-// beyond the window's end, in the full text. Only a match that reaches the window's end can.
+// runOn (pageBestClimb's, as first written) returns how far the match of length d of q[pos:]
+// against window position s continues beyond the window's end, in the full text. Only a match
+// that reaches the window's end can.
 func (p *Page) runOn(s, d int, q []byte, pos int) int {
 	if s+d != p.n || p.WinEnd == len(p.text) {
 		return 0

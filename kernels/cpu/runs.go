@@ -14,25 +14,13 @@ const RunEmitDepth = 256
 // SymRun is a run of one symbol in a window: it starts at window position S and is N long.
 type SymRun struct{ S, N int }
 
-// ListRuns returns w's runs of x that are at least minLen long, in the order they occur, looked
-// for on up to threads goroutines.
-func ListRuns(w []byte, x byte, minLen, threads int) []SymRun {
-	parts := splitRange(len(w), threads, runPart)
-	lists := make([][]SymRun, len(parts))
-	parallelChunks(parts, func(i, a, b int) { lists[i] = listRunsIn(w, x, minLen, a, b) })
-	return slices.Concat(lists...)
-}
-
-// runPart is the least text a goroutine of ListRuns looks at (lowered by tests).
-var runPart = 16 << 20
-
-// listRunsIn is ListRuns of the runs whose first position that is minLen-1 modulo minLen lies in
-// w[a:b): it looks at those positions only (a run minLen long holds one), so a symbol as common
-// as a base is listed in a pass over n/minLen positions, not stopped at every occurrence.
-func listRunsIn(w []byte, x byte, minLen, a, b int) []SymRun {
+// listRuns returns w's runs of x that are at least minLen long, in the order they occur. It looks
+// at every minLen-th position only (a run minLen long holds one), so a symbol as common as a base
+// is listed in a pass over n/minLen positions, not stopped at every occurrence.
+func listRuns(w []byte, x byte, minLen int) []SymRun {
 	var rs []SymRun
 	minLen = max(minLen, 1)
-	for i := firstSample(a, minLen); i < b; {
+	for i := minLen - 1; i < len(w); {
 		if w[i] != x {
 			i += minLen
 			continue
@@ -44,7 +32,7 @@ func listRunsIn(w []byte, x byte, minLen, a, b int) []SymRun {
 		for e < len(w) && w[e] == x {
 			e++
 		}
-		if e-s >= minLen && firstSample(s, minLen) >= a {
+		if e-s >= minLen {
 			rs = append(rs, SymRun{s, e - s})
 		}
 		i = firstSample(e, minLen)
