@@ -371,23 +371,18 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 // SAPIPE_GPU_UPLOAD=driver sends them from Go memory, through the driver's staging (for measuring).
 var uploadPinned = os.Getenv("SAPIPE_GPU_UPLOAD") != "driver"
 
-// maxPinnedUpload is the most a launch sends up through the worker's pinned buffer. Larger ones
-// (a long record's batch done again with all of the record, or a card of a chain, which takes
-// every sequence whole) go from Go memory: growing every worker's pinned buffer to hundreds of MB
-// cost more than the staging (the 150 Mbp pair, fourteenth session).
-const maxPinnedUpload = 64 << 20
-
 // upload queues the copies of the launch's codes (w.spanOrder) and pieces to the device. The
 // worker copies them into its pinned buffer, and the copy engine takes them from there while the
 // worker goes on. From Go memory the driver stages each copy through pinned buffers of its own, a
 // context's copies one at a time: 8-9 GB/s a card however many workers copy (the 30 GB of codes
 // of 100 M reads of 150 bases, both strands, took a third of a card's run). The buffer is free
 // again once the stream has done the last launch's copies: a worker mostly waits for its
-// launch's results before it packs the next, and upload makes sure.
+// launch's results before it packs the next, and upload makes sure. A launch that sends a long
+// record whole (done again with all of it, or on a card of a chain) grows the buffer to it; not
+// measured (kernels/cuda/NOTES.md).
 func (w *worker) upload(nPieces int) error {
 	pb := pieceBytes * nPieces
-	cb := (w.codeBytes() + 15) &^ 15
-	if !uploadPinned || cb+pb > maxPinnedUpload {
+	if !uploadPinned {
 		for _, sp := range w.spanOrder {
 			if err := w.s.toDevice(w.dCodes.p+devPtr(sp.dev), unsafe.Pointer(&sp.src[0]), len(sp.src)); err != nil {
 				return err
@@ -398,6 +393,7 @@ func (w *worker) upload(nPieces int) error {
 	if err := w.s.sync(); err != nil {
 		return err
 	}
+	cb := (w.codeBytes() + 15) &^ 15
 	// Grown by at least a quarter, in MiB: an allocation of pinned memory takes milliseconds and
 	// waits for the other workers' driver calls.
 	if err := w.hUp.ensure(w.m.dev, (cb+pb+1<<20-1)&^(1<<20-1)); err != nil {
