@@ -291,6 +291,10 @@ __device__ __forceinline__ u32 mt_same(const u8 *a, const u8 *b, u32 m, u32 end)
 	return m;
 }
 
+// mt_run: how many times q[pos] repeats from pos on, within q[:len] (pos < len; 1 where q[pos] is
+// not a symbol); mm_qrun, pg_run_at and pg_start_state's jump measure a query's runs with it.
+__device__ __forceinline__ u32 mt_run(const u8 *q, u32 pos, u32 len) { return 1 + mt_same(q + pos + 1, q + pos, 0, len - pos - 1); }
+
 // pg_run_diag: how far the match of pat[:m] at window position s goes on, comparing from pat[m]
 // (at most plen; a cut piece's codes end at plen, so reaching it sets *cutHit).
 __device__ __forceinline__ u32 pg_run_diag(const PageDev &p, const u8 *pat, u32 plen, u32 s, u32 m, const Piece &pc, u32 *cutHit) {
@@ -409,7 +413,7 @@ __device__ __forceinline__ u32 pg_start_state(const PageDev &p, const u8 *q, con
 			jumped = true;
 			u32 x0 = pat[0];
 			if (__ldg(rl.runOff + x0) < __ldg(rl.runOff + x0 + 1)) {
-				u32 k = 1 + mt_same(pat + 1, pat, 0, plen - 1);
+				u32 k = mt_run(pat, 0, plen);
 				if (k >= m && !pg_run_jump(p, rl, pat, plen, k, lo, hi, m)) break;
 				if (m >= plen) break;
 				x = pat[m];
@@ -650,7 +654,7 @@ __device__ __forceinline__ bool pg_left_maximal(const PageDev &p, u32 s, const u
 // mm_qrun: how many times q[pos] repeats from pos on in the codes on the device, with MT_RUN_CUT
 // where that is up to a cut piece's end (the low bits then a lower bound).
 __device__ __forceinline__ u32 mm_qrun(const u8 *q, const Piece &pc, u32 pos) {
-	u32 k = 1 + mt_same(q + pos + 1, q + pos, 0, pc.len - pos - 1);
+	u32 k = mt_run(q, pos, pc.len);
 	if (k >= MT_RUN_CUT) return (MT_RUN_CUT - 1) | MT_RUN_CUT; // a lower bound as well
 	return pos + k == pc.len && pc.cut ? k | MT_RUN_CUT : k;
 }
@@ -1033,7 +1037,7 @@ __device__ __forceinline__ u32 pg_run_at(const u8 *q, const Piece &pc, u32 pos, 
 	if (tw.run != 0 && tw.runPos == pos + 1) {
 		tw.run = q[pos] == q[pos + 1] ? tw.run + 1 : 1;
 	} else {
-		tw.run = 1 + mt_same(q + pos + 1, q + pos, 0, pc.len - pos - 1);
+		tw.run = mt_run(q, pos, pc.len);
 	}
 	tw.runPos = pos;
 	return tw.run;
