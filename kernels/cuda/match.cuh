@@ -1074,13 +1074,14 @@ __device__ __forceinline__ u32 pg_tail_match(const PageDev &p, const u8 *q, cons
 	return n;
 }
 
-// pg_take: consider's rules for a match of length full, run on from the one of length d at text
-// position ref that reaches the window's end.
-__device__ __forceinline__ void pg_take(Cand &c, u32 d, u32 full, u64 ref) {
+// pg_take: pg_best's rules (its consider's, and pg_run_best's) for a match of length full, run on
+// from the one of length d at window position s that reaches the window's end. The text position
+// is formed only where it is kept (formed before the comparisons, it cost mu_walk spills).
+__device__ __forceinline__ void pg_take(const PageDev &p, Cand &c, u32 d, u32 full, u32 s) {
 	if (full > c.len) {
 		c.len = full;
 		c.count = 1;
-		c.ref = ref;
+		c.ref = p.start + s;
 	} else if (full == c.len && full > d) {
 		c.count++;
 	}
@@ -1093,23 +1094,22 @@ __device__ __forceinline__ void pg_run_best(const PageDev &p, const u8 *q, const
 	if (p.endRun == 0 || p.text[p.start + p.n - 1] != q[pos]) return;
 	u32 e = p.tailRun, top = min(d, p.endRun);
 	if (top < lb) return;
-	u64 end = p.start + p.n;
 	// A run that reaches the end of a cut piece's codes may go on: a match that runs on to it
 	// would be compared up to there (pg_run_on), and so sets *cutHit.
 	if (pc.cut && pos + k == pc.len && k - top <= e && k - top < p.tail) *cutHit = 1;
 	// j in [k-e+1, top]: each runs on to k.
 	u32 low = max(lb, k + 1 > e ? k + 1 - e : 0u);
 	if (low <= top) {
-		pg_take(c, top, k, end - top);
+		pg_take(p, c, top, k, p.n - top);
 		if (c.len == k) c.count += min(top - low, 2u); // the rest, each shorter than k
 	}
 	if (k >= e && k - e >= lb && k - e <= top) {
 		u32 j = k - e;
-		pg_take(c, j, j + pg_tail_match(p, q, pc, cutHit, pos, pos + j, tw), end - j);
+		pg_take(p, c, j, j + pg_tail_match(p, q, pc, cutHit, pos, pos + j, tw), p.n - j);
 	}
 	if (k >= e + 1) {
 		u32 j = min(top, k - e - 1);
-		if (j >= lb) pg_take(c, j, j + e, end - j); // the longest of those that stop at e
+		if (j >= lb) pg_take(p, c, j, j + e, p.n - j); // the longest of those that stop at e
 	}
 }
 
@@ -1136,14 +1136,7 @@ __device__ __forceinline__ Cand pg_best(const PageDev &p, const u8 *q, const Pie
 	if (p.tail == 0) return c;
 	auto consider = [&](u32 s, u32 d) {
 		if (s != p.n - d || s >= owned) return;
-		u32 full = d + pg_tail_match(p, q, pc, cutHit, pos, pos + d, tw);
-		if (full > c.len) {
-			c.len = full;
-			c.count = 1;
-			c.ref = p.start + s;
-		} else if (full == c.len && full > d) {
-			c.count++;
-		}
+		pg_take(p, c, d, d + pg_tail_match(p, q, pc, cutHit, pos, pos + d, tw), s);
 	};
 	if (c.count > 0) consider(sLo != MT_NO_ROW ? sLo : (u32)__ldg(p.sa + lo), m);
 	// The enclosing intervals are shallower than m: while the overlap holds m-1 symbols none
