@@ -626,18 +626,21 @@ __device__ __forceinline__ void pg_load_start(const Piece *__restrict__ pieces, 
 	m = pieces[j].to + ends[j].x - pc.to;
 }
 
+// pg_tail_same: how far q[at:] matches the text after the window (at <= pc.len), compared eight
+// symbols at a time; *cutHit is set where the codes on the device end it (see Piece). pg_run_on
+// and pg_tail_match compare with it.
+__device__ __forceinline__ u32 pg_tail_same(const PageDev &p, const u8 *q, const Piece &pc, u32 *cutHit, u32 at) {
+	u32 tl = p.tail, ql = pc.len - at;
+	u32 n = mt_same(q + at, p.text + p.start + p.n, 0, min(tl, ql));
+	if (n == ql && n < tl && pc.cut) *cutHit = 1;
+	return n;
+}
+
 // pg_run_on: how far the match of length d of q[pos:] at window position s continues past the
-// window's end, in the whole text (kernels/cpu's tailWalk.tailMatch); *cutHit is set where the
-// codes on the device end it (see Piece).
+// window's end, in the whole text (kernels/cpu's tailWalk.tailMatch); *cutHit as pg_tail_same.
 __device__ __forceinline__ u32 pg_run_on(const PageDev &p, u32 s, u32 d, const u8 *q, const Piece &pc, u32 *cutHit, u32 pos) {
 	if (s + d != p.n || p.tail == 0) return 0;
-	const u8 *t = p.text + p.start + p.n;
-	u32 tl = p.tail;
-	const u8 *qq = q + pos + d;
-	u32 ql = pc.len - pos - d;
-	u32 e = mt_same(qq, t, 0, min(tl, ql));
-	if (e == ql && e < tl && pc.cut) *cutHit = 1;
-	return e;
+	return pg_tail_same(p, q, pc, cutHit, pos + d);
 }
 
 // pg_left_maximal: the match of q[pos:] at window position s cannot be extended to the left.
@@ -1043,7 +1046,7 @@ __device__ __forceinline__ u32 pg_run_at(const u8 *q, const Piece &pc, u32 pos, 
 	return tw.run;
 }
 
-// pg_tail_match: how far q[at:] matches the text after the window (pg_run_on), at >= pos, the
+// pg_tail_match: how far q[at:] matches the text after the window (pg_tail_same), at >= pos, the
 // walk's position (tailWalk.tailMatch): where q[at] is in q[pos:]'s first run and the text after
 // the window begins with a run of that symbol, the shorter run unless both are as long; otherwise
 // compared, and remembered for the last two query positions asked about.
@@ -1060,9 +1063,7 @@ __device__ __forceinline__ u32 pg_tail_match(const PageDev &p, const u8 *q, cons
 	}
 	if (tw.at0 == at + 1) return tw.n0;
 	if (tw.at1 == at + 1) return tw.n1;
-	u32 tl = p.tail, ql = pc.len - at;
-	u32 n = mt_same(q + at, p.text + p.start + p.n, 0, min(tl, ql));
-	if (n == ql && n < tl && pc.cut) *cutHit = 1;
+	u32 n = pg_tail_same(p, q, pc, cutHit, at);
 	if (tw.next) {
 		tw.at1 = at + 1;
 		tw.n1 = n;
@@ -1095,7 +1096,7 @@ __device__ __forceinline__ void pg_run_best(const PageDev &p, const u8 *q, const
 	u32 e = p.tailRun, top = min(d, p.endRun);
 	if (top < lb) return;
 	// A run that reaches the end of a cut piece's codes may go on: a match that runs on to it
-	// would be compared up to there (pg_run_on), and so sets *cutHit.
+	// would be compared up to there (pg_tail_same), and so sets *cutHit.
 	if (pc.cut && pos + k == pc.len && k - top <= e && k - top < p.tail) *cutHit = 1;
 	// j in [k-e+1, top]: each runs on to k.
 	u32 low = max(lb, k + 1 > e ? k + 1 - e : 0u);
