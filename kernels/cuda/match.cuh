@@ -636,6 +636,17 @@ __device__ __forceinline__ u32 pg_tail_same(const PageDev &p, const u8 *q, const
 	return n;
 }
 
+// pg_tail_run: how far a match that reaches the window's end in a run of the window's last symbol
+// runs on, where the text after the window goes on with that symbol for p.tailRun and the query
+// for r more: the shorter run, set in on, unless both are as long (false: only a comparison of
+// what follows them says). mm_rows and pg_tail_match take this shortcut; where the query's run
+// reaches a cut piece's codes' end, mm_rows compares instead and pg_tail_match sets *cutHit.
+__device__ __forceinline__ bool pg_tail_run(const PageDev &p, u32 r, u32 &on) {
+	if (r == p.tailRun) return false;
+	on = min(r, p.tailRun);
+	return true;
+}
+
 // pg_run_on: how far the match of length d of q[pos:] at window position s continues past the
 // window's end, in the whole text (kernels/cpu's tailWalk.tailMatch); *cutHit as pg_tail_same.
 __device__ __forceinline__ u32 pg_run_on(const PageDev &p, u32 s, u32 d, const u8 *q, const Piece &pc, u32 *cutHit, u32 pos) {
@@ -988,15 +999,12 @@ extern "C" __global__ void __launch_bounds__(256) mm_rows(const PageDev p, const
 	}
 	// A match of a run that ends the window runs on through the text's run after it (tailRun) as
 	// far as q[pos:]'s run of k goes, without a comparison unless both runs are as long (every
-	// position of a gap would compare the same stretch).
+	// position of a gap would compare the same stretch): pg_tail_run.
 	u32 on = 0;
 	bool onKnown = false;
 	if (run && s + d == p.n && p.tail > 0) {
 		u32 qr = qrun[item.w], k = qr & ~MT_RUN_CUT;
-		if (!(qr & MT_RUN_CUT) && k - d != p.tailRun) {
-			on = min(k - d, p.tailRun);
-			onKnown = true;
-		}
+		if (!(qr & MT_RUN_CUT)) onKnown = pg_tail_run(p, k - d, on);
 	}
 	u32 ok = 0;
 	uint4 out = make_uint4(0, 0, 0, 0);
@@ -1053,12 +1061,11 @@ __device__ __forceinline__ u32 pg_run_at(const u8 *q, const Piece &pc, u32 pos, 
 __device__ __forceinline__ u32 pg_tail_match(const PageDev &p, const u8 *q, const Piece &pc, u32 *cutHit, u32 pos, u32 at, TailWalk &tw) {
 	u32 e = p.tailRun;
 	if (e > 0 && at < pc.len && q[at] == q[pos] && q[at] == p.text[p.start + p.n]) {
-		u32 k = pg_run_at(q, pc, pos, tw);
-		if (at < pos + k && pos + k - at != e) {
-			u32 r = pos + k - at;
+		u32 k = pg_run_at(q, pc, pos, tw), n;
+		if (at < pos + k && pg_tail_run(p, pos + k - at, n)) {
 			// Where the run ends the codes on the device, the comparison would have reached them.
-			if (r < e && pos + k == pc.len && pc.cut) *cutHit = 1;
-			return min(r, e);
+			if (n < e && pos + k == pc.len && pc.cut) *cutHit = 1;
+			return n;
 		}
 	}
 	if (tw.at0 == at + 1) return tw.n0;
