@@ -278,6 +278,18 @@ __device__ __forceinline__ int pg_sym_at(const PageDev &p, u32 k, u32 m) {
 	return s >= p.n ? -1 : (int)p.text[p.start + s];
 }
 
+// pg_sym_from: the first row of [a, b) whose symbol at offset m (pg_sym_at) is at least x, or b,
+// where the rows are in order of that symbol (they share their first m): pg_start_state's two
+// bisections, for the rows before x and for those after it.
+__device__ __forceinline__ u32 pg_sym_from(const PageDev &p, u32 a, u32 b, u32 m, int x) {
+	while (a < b) {
+		u32 mid = (a + b) >> 1;
+		if (pg_sym_at(p, mid, m) >= x) b = mid;
+		else a = mid + 1;
+	}
+	return a;
+}
+
 // mt_same: the first i >= m, up to end, where a[i] differs from b[i] or is not a symbol (a code
 // under MT_FIRST), eight symbols at a time while they last.
 __device__ __forceinline__ u32 mt_same(const u8 *a, const u8 *b, u32 m, u32 end) {
@@ -460,30 +472,14 @@ __device__ __forceinline__ u32 pg_start_state(const PageDev &p, const u8 *q, con
 		u32 a = lo, b = hi;
 		if (pg_sym_at(p, a, m) < (int)x) {
 			a++;
-			if (a < b && pg_sym_at(p, a, m) < (int)x) {
-				a++;
-				while (a < b) {
-					u32 mid = (a + b) >> 1;
-					if (pg_sym_at(p, mid, m) >= (int)x) b = mid;
-					else a = mid + 1;
-				}
-			}
+			if (a < b && pg_sym_at(p, a, m) < (int)x) a = pg_sym_from(p, a + 1, b, m, (int)x);
 		}
-		u32 nlo = a;
-		b = hi;
 		if (a < b && pg_sym_at(p, b - 1, m) > (int)x) {
 			b--;
-			if (a < b && pg_sym_at(p, b - 1, m) > (int)x) {
-				b--;
-				while (a < b) {
-					u32 mid = (a + b) >> 1;
-					if (pg_sym_at(p, mid, m) > (int)x) b = mid;
-					else a = mid + 1;
-				}
-			}
+			if (a < b && pg_sym_at(p, b - 1, m) > (int)x) b = pg_sym_from(p, a, b - 1, m, (int)x + 1);
 		}
-		if (nlo == b) break;
-		lo = nlo;
+		if (a == b) break;
+		lo = a;
 		hi = b;
 		m++;
 	}
