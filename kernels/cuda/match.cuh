@@ -290,13 +290,18 @@ __device__ __forceinline__ u32 pg_sym_from(const PageDev &p, u32 a, u32 b, u32 m
 	return a;
 }
 
+// mt_low8: not 0 where one of the eight codes in x (as mt_load8 reads them) is not a symbol (a
+// code under MT_FIRST): with x ^ y, mt_same's and piece_long's test of eight symbols.
+__device__ __forceinline__ u32 mt_low8(u64 x) {
+	return __vcmpltu4((u32)x, 0x02020202u) | __vcmpltu4((u32)(x >> 32), 0x02020202u);
+}
+
 // mt_same: the first i >= m, up to end, where a[i] differs from b[i] or is not a symbol (a code
 // under MT_FIRST), eight symbols at a time while they last.
 __device__ __forceinline__ u32 mt_same(const u8 *a, const u8 *b, u32 m, u32 end) {
 	while (m + 8 <= end) {
 		u64 x = mt_load8(a + m), y = mt_load8(b + m);
-		u32 low = __vcmpltu4((u32)x, 0x02020202u) | __vcmpltu4((u32)(x >> 32), 0x02020202u);
-		if ((x ^ y) | low) break;
+		if ((x ^ y) | mt_low8(x)) break;
 		m += 8;
 	}
 	while (m < end && a[m] >= MT_FIRST && a[m] == b[m]) m++;
@@ -557,7 +562,7 @@ extern "C" __global__ void __launch_bounds__(256) piece_long(const PageDev p, co
 #pragma unroll
 				for (int j = 0; j < 4; j++) {
 					d |= x[j] ^ y[j];
-					low |= __vcmpltu4((u32)x[j], 0x02020202u) | __vcmpltu4((u32)(x[j] >> 32), 0x02020202u);
+					low |= mt_low8(x[j]);
 				}
 				if ((d | low) == 0) continue;
 			}
