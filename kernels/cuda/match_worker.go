@@ -406,7 +406,7 @@ func (w *worker) upload(nPieces int) error {
 	var wg sync.WaitGroup
 	for _, sp := range w.spanOrder {
 		dst := up[sp.dev : sp.dev+len(sp.src)]
-		if len(sp.src) >= uploadCopyPart {
+		if len(sp.src) >= copyPart {
 			wg.Go(func() { parallelCopy(dst, sp.src) })
 		} else {
 			copy(dst, sp.src)
@@ -419,9 +419,6 @@ func (w *worker) upload(nPieces int) error {
 	}
 	return w.s.toDevice(w.dPieces.p, unsafe.Add(w.hUp.p, cb), pb)
 }
-
-// uploadCopyPart is the least of a batch's codes that upload copies on a goroutine of its own.
-const uploadCopyPart = 1 << 20
 
 // codeBytes is the size of the packed codes.
 func (w *worker) codeBytes() int {

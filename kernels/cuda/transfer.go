@@ -184,11 +184,13 @@ func (d *device) copyOut(dst []byte, src devPtr) error {
 	return nil
 }
 
+// copyPart is the least a goroutine of parallelCopy copies.
+const copyPart = 1 << 20
+
 // parallelCopy copies src to dst (of equal length) on several goroutines.
 func parallelCopy(dst, src []byte) {
-	const part = 1 << 20
 	n := len(src)
-	parts := min(runtime.GOMAXPROCS(0), copyThreads, (n+part-1)/part)
+	parts := min(runtime.GOMAXPROCS(0), copyThreads, (n+copyPart-1)/copyPart)
 	if parts <= 1 {
 		copy(dst, src)
 		return
