@@ -228,7 +228,7 @@ func (gm *groupMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
 	case <-gm.quit:
 		return errors.New("GPU matcher is closed")
 	}
-	return <-r.done
+	return r.wait()
 }
 
 // Close stops every card's workers and frees their memory.

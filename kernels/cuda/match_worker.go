@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -77,7 +78,6 @@ type worker struct {
 	dItems, dItemPiece        devBuf // compacted items
 	dRangeCnt, dItemRows      devBuf
 	dRangeOff                 devBuf
-	unpackParts               []recPart // unpack's work, reused
 	dRanges, dRowCnt, dRowOff devBuf
 	dCand, dValid, dValidOff  devBuf
 	dOut                      devBuf
@@ -542,46 +542,80 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 	return len(ps), nSlots, nil
 }
 
-// unpack appends each segment's records, as matches, to its batch's result. The records are in
-// slot order, so each segment's are found by galloping from the last segment's end, and each
-// request's matches grow once; the records are then turned into matches on several goroutines
-// where there are many (against repeats, millions a launch: on one goroutine that had taken as
-// long as the card's work).
+// unpack hands each request of the launch its records (in slot order, found by galloping from
+// the last request's end) and the slot of its first segment; the requester turns them into
+// matches (request.finish) once it has its answer, so that the device worker goes on to its next
+// launch. The records then belong to the requests, and the last of them gives the buffer back to
+// the matcher for a later launch (w.recs starts afresh).
 func (w *worker) unpack(batch []*request, recs []outRec) {
-	parts := w.unpackParts[:0]
+	h := &recHold{m: w.m, recs: recs}
 	k, seg := 0, 0
 	for _, r := range batch {
-		res := r.res
 		n := len(r.b.Segs)
 		if n == 0 {
 			continue
 		}
 		last := r.b.Segs[n-1]
 		end := w.segSlot[seg+n-1] + uint32(max(last.To-last.From, 0))
-		at := len(res.Matches)
-		res.Matches = slices.Grow(res.Matches, recsBefore(recs[k:], end))
-		res.Ends = slices.Grow(res.Ends, n)
-		for _, sg := range r.b.Segs {
-			base := w.segSlot[seg]
-			seg++
-			if sg.To > sg.From {
-				c := recsBefore(recs[k:], base+uint32(sg.To-sg.From))
-				res.Matches = res.Matches[:at+c]
+		c := recsBefore(recs[k:], end)
+		r.recs, r.slot0, r.hold = recs[k:k+c], w.segSlot[seg], h
+		h.left.Add(1)
+		k += c
+		seg += n
+	}
+	if cap(recs) > 0 && h.left.Load() > 0 {
+		w.recs = w.m.getRecs()
+	}
+}
+
+// recHold is a launch's records, out with its requests until the last of them has finished.
+type recHold struct {
+	m    *gpuMatcher
+	recs []outRec
+	left atomic.Int32
+}
+
+func (h *recHold) release() {
+	if h.left.Add(-1) == 0 {
+		h.m.putRecs(h.recs)
+	}
+}
+
+// finish appends each of r's segments' records, as matches, to its result, and releases them.
+// Each segment's are found by galloping from the last segment's end, and the result's matches
+// grow once; they are turned into matches on several goroutines where there are many (against
+// repeats, millions a launch: on one goroutine that had taken as long as the card's work).
+func (r *request) finish() {
+	if r.hold == nil {
+		return
+	}
+	defer func() { r.recs, r.hold = nil, nil }()
+	defer r.hold.release()
+	recs, res := r.recs, r.res
+	at := len(res.Matches)
+	res.Matches = slices.Grow(res.Matches, len(recs))
+	res.Ends = slices.Grow(res.Ends, len(r.b.Segs))
+	var parts []recPart
+	k, base := 0, r.slot0
+	for _, sg := range r.b.Segs {
+		if sg.To > sg.From {
+			c := recsBefore(recs[k:], base+uint32(sg.To-sg.From))
+			res.Matches = res.Matches[:at+c]
+			if len(recs) < 2*unpackPart {
+				recPart{dst: res.Matches[at : at+c], src: recs[k : k+c], base: base, from: sg.From}.convert()
+			} else {
 				for i := 0; i < c; i += unpackPart {
 					j := min(i+unpackPart, c)
 					parts = append(parts, recPart{dst: res.Matches[at+i : at+j], src: recs[k+i : k+j], base: base, from: sg.From})
 				}
-				k += c
-				at += c
 			}
-			res.Ends = append(res.Ends, at)
+			k += c
+			at += c
+			base += uint32(sg.To - sg.From)
 		}
+		res.Ends = append(res.Ends, at)
 	}
-	w.unpackParts = parts[:0]
-	if len(recs) < 2*unpackPart {
-		for _, p := range parts {
-			p.convert()
-		}
+	if len(parts) == 0 {
 		return
 	}
 	// Goroutines of about equal numbers of records, each a run of parts.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
+	pipeline "github.com/sapipe/sapipe/stream"
 )
 
 // The GPU matcher. Its index is kernels/cpu's (the same arrays, value for value): the whole text and
@@ -225,7 +226,8 @@ type gpuMatcher struct {
 	text   devBuf
 	fs     frameSet
 	fn     map[string]uintptr
-	runs   runLists // the pages' runs of one symbol (run ranges, start states moved on through runs)
+	runs   runLists                  // the pages' runs of one symbol (run ranges, start states moved on through runs)
+	recs   pipeline.Spares[[]outRec] // record buffers that requests have given back (unpack)
 
 	reqs      chan *request
 	quit      chan struct{}
@@ -248,6 +250,21 @@ type request struct {
 	res  *kernels.Result
 	npos int
 	done chan error
+
+	// Given by the device worker with a nil on done, for finish: the request's records in slot
+	// order, its first segment's slot, and the launch's records they are part of.
+	recs  []outRec
+	slot0 uint32
+	hold  *recHold
+}
+
+// wait waits for the request's launch and turns its records into matches.
+func (r *request) wait() error {
+	if err := <-r.done; err != nil {
+		return err
+	}
+	r.finish()
+	return nil
 }
 
 // matchStats counts what the matcher did, for tests, benchmarks and profiles.
@@ -429,7 +446,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		}
 	}
 	m := &gpuMatcher{dev: d, ref: ref, opts: opts, cfg: cfg, fn: make(map[string]uintptr), note: b.note,
-		reqs: cfg.Requests, quit: make(chan struct{})}
+		reqs: cfg.Requests, quit: make(chan struct{}), recs: pipeline.NewSpares[[]outRec](maxRecSpares)}
 	if m.reqs == nil {
 		m.reqs = make(chan *request)
 	}
@@ -735,7 +752,30 @@ func (m *gpuMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
 	case <-m.quit:
 		return errors.New("GPU matcher is closed")
 	}
-	return <-r.done
+	return r.wait()
+}
+
+// maxRecSpares is how many record buffers a matcher keeps for its launches: as many as launches
+// whose requests have not finished with their records, about the device workers and a few more.
+const maxRecSpares = 16
+
+// getRecs returns a record buffer that requests have given back, or nil.
+func (m *gpuMatcher) getRecs() []outRec {
+	if part := m.cfg.part; part != nil && part.links != nil {
+		return part.links.getRecs()
+	}
+	r, _ := m.recs.Get()
+	return r
+}
+
+// putRecs gives a launch's record buffer back for a later launch (a chain's first card, which
+// makes them, where the matcher is a chain's card).
+func (m *gpuMatcher) putRecs(r []outRec) {
+	if part := m.cfg.part; part != nil && part.links != nil {
+		part.links.putRecs(r)
+	} else if cap(r) > 0 {
+		m.recs.Put(r[:0])
+	}
 }
 
 // newRequest returns the request of one Match call.

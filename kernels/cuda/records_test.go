@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/sapipe/sapipe/kernels"
+	pipeline "github.com/sapipe/sapipe/stream"
 )
 
 // TestMergeRecords: the records of 1 to 7 pages, each page's in slot order with its runs of one
@@ -121,7 +123,7 @@ func unpackOneByOne(segSlot []uint32, batch []*request, recs []outRec) {
 func TestUnpack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for trial := range 60 {
-		var w worker
+		w := worker{m: &gpuMatcher{recs: pipeline.NewSpares[[]outRec](2)}}
 		var batch, want []*request
 		var recs []outRec
 		slot := uint32(0)
@@ -157,6 +159,18 @@ func TestUnpack(t *testing.T) {
 		}
 		w.unpack(batch, recs)
 		unpackOneByOne(w.segSlot, want, recs)
+		if _, ok := w.m.recs.Get(); ok {
+			t.Fatalf("trial %d: the records were given back before the requests finished", trial)
+		}
+		// The requests finish in any order, each on its own goroutine (as Match's callers do).
+		var wg sync.WaitGroup
+		for _, i := range rng.Perm(len(batch)) {
+			wg.Go(batch[i].finish)
+		}
+		wg.Wait()
+		if got, ok := w.m.recs.Get(); cap(recs) > 0 && (!ok || &got[:1][0] != &recs[:1][0]) {
+			t.Fatalf("trial %d: the launch's records were not given back once every request finished", trial)
+		}
 		for i := range batch {
 			g, x := batch[i].res, want[i].res
 			if !slices.Equal(g.Matches, x.Matches) || !slices.Equal(g.Ends, x.Ends) {
