@@ -18,7 +18,7 @@ import (
 
 // A device worker runs one launch at a time: the batches it took, packed into pinned memory, copied
 // up, matched against every page and turned into compact records, which it copies down and hands
-// back to each batch in order. See matcher.go.
+// to each batch's caller, who turns them into matches (request.finish). See matcher.go.
 
 // piece is the kernels' Piece (match.cuh): positions [from, to) of a query sequence that starts
 // at codes+q on the device; position from has slot `slot`. len codes of the sequence are there:
