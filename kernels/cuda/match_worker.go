@@ -88,7 +88,9 @@ type worker struct {
 	cut        bool     // some piece of the launch has only part of its sequence on the device
 	segSlot    []uint32 // first slot of each segment of the launch
 	recs       []outRec
-	spare      []outRec // mergeRecords' other buffer
+	recsBack   chan []outRec // record buffers given back by the requests (unpack)
+	recsOut    int           // the worker's record buffers out with requests
+	spare      []outRec      // mergeRecords' other buffer
 	itemRows   []uint32
 	pageStarts []int // where each page's records start in recs
 
@@ -545,8 +547,10 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 // unpack hands each request of the launch its records (in slot order, found by galloping from
 // the last request's end) and the slot of its first segment; the requester turns them into
 // matches (request.finish) once it has its answer, so that the device worker goes on to its next
-// launch. The records then belong to the requests, and the last of them gives the buffer back to
-// the matcher for a later launch (w.recs starts afresh).
+// launch. The records then belong to the requests, and the last of them gives the buffer back:
+// to the worker, which has two and fills one while the requests of its last launch hold the
+// other (a buffer stays with its worker, grown to its launches, its pages warm), or on a chain's
+// last card to the first card, which makes the buffers.
 func (w *worker) unpack(batch []*request, recs []outRec) {
 	h := &recHold{m: w.m, recs: recs}
 	k, seg := 0, 0
@@ -563,8 +567,27 @@ func (w *worker) unpack(batch []*request, recs []outRec) {
 		k += c
 		seg += n
 	}
-	if cap(recs) > 0 && h.left.Load() > 0 {
-		w.recs = w.m.getRecs()
+	if cap(recs) == 0 || h.left.Load() == 0 {
+		return
+	}
+	if part := w.m.cfg.part; part != nil && part.links != nil {
+		w.recs = part.links.getRecs()
+		return
+	}
+	if w.recsBack == nil {
+		w.recsBack = make(chan []outRec, 2)
+	}
+	h.back = w.recsBack
+	w.recsOut++
+	w.recs = nil // a second buffer, made as the next launch needs it
+	if w.recsOut == 2 {
+		// The launch before this one's, given back once its requests have finished (a closing
+		// matcher's worker does not wait for them).
+		select {
+		case w.recs = <-w.recsBack:
+			w.recsOut--
+		case <-w.m.quit:
+		}
 	}
 }
 
@@ -572,12 +595,21 @@ func (w *worker) unpack(batch []*request, recs []outRec) {
 type recHold struct {
 	m    *gpuMatcher
 	recs []outRec
+	back chan []outRec // the worker's, where the buffer goes back (nil: to the chain's first card)
 	left atomic.Int32
 }
 
 func (h *recHold) release() {
-	if h.left.Add(-1) == 0 {
-		h.m.putRecs(h.recs)
+	if h.left.Add(-1) != 0 {
+		return
+	}
+	if h.back != nil {
+		select {
+		case h.back <- h.recs[:0]:
+		default: // a closing matcher's worker has stopped counting them
+		}
+	} else {
+		h.m.cfg.part.links.putRecs(h.recs)
 	}
 }
 

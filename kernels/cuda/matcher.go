@@ -16,7 +16,6 @@ import (
 
 	"github.com/sapipe/sapipe/kernels"
 	"github.com/sapipe/sapipe/kernels/cpu"
-	pipeline "github.com/sapipe/sapipe/stream"
 )
 
 // The GPU matcher. Its index is kernels/cpu's (the same arrays, value for value): the whole text and
@@ -226,8 +225,7 @@ type gpuMatcher struct {
 	text   devBuf
 	fs     frameSet
 	fn     map[string]uintptr
-	runs   runLists                  // the pages' runs of one symbol (run ranges, start states moved on through runs)
-	recs   pipeline.Spares[[]outRec] // record buffers that requests have given back (unpack)
+	runs   runLists // the pages' runs of one symbol (run ranges, start states moved on through runs)
 
 	reqs      chan *request
 	quit      chan struct{}
@@ -261,6 +259,11 @@ type request struct {
 // wait waits for the request's launch and turns its records into matches.
 func (r *request) wait() error {
 	if err := <-r.done; err != nil {
+		// Records handed out before the launch failed go back unread.
+		if r.hold != nil {
+			r.hold.release()
+			r.recs, r.hold = nil, nil
+		}
 		return err
 	}
 	r.finish()
@@ -446,7 +449,7 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 		}
 	}
 	m := &gpuMatcher{dev: d, ref: ref, opts: opts, cfg: cfg, fn: make(map[string]uintptr), note: b.note,
-		reqs: cfg.Requests, quit: make(chan struct{}), recs: pipeline.NewSpares[[]outRec](maxRecSpares)}
+		reqs: cfg.Requests, quit: make(chan struct{})}
 	if m.reqs == nil {
 		m.reqs = make(chan *request)
 	}
@@ -753,29 +756,6 @@ func (m *gpuMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
 		return errors.New("GPU matcher is closed")
 	}
 	return r.wait()
-}
-
-// maxRecSpares is how many record buffers a matcher keeps for its launches: as many as launches
-// whose requests have not finished with their records, about the device workers and a few more.
-const maxRecSpares = 16
-
-// getRecs returns a record buffer that requests have given back, or nil.
-func (m *gpuMatcher) getRecs() []outRec {
-	if part := m.cfg.part; part != nil && part.links != nil {
-		return part.links.getRecs()
-	}
-	r, _ := m.recs.Get()
-	return r
-}
-
-// putRecs gives a launch's record buffer back for a later launch (a chain's first card, which
-// makes them, where the matcher is a chain's card).
-func (m *gpuMatcher) putRecs(r []outRec) {
-	if part := m.cfg.part; part != nil && part.links != nil {
-		part.links.putRecs(r)
-	} else if cap(r) > 0 {
-		m.recs.Put(r[:0])
-	}
 }
 
 // newRequest returns the request of one Match call.

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -8,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/sapipe/sapipe/kernels"
-	pipeline "github.com/sapipe/sapipe/stream"
 )
 
 // TestMergeRecords: the records of 1 to 7 pages, each page's in slot order with its runs of one
@@ -123,7 +123,8 @@ func unpackOneByOne(segSlot []uint32, batch []*request, recs []outRec) {
 func TestUnpack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for trial := range 60 {
-		w := worker{m: &gpuMatcher{recs: pipeline.NewSpares[[]outRec](2)}}
+		w := worker{m: &gpuMatcher{quit: make(chan struct{})}}
+		w.recsOut = trial % 2 // with one buffer out already, unpack waits for it
 		var batch, want []*request
 		var recs []outRec
 		slot := uint32(0)
@@ -157,21 +158,58 @@ func TestUnpack(t *testing.T) {
 			batch = append(batch, &request{b: bt, res: &kernels.Result{Matches: slices.Clone(before), Ends: []int{1}}})
 			want = append(want, &request{b: bt, res: &kernels.Result{Matches: slices.Clone(before), Ends: []int{1}}})
 		}
+		earlier := make([]outRec, 0, 8) // the buffer of the launch before, where one is out
+		w.recsBack = make(chan []outRec, 2)
+		if w.recsOut == 1 {
+			w.recsBack <- earlier
+		}
 		w.unpack(batch, recs)
 		unpackOneByOne(w.segSlot, want, recs)
-		if _, ok := w.m.recs.Get(); ok {
+		if cap(recs) > 0 {
+			if trial%2 == 1 && (cap(w.recs) != cap(earlier) || w.recsOut != 1) {
+				t.Fatalf("trial %d: the worker did not take back the buffer of the launch before (%d out)", trial, w.recsOut)
+			}
+			if trial%2 == 0 && (w.recs != nil || w.recsOut != 1) {
+				t.Fatalf("trial %d: the worker kept a buffer it had handed out (%d out)", trial, w.recsOut)
+			}
+		}
+		if cap(recs) > 0 && len(w.recsBack) > 0 {
 			t.Fatalf("trial %d: the records were given back before the requests finished", trial)
 		}
-		// The requests finish in any order, each on its own goroutine (as Match's callers do).
+		// The requests finish in any order, each on its own goroutine (as Match's callers do);
+		// in every third trial the launch failed after its records were handed out, and they
+		// go back unread.
+		failed := trial%3 == 2
 		var wg sync.WaitGroup
 		for _, i := range rng.Perm(len(batch)) {
-			wg.Go(batch[i].finish)
+			r := batch[i]
+			r.done = make(chan error, 1)
+			if failed {
+				r.done <- errors.New("launch failed")
+			} else {
+				r.done <- nil
+			}
+			wg.Go(func() {
+				if err := r.wait(); (err != nil) != failed {
+					t.Errorf("trial %d: wait: %v", trial, err)
+				}
+			})
 		}
 		wg.Wait()
-		if got, ok := w.m.recs.Get(); cap(recs) > 0 && (!ok || &got[:1][0] != &recs[:1][0]) {
-			t.Fatalf("trial %d: the launch's records were not given back once every request finished", trial)
+		if cap(recs) > 0 {
+			select {
+			case got := <-w.recsBack:
+				if &got[:1][0] != &recs[:1][0] || len(w.recsBack) > 0 {
+					t.Fatalf("trial %d: another buffer came back, or more than one", trial)
+				}
+			default:
+				t.Fatalf("trial %d: the launch's records were not given back once every request finished", trial)
+			}
 		}
 		for i := range batch {
+			if failed {
+				break
+			}
 			g, x := batch[i].res, want[i].res
 			if !slices.Equal(g.Matches, x.Matches) || !slices.Equal(g.Ends, x.Ends) {
 				t.Fatalf("trial %d (%d records), request %d: %d matches, ends %v; want %d, %v", trial, len(recs), i, len(g.Matches), g.Ends, len(x.Matches), x.Ends)
