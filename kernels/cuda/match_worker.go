@@ -600,8 +600,8 @@ type recHold struct {
 }
 
 func (h *recHold) release() {
-	if h.left.Add(-1) != 0 {
-		return
+	if h.left.Add(-1) != 0 || cap(h.recs) == 0 {
+		return // others hold it still, or a launch without positions had no buffer to give back
 	}
 	if h.back != nil {
 		select {
