@@ -90,15 +90,19 @@ __device__ __forceinline__ void pg_rank_pair(const PageDev &p, u32 c, u32 lo, u3
 
 // ---- the compact LCP array ----------------------------------------------------------------------
 
-__device__ __forceinline__ int pg_big(const PageDev &p, u32 k) {
+// pg_big_at: the index in the side table of escaped row k (pg_big's search).
+__device__ __forceinline__ u32 pg_big_at(const PageDev &p, u32 k) {
 	u32 lo = 0, hi = p.nBig;
 	while (lo < hi) {
 		u32 m = (lo + hi) >> 1;
 		if ((u32)p.bigRow[m] < k) lo = m + 1;
 		else hi = m;
 	}
-	return p.bigVal[lo];
+	return lo;
 }
+
+// pg_big: the LCP of escaped row k, from the side table.
+__device__ __forceinline__ int pg_big(const PageDev &p, u32 k) { return p.bigVal[pg_big_at(p, k)]; }
 
 __device__ __forceinline__ int pg_lcp(const PageDev &p, u32 k) {
 	u32 v = __ldg(p.lcp + k);
@@ -110,6 +114,41 @@ __device__ __forceinline__ bool pg_less(const PageDev &p, u32 k, int d) {
 	u32 v = __ldg(p.lcp + k);
 	if (v < MT_LCP_ESCAPE) return (int)v < d;
 	return d > MT_LCP_ESCAPE && pg_big(p, k) < d;
+}
+
+// pg_less_down: the largest row in [lo, k] whose LCP is < d (d > MT_LCP_ESCAPE), or lo - 1. Row by
+// row, but an escaped row's value is the side table's next entry down once the first escaped row's
+// is found: one search rather than one a row (a climb from a deep row through a block of escaped
+// rows, at a window's end in a gap, searched the side table up to 64 times a level, each search a
+// chain of dependent reads: 317 k cycles a climb).
+__device__ __forceinline__ int pg_less_down(const PageDev &p, int k, int lo, int d) {
+	u32 j = 0xffffffffu;
+	for (int i = k; i >= lo; i--) {
+		u32 v = __ldg(p.lcp + i);
+		if (v < MT_LCP_ESCAPE) {
+			if ((int)v < d) return i;
+			continue;
+		}
+		j = j == 0xffffffffu ? pg_big_at(p, (u32)i) : j - 1;
+		if (__ldg(p.bigVal + j) < d) return i;
+	}
+	return lo - 1;
+}
+
+// pg_less_up: the least row in [k, hi] whose LCP is < d (d > MT_LCP_ESCAPE), or hi + 1; as
+// pg_less_down, upward.
+__device__ __forceinline__ int pg_less_up(const PageDev &p, int k, int hi, int d) {
+	u32 j = 0xffffffffu;
+	for (int i = k; i <= hi; i++) {
+		u32 v = __ldg(p.lcp + i);
+		if (v < MT_LCP_ESCAPE) {
+			if ((int)v < d) return i;
+			continue;
+		}
+		j = j == 0xffffffffu ? pg_big_at(p, (u32)i) : j + 1;
+		if (__ldg(p.bigVal + j) < d) return i;
+	}
+	return hi + 1;
 }
 
 __device__ __forceinline__ bool pg_deep(const PageDev &p, u32 k) { return (__ldg(p.deep + (k >> 6)) >> (k & 63)) & 1; }
@@ -164,11 +203,9 @@ __device__ __forceinline__ u32 pg_prev_smaller(const PageDev &p, u32 k, int d) {
 		if (m) return (k & ~63u) + 63 - __clzll(m);
 		i = (int)(k & ~63u);
 	} else {
-		for (;;) {
-			if (pg_less(p, i, d)) return i;
-			if ((i & 63) == 0) break;
-			i--;
-		}
+		i = (int)(k & ~63u);
+		int r = pg_less_down(p, (int)k, i, d);
+		if (r >= i) return r;
 	}
 	u32 L = 1;
 	int b = (i >> 6) - 1;
@@ -185,9 +222,7 @@ __device__ __forceinline__ u32 pg_prev_smaller(const PageDev &p, u32 k, int d) {
 		}
 	}
 	if (bytes) return (u32)b * 64 + 63 - __clzll(pg_rows_below(p, b, d));
-	for (i = b * 64 + 63; !pg_less(p, i, d); i--) {
-	}
-	return i;
+	return pg_less_down(p, b * 64 + 63, b * 64, d);
 }
 
 // pg_next_smaller: the smallest k' >= k whose LCP is < d (d >= 1); as pg_prev_smaller, rightward
@@ -200,11 +235,9 @@ __device__ __forceinline__ u32 pg_next_smaller(const PageDev &p, u32 k, int d) {
 		if (m) return (k & ~63u) + __ffsll(m) - 1;
 		i = (int)(k & ~63u) + 64;
 	} else {
-		for (;;) {
-			if (pg_less(p, i, d)) return i;
-			i++;
-			if ((i & 63) == 0) break;
-		}
+		i = (int)(k & ~63u) + 64;
+		int r = pg_less_up(p, (int)k, i - 1, d);
+		if (r < i) return r;
 	}
 	u32 L = 1;
 	int b = i >> 6;
@@ -223,9 +256,7 @@ __device__ __forceinline__ u32 pg_next_smaller(const PageDev &p, u32 k, int d) {
 		}
 	}
 	if (bytes) return (u32)b * 64 + __ffsll(pg_rows_below(p, b, d)) - 1;
-	for (i = b * 64; !pg_less(p, i, d); i++) {
-	}
-	return i;
+	return pg_less_up(p, b * 64, b * 64 + 63, d);
 }
 
 // ---- the backward search ------------------------------------------------------------------------
