@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -315,3 +316,66 @@ func BenchmarkPrinterReads(b *testing.B) {
 		}
 	})
 }
+
+// stubMatcher answers every segment with one match at a place derived from its first codes,
+// at once: what is left of a run is the host's part (reading, parsing, encoding, batching,
+// formatting and writing in order), which bounds a run on the GPU of many short reads.
+type stubMatcher struct{ n int64 }
+
+func (s stubMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
+	for _, sg := range b.Segs {
+		if sg.To > sg.From {
+			h := int64(sg.Len)*2654435761 + int64(sg.From)
+			res.Matches = append(res.Matches, kernels.Match{Ref: h % (s.n - 200), Query: int32(sg.From), Len: int32(min(sg.To-sg.From, 40))})
+		}
+		res.Ends = append(res.Ends, len(res.Matches))
+	}
+	return nil
+}
+
+func (stubMatcher) Close() error { return nil }
+
+// BenchmarkMummerHost: 500 k reads of 150 bases (FASTQ, a file) through Mummer with a matcher
+// that takes no time, both strands, -maxmatch -c, the GPU path's workers and batches (twice the
+// threads, four times the CPU's batch): the host's cost a read, the bound of a run on the cards.
+func BenchmarkMummerHost(b *testing.B) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	seq := make([]byte, 1<<22)
+	for k := range seq {
+		seq[k] = "acgt"[rng.IntN(4)]
+	}
+	rb := kernels.NewReferenceBuilder(false)
+	rb.Add("chr", seq)
+	ref, err := rb.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	const reads = 500_000
+	var fq bytes.Buffer
+	for r := range reads {
+		at := rng.IntN(len(seq) - 150)
+		fmt.Fprintf(&fq, "@read%d/1\n%s\n+\n%s\n", r, seq[at:at+150], strings.Repeat("I", 150))
+	}
+	path := filepath.Join(b.TempDir(), "reads.fq")
+	if err := os.WriteFile(path, fq.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	threads := runtime.GOMAXPROCS(0)
+	opts := MummerOptions{Mode: kernels.MaxMatch, MinLen: 20, Strands: Strands{Forward: true, Reverse: true}, ReversePositions: true,
+		Threads: 2 * threads, BatchSize: 4 << 19}
+	var out int64
+	b.SetBytes(int64(fq.Len()))
+	for b.Loop() {
+		cw := &countWriter{}
+		if err := Mummer(context.Background(), opts, ref, stubMatcher{n: int64(len(seq))}, []string{path}, nil, cw); err != nil {
+			b.Fatal(err)
+		}
+		out = cw.n
+	}
+	b.ReportMetric(float64(reads)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mreads/s")
+	b.ReportMetric(float64(out)/reads, "B-out/read")
+}
+
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
