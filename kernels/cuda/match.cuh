@@ -109,13 +109,6 @@ __device__ __forceinline__ int pg_lcp(const PageDev &p, u32 k) {
 	return v < MT_LCP_ESCAPE ? (int)v : pg_big(p, k);
 }
 
-// pg_less: LCP of row k < d.
-__device__ __forceinline__ bool pg_less(const PageDev &p, u32 k, int d) {
-	u32 v = __ldg(p.lcp + k);
-	if (v < MT_LCP_ESCAPE) return (int)v < d;
-	return d > MT_LCP_ESCAPE && pg_big(p, k) < d;
-}
-
 // pg_less_down: the largest row in [lo, k] whose LCP is < d (d > MT_LCP_ESCAPE), or lo - 1. Row by
 // row, but an escaped row's value is the side table's next entry down once the first escaped row's
 // is found: one search rather than one a row (a climb from a deep row through a block of escaped
