@@ -552,7 +552,7 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 // other (a buffer stays with its worker, grown to its launches, its pages warm), or on a chain's
 // last card to the first card, which makes the buffers.
 func (w *worker) unpack(batch []*request, recs []outRec) {
-	h := &recHold{m: w.m, recs: recs}
+	h := &recHold{recs: recs}
 	k, seg := 0, 0
 	for _, r := range batch {
 		n := len(r.b.Segs)
@@ -571,6 +571,7 @@ func (w *worker) unpack(batch []*request, recs []outRec) {
 		return
 	}
 	if part := w.m.cfg.part; part != nil && part.links != nil {
+		h.links = part.links
 		w.recs = part.links.getRecs()
 		return
 	}
@@ -591,17 +592,18 @@ func (w *worker) unpack(batch []*request, recs []outRec) {
 	}
 }
 
-// recHold is a launch's records, out with its requests until the last of them has finished.
+// recHold is a launch's records, out with its requests until the last of them has finished. It
+// gives the buffer back to one of back and links, set by unpack where there is a buffer to give.
 type recHold struct {
-	m    *gpuMatcher
-	recs []outRec
-	back chan []outRec // the worker's, where the buffer goes back (nil: to the chain's first card)
-	left atomic.Int32
+	recs  []outRec
+	back  chan []outRec // the worker's
+	links *chainLinks   // on a chain's last card: the first card's
+	left  atomic.Int32
 }
 
 func (h *recHold) release() {
-	if h.left.Add(-1) != 0 || cap(h.recs) == 0 {
-		return // others hold it still, or a launch without positions had no buffer to give back
+	if h.left.Add(-1) != 0 {
+		return
 	}
 	if h.back != nil {
 		select {
@@ -609,7 +611,7 @@ func (h *recHold) release() {
 		default: // a closing matcher's worker has stopped counting them
 		}
 	} else {
-		h.m.cfg.part.links.putRecs(h.recs)
+		h.links.putRecs(h.recs) // nil links: nothing to give back
 	}
 }
 
