@@ -284,16 +284,7 @@ func firstDiff(a, b []byte) int {
 // once a segment there is paid 200 M times for 100 M reads, under every worker's contention.
 func BenchmarkPrinterReads(b *testing.B) {
 	rng := rand.New(rand.NewPCG(23, 24))
-	rb := kernels.NewReferenceBuilder(false)
-	seq := make([]byte, 1<<20)
-	for k := range seq {
-		seq[k] = "acgt"[rng.IntN(4)]
-	}
-	rb.Add("chr", seq)
-	ref, err := rb.Build()
-	if err != nil {
-		b.Fatal(err)
-	}
+	ref, seq := randomChr(b, rng, 1<<20)
 	qb := &QueryBatch{}
 	for r := range 4096 {
 		for _, rev := range []bool{false, true} {
@@ -340,26 +331,14 @@ func (stubMatcher) Close() error { return nil }
 // threads, four times the CPU's batch): the host's cost a read, the bound of a run on the cards.
 func BenchmarkMummerHost(b *testing.B) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	seq := make([]byte, 1<<22)
-	for k := range seq {
-		seq[k] = "acgt"[rng.IntN(4)]
-	}
-	rb := kernels.NewReferenceBuilder(false)
-	rb.Add("chr", seq)
-	ref, err := rb.Build()
-	if err != nil {
-		b.Fatal(err)
-	}
+	ref, seq := randomChr(b, rng, 1<<22)
 	const reads = 500_000
 	var fq bytes.Buffer
 	for r := range reads {
 		at := rng.IntN(len(seq) - 150)
 		fmt.Fprintf(&fq, "@read%d/1\n%s\n+\n%s\n", r, seq[at:at+150], strings.Repeat("I", 150))
 	}
-	path := filepath.Join(b.TempDir(), "reads.fq")
-	if err := os.WriteFile(path, fq.Bytes(), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	path := writeTemp(b, b.TempDir(), "reads.fq", fq.String())
 	threads := runtime.GOMAXPROCS(0)
 	opts := MummerOptions{Mode: kernels.MaxMatch, MinLen: 20, Strands: Strands{Forward: true, Reverse: true}, ReversePositions: true,
 		Threads: 2 * threads, BatchSize: 4 << 19}
@@ -379,3 +358,18 @@ func BenchmarkMummerHost(b *testing.B) {
 type countWriter struct{ n int64 }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// randomChr returns a reference of one record, "chr", of n random bases, and the bases.
+func randomChr(b *testing.B, rng *rand.Rand, n int) (*kernels.Reference, []byte) {
+	seq := make([]byte, n)
+	for k := range seq {
+		seq[k] = "acgt"[rng.IntN(4)]
+	}
+	rb := kernels.NewReferenceBuilder(false)
+	rb.Add("chr", seq)
+	ref, err := rb.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ref, seq
+}
