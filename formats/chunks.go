@@ -263,6 +263,9 @@ func ParseChunk(c *Chunk, scratch *[]byte, fn func(name, seq []byte)) (records i
 	if c.Odd {
 		return 0, false
 	}
+	if len(c.Data) == 0 && !c.First {
+		return 0, true // a chunk that ends where it starts (a block inside one record, BlockFile's)
+	}
 	if c.FASTQ {
 		records, ok = parseFASTQChunk(c.Data, scratch, fn)
 	} else {

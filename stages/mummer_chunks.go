@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"slices"
 	"sync"
 
@@ -12,10 +13,12 @@ import (
 	"github.com/sapipe/sapipe/stream"
 )
 
-// chunkSource cuts the query files into chunks of whole records (formats.ChunkReader) for
-// sapipe mummer: its goroutine only reads, and the workers parse (formats.ParseChunk), encode,
-// match and format. A chunk that ParseChunk refuses stops the pipeline once everything before it
-// is written; run then returns where a formats.Reader is to read on.
+// chunkSource cuts the query files into chunks of whole records for sapipe mummer: a plain file
+// into blocks (formats.BlockFile), which the workers read and cut themselves, any other input
+// (stdin, a pipe, compressed) on its goroutine (formats.ChunkReader). The workers parse
+// (formats.ParseChunk), encode, match and format. A chunk that ParseChunk refuses stops the
+// pipeline once everything before it is written; run then returns where a formats.Reader is to
+// read on.
 type chunkSource struct {
 	paths []string
 	stdin io.Reader
@@ -26,7 +29,11 @@ type chunkSource struct {
 	// The reading side.
 	file    int
 	cr      *formats.ChunkReader
-	stopped bool // an Odd chunk has been handed out: nothing more to read here
+	bf      *formats.BlockFile // or the file is read in blocks,
+	block   int                // and this one is the next to hand out
+	blockMu sync.Mutex
+	blocked []*formats.BlockFile // files read in blocks and not closed yet (blockMu: the sink closes them)
+	stopped bool                 // an Odd chunk has been handed out: nothing more to read here
 	// free holds written batches for reuse, with their buffers (chunk, codes, segments, results,
 	// output), as many as can be in flight: a sync.Pool would drop them at every collection,
 	// and each batch would fault in and grow fresh buffers again (with the GPU's 25% heap
@@ -36,6 +43,7 @@ type chunkSource struct {
 	chunkLedger
 
 	// The writing side.
+	blockEnd  int64 // where the last block's chunk written ended
 	refused   *QueryBatch
 	cause     error
 	causeOnce sync.Once
@@ -67,12 +75,18 @@ func (c *chunkSource) get() *QueryBatch {
 	return &QueryBatch{whole: true}
 }
 
-// close closes the file being read, unless a Reader has taken it over.
+// close closes the files being read, unless a Reader has taken one over.
 func (c *chunkSource) close() {
 	if c.cr != nil {
 		c.cr.Close()
 		c.cr = nil
 	}
+	c.blockMu.Lock()
+	for _, bf := range c.blocked {
+		bf.Close()
+	}
+	c.blocked, c.bf = nil, nil
+	c.blockMu.Unlock()
 }
 
 // run matches the chunks until the end of the files or the first chunk that only a Reader may
@@ -90,6 +104,9 @@ func (c *chunkSource) run(ctx context.Context, opts stream.Options, match func(*
 	err := stream.OrderedMap(ctx, opts,
 		func() (*QueryBatch, error) { return c.next(ctx) },
 		func(_ context.Context, b *QueryBatch) (*QueryBatch, error) {
+			if b.blk != nil {
+				b.chunk, b.blkSpan[0], b.blkSpan[1], b.blkBuf = b.blk.Chunk(b.blkIdx, b.blkBuf)
+			}
 			if !c.parse(b) || len(b.Segs) == 0 {
 				return b, nil
 			}
@@ -99,6 +116,9 @@ func (c *chunkSource) run(ctx context.Context, opts stream.Options, match func(*
 			return b, nil
 		},
 		func(b *QueryBatch) error {
+			if b.blk != nil && b.blkSpan[0] != c.blockAt(b) {
+				b.ok = false // not where the chunk before ended (the file changed): Reader's from there
+			}
 			if !b.ok {
 				c.refused = b
 				return fail(errRefused)
@@ -119,6 +139,13 @@ func (c *chunkSource) run(ctx context.Context, opts stream.Options, match func(*
 	// its file: see next) go to a Reader with the numbers of what came before.
 	b := c.refused
 	data, nrec, nl := c.resumeFrom(b.file)
+	if b.blk != nil {
+		rd, err := b.blk.Resume(c.blockAt(b), nrec, nl)
+		if err != nil {
+			return nil, err
+		}
+		return &resumePoint{file: b.file, rd: rd, nrec: nrec}, nil
+	}
 	rd := b.cr.Resume(data, nrec, nl)
 	c.cr = nil
 	return &resumePoint{file: b.file, rd: rd, nrec: nrec}, nil
@@ -131,9 +158,20 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 		return nil, ctx.Err()
 	}
 	for {
-		if c.cr == nil {
+		if c.cr == nil && c.bf == nil {
 			if c.file == len(c.paths) {
 				return nil, io.EOF
+			}
+			bf, err := formats.OpenBlocks(c.paths[c.file], c.size)
+			if err != nil {
+				return nil, err
+			}
+			if bf != nil {
+				c.bf, c.block = bf, 0
+				c.blockMu.Lock()
+				c.blocked = append(c.blocked, bf)
+				c.blockMu.Unlock()
+				continue
 			}
 			cr, err := formats.OpenChunks(c.paths[c.file], c.stdin, c.size)
 			if err != nil {
@@ -141,7 +179,30 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 			}
 			c.cr = cr
 		}
+		if c.bf != nil {
+			if c.block == c.bf.Blocks() {
+				// A chunk refused sends the rest of its file to a Reader, and the files after it
+				// are opened again: all of a file's chunks are written before stdin or a pipe is
+				// read, which cannot be read twice (see below).
+				if c.file+1 < len(c.paths) && !isRegular(c.paths[c.file+1]) {
+					if err := c.waitDrained(ctx); err != nil {
+						return nil, err
+					}
+				}
+				c.bf = nil
+				c.file++
+				continue
+			}
+			b := c.get()
+			b.blk, b.blkIdx, b.cr, b.file = c.bf, c.block, nil, c.file
+			c.block++
+			c.handOut(nil)
+			return b, nil
+		}
 		b := c.get()
+		if b.blkBuf != nil {
+			b.chunk.Data, b.blkBuf = nil, nil // a block's buffer, not for a ChunkReader's chunks
+		}
 		ch, err := c.cr.Next(b.chunk.Data)
 		if errors.Is(err, io.EOF) {
 			c.free.Put(b)
@@ -159,7 +220,7 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.chunk, b.cr, b.file = ch, c.cr, c.file
+		b.chunk, b.cr, b.blk, b.file = ch, c.cr, nil, c.file
 		c.handOut(b.chunk.Data)
 		c.stopped = ch.Odd
 		return b, nil
@@ -170,7 +231,33 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 // output, which recycles it once copied).
 func (c *chunkSource) written(b *QueryBatch) {
 	c.chunkLedger.written(b.file, int(b.records), b.lines)
-	b.cr = nil
+	c.blockEnd = b.blkSpan[1]
+	if b.blk != nil && b.blkIdx == b.blk.Blocks()-1 {
+		b.blk.Close() // its last chunk: the file is done with
+		c.blockMu.Lock()
+		c.blocked = slices.DeleteFunc(c.blocked, func(bf *formats.BlockFile) bool { return bf == b.blk })
+		c.blockMu.Unlock()
+	}
+	b.cr, b.blk = nil, nil
+}
+
+// blockAt returns where b, a block's chunk, is to start: at the end of the chunk written before it,
+// or at 0 for a file's first (sink goroutine).
+func (c *chunkSource) blockAt(b *QueryBatch) int64 {
+	if b.blkIdx == 0 {
+		return 0
+	}
+	return c.blockEnd
+}
+
+// isRegular reports whether path is a regular file (not stdin, a pipe or a device), one that can
+// be read again from its start.
+func isRegular(path string) bool {
+	if path == "-" {
+		return false
+	}
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // parse parses b's chunk into segments with their codes, and reports whether ParseChunk accepted

@@ -39,9 +39,13 @@ type QueryBatch struct {
 	// A chunk of input (see chunks.go), parsed on a worker.
 	chunk   formats.Chunk
 	cr      *formats.ChunkReader
-	file    int  // the chunk's file, in the source's paths
-	ok      bool // ParseChunk accepted the chunk
-	lines   int  // newlines in the chunk
+	blk     *formats.BlockFile // or the chunk is block blkIndex of this file, read on the worker
+	blkIdx  int
+	blkSpan [2]int64 // where the chunk starts and ends in the file (-1: not known)
+	blkBuf  []byte   // the block's buffer, which chunk.Data is a part of
+	file    int      // the chunk's file, in the source's paths
+	ok      bool     // ParseChunk accepted the chunk
+	lines   int      // newlines in the chunk
 	scratch []byte
 	mums    []kernels.Match
 	sub     []byte

@@ -1,0 +1,248 @@
+package formats
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// readBlocks reads every record of the file at path as sapipe mummer does with a BlockFile: the
+// chunks asked for on workers goroutines at once (each started after the one before it, as a
+// pipeline hands them out), parsed by ParseChunk in order until one is refused, then Reader from
+// that chunk on. It returns the records, the error that ended them, how many chunks ParseChunk
+// accepted, and whether the file was read in blocks (else by readChunked).
+func readBlocks(t testing.TB, path string, size, workers int) ([]rec, error, int, bool) {
+	bf, err := OpenBlocks(path, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bf == nil {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		recs, err, accepted := readChunked(t, path, f, max(size, 1), 1)
+		return recs, err, accepted, false
+	}
+	defer bf.Close()
+	chunks := make([]Chunk, bf.Blocks())
+	starts, ends := make([]int64, len(chunks)), make([]int64, len(chunks))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, workers)
+	for i := range chunks {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			chunks[i], starts[i], ends[i], _ = bf.Chunk(i, nil)
+		})
+	}
+	wg.Wait()
+	var out []rec
+	var scratch []byte
+	nrec, nl, accepted := 0, 0, 0
+	var at int64 // where the next chunk is to start: the end of the last one accepted
+	for i := range chunks {
+		c := &chunks[i]
+		if !c.Odd && c.Newlines() != bytes.Count(c.Data, []byte{'\n'}) {
+			t.Fatalf("chunk %d of %d bytes: Newlines %d, has %d", i, len(c.Data), c.Newlines(), bytes.Count(c.Data, []byte{'\n'}))
+		}
+		var got []rec
+		n, ok := ParseChunk(c, &scratch, func(name, seq []byte) { got = append(got, rec{string(name), string(seq)}) })
+		if ok && starts[i] != at {
+			t.Fatalf("chunk %d starts at %d, the one before ended at %d", i, starts[i], at)
+		}
+		if ok {
+			at = ends[i]
+			if n != len(got) {
+				t.Fatalf("ParseChunk: %d records, said %d", len(got), n)
+			}
+			accepted++
+			out = append(out, got...)
+			nrec += n
+			nl += c.Newlines()
+			continue
+		}
+		r, err := bf.Resume(at, nrec, nl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for {
+			x, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return out, nil, accepted, true
+			}
+			if err != nil {
+				return out, err, accepted, true
+			}
+			out = append(out, rec{string(x.Name), string(x.Seq)})
+		}
+	}
+	return out, nil, accepted, true
+}
+
+// TestBlocksMatchReader: records and errors read from a file in blocks of every size, on one
+// goroutine and on several, with the next block's first record looked for in a few bytes or in
+// 64 KiB, are Reader's, word for word, on corner cases, messy, plain and damaged inputs.
+func TestBlocksMatchReader(t *testing.T) {
+	defer func(o int) { blockOver = o }(blockOver)
+	rng := rand.New(rand.NewPCG(7, 11))
+	var inputs [][]byte
+	for _, c := range chunkCases() {
+		inputs = append(inputs, []byte(c))
+	}
+	rounds := 120
+	if testing.Short() {
+		rounds = 30
+	}
+	for i := range rounds {
+		fastq := i%2 == 1
+		switch i % 6 {
+		case 0, 1:
+			inputs = append(inputs, messyInput(rng, rng.IntN(20), fastq))
+		case 2, 3:
+			inputs = append(inputs, plainInput(rng, 1+rng.IntN(30), fastq))
+		default:
+			inputs = append(inputs, damage(rng, plainInput(rng, 1+rng.IntN(30), fastq)))
+		}
+	}
+	path := filepath.Join(t.TempDir(), "in.fq")
+	blocks := 0
+	for i, in := range inputs {
+		if err := os.WriteFile(path, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, werr := readAll(path, bytes.NewReader(in), defaultBufSize)
+		for size := 1; size <= len(in)+1; size += 1 + size/10 {
+			blockOver = []int{1, 3, 64 << 10}[(i+size)%3]
+			got, err, _, used := readBlocks(t, path, size, 1+size%4)
+			if used {
+				blocks++
+			}
+			if fmtRecs(got) != fmtRecs(want) || errString(err) != errString(werr) {
+				t.Fatalf("input %d %q, blocks of %d (%d over, in blocks %v):\ngot  %s %v\nwant %s %v", i, in, size, blockOver, used, fmtRecs(got), err, fmtRecs(want), werr)
+			}
+		}
+	}
+	if blocks < len(inputs) {
+		t.Errorf("only %d files of %d sizes read in blocks", blocks, len(inputs))
+	}
+}
+
+// TestBlocksUsed: plain inputs are parsed in blocks, not left to Reader, whatever the reach of the
+// first look past a block (records longer than blockOver), with FASTQ quality lines that begin with
+// '@', and with a last block inside the last record.
+func TestBlocksUsed(t *testing.T) {
+	defer func(o int) { blockOver = o }(blockOver)
+	rng := rand.New(rand.NewPCG(1, 2))
+	path := filepath.Join(t.TempDir(), "in")
+	for _, over := range []int{5, 64 << 10} {
+		blockOver = over
+		for _, fastq := range []bool{false, true} {
+			in := plainInput(rng, 2000, fastq)
+			if !fastq {
+				in = append([]byte("\n\n"), in...)
+			} else {
+				// Blank lines first, and quality lines that begin with '@'.
+				in = append([]byte("\n \n"), bytes.ReplaceAll(in, []byte("\n+\nF"), []byte("\n+\n@"))...)
+			}
+			if err := os.WriteFile(path, in, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want, _ := readAll(path, bytes.NewReader(in), defaultBufSize)
+			// Blocks of 1000 bytes, and two blocks, the second inside the last record (which the
+			// file's end ends).
+			for _, size := range []int{1000, len(in) - 3} {
+				got, err, accepted, used := readBlocks(t, path, size, 3)
+				if !used || err != nil || accepted != (len(in)+size-1)/size || fmtRecs(got) != fmtRecs(want) {
+					t.Errorf("fastq %v, %d over: in blocks %v, %d chunks of %d bytes accepted, error %v, records equal %v",
+						fastq, over, used, accepted, len(in), err, fmtRecs(got) == fmtRecs(want))
+				}
+			}
+		}
+	}
+}
+
+// TestBlocksGrown: a file that grows after it is opened is read whole: its last chunk goes to
+// Reader, which reads on past the size it had.
+func TestBlocksGrown(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	path := filepath.Join(t.TempDir(), "in.fq")
+	in := plainInput(rng, 300, true)
+	more := plainInput(rng, 20, true)
+	if err := os.WriteFile(path, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bf, err := OpenBlocks(path, 500)
+	if err != nil || bf == nil {
+		t.Fatalf("OpenBlocks: %v, %v", bf, err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(more)
+	f.Close()
+	var last Chunk
+	for i := range bf.Blocks() {
+		last, _, _, _ = bf.Chunk(i, nil)
+	}
+	if !last.Odd {
+		t.Fatal("the last chunk of a grown file was not left to Reader")
+	}
+	bf.Close()
+	all := append(append([]byte(nil), in...), more...)
+	want, _ := readAll(path, bytes.NewReader(all), defaultBufSize)
+	got, err, _, used := readBlocks(t, path, 500, 2) // opened again: the whole file, in blocks
+	if !used || err != nil || fmtRecs(got) != fmtRecs(want) {
+		t.Fatalf("in blocks %v, error %v", used, err)
+	}
+}
+
+// TestBlocksClose: a chunk asked for after Close is Odd.
+func TestBlocksClose(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	path := filepath.Join(t.TempDir(), "in.fq")
+	if err := os.WriteFile(path, plainInput(rng, 300, true), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bf, err := OpenBlocks(path, 500)
+	if err != nil || bf == nil {
+		t.Fatalf("OpenBlocks: %v, %v", bf, err)
+	}
+	if c, _, _, _ := bf.Chunk(1, nil); c.Odd {
+		t.Error("a chunk is Odd before Close")
+	}
+	bf.Close()
+	if c, _, _, _ := bf.Chunk(1, nil); !c.Odd {
+		t.Error("a chunk asked for after Close is not Odd")
+	}
+}
+
+// FuzzBlocks: whatever the file, the block size and the look past a block, blocks give Reader's
+// records and error.
+func FuzzBlocks(f *testing.F) {
+	for _, c := range chunkCases() {
+		f.Add([]byte(c), uint16(3), uint8(1))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, in []byte, size uint16, over uint8) {
+		defer func(o int) { blockOver = o }(blockOver)
+		blockOver = 1 + int(over)
+		path := filepath.Join(dir, "in")
+		if err := os.WriteFile(path, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, werr := readAll(path, bytes.NewReader(in), defaultBufSize)
+		got, err, _, _ := readBlocks(t, path, 1+int(size%2048), 1+int(over%3))
+		if fmtRecs(got) != fmtRecs(want) || errString(err) != errString(werr) {
+			t.Fatalf("blocks of %d:\ngot  %s %v\nwant %s %v", 1+size%2048, fmtRecs(got), err, fmtRecs(want), werr)
+		}
+	})
+}
