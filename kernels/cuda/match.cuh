@@ -37,6 +37,7 @@ struct PageDev {
 	const u64 *deep;    // bit k: LCP of row k >= the minimum match length
 	const u32 *c;       // c[x]: first row whose suffix starts with x
 	const int *up;      // the levels above min2, each the least of 64 of the one below (pg_level)
+	const int *bigStart; // bigStart[b]: the side table's first entry at a row >= b << MT_BIG_BUCKET
 	u64 start;          // the window's first text position (the text may be over 2^32)
 	u32 n;              // window length: the page's rows are its suffixes
 	u32 owned;          // the page owns the text positions [start, start + owned)
@@ -90,9 +91,15 @@ __device__ __forceinline__ void pg_rank_pair(const PageDev &p, u32 c, u32 lo, u3
 
 // ---- the compact LCP array ----------------------------------------------------------------------
 
-// pg_big_at: the index in the side table of escaped row k (pg_big's search).
+// MT_BIG_BUCKET: rows of a bucket of PageDev.bigStart (kernels/cpu's bigBucketShift).
+#define MT_BIG_BUCKET 10
+
+// pg_big_at: the index in the side table of escaped row k (pg_big's search), among the entries of
+// its bucket of 2^MT_BIG_BUCKET rows alone (kernels/cpu's bigIndex): about ten dependent reads
+// where a search of the whole table took twenty or more.
 __device__ __forceinline__ u32 pg_big_at(const PageDev &p, u32 k) {
-	u32 lo = 0, hi = p.nBig;
+	u32 b = k >> MT_BIG_BUCKET;
+	u32 lo = (u32)__ldg(p.bigStart + b), hi = (u32)__ldg(p.bigStart + b + 1);
 	while (lo < hi) {
 		u32 m = (lo + hi) >> 1;
 		if ((u32)p.bigRow[m] < k) lo = m + 1;

@@ -35,7 +35,7 @@ var plcpLongCap = uint32(1 << 21)
 
 // buildKernels are the kernels of page_build.cuh.
 var buildKernels = []string{"pb_phi", "pb_plcp", "pb_lcp_escapes", "pb_lcp_rows", "pb_block_min", "pb_occ_planes",
-	"pb_occ_counts", "pb_copy_u32", "pb_kmers"}
+	"pb_occ_counts", "pb_copy_u32", "pb_kmers", "pb_big_start"}
 
 // buildPage builds the index of the window text[start:winEnd], owning [start, end), into frame f
 // (growing its memory to fit) and sets f.desc. The device text must be in place.
@@ -218,6 +218,9 @@ func buildPageOn(d *device, f *frame, text []byte, devText devPtr, sigma, minLen
 			if err := d.launch(st.name, st.grid, st.block, 0, st.args...); err != nil {
 				return err
 			}
+		}
+		if err := d.fillBigStart(&desc, shape); err != nil {
+			return err
 		}
 		if err := traceStep("suffix array copied, LCP rows and minima"); err != nil {
 			return err

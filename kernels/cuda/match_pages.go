@@ -17,6 +17,7 @@ import (
 // kernel by value. Keep the two layouts the same.
 type pageDev struct {
 	text, sa, lcp, bigRow, bigVal, min1, min2, occ, deep, c, up devPtr
+	bigStart                                                    devPtr // made on the device (fillBigStart)
 	start                                                       uint64 // the window's first text position
 	n, owned, tail, nBig                                        uint32 // tail: text after the window, capped at 2^32-1
 	planes, counts, stride                                      uint32
@@ -46,6 +47,13 @@ func (s *pageShape) lcpBlocks() (min1, min2 int) {
 	min1 = (s.n + 2 + 63) / 64
 	return min1, (min1 + 63) / 64
 }
+
+// bigBuckets is the length of the page's bigStart: a bucket of 2^bigBucket rows each, and one past
+// the last row's.
+func (s *pageShape) bigBuckets() int { return (s.n+2)>>bigBucket + 2 }
+
+// bigBucket is match.cuh's MT_BIG_BUCKET.
+const bigBucket = 10
 
 // lcpUp returns the length of each level of block minima above min2 (cpu.LCPUp's, which holds
 // them one after the other), and of them all.
@@ -98,6 +106,7 @@ func layoutPage(c *carver, s pageShape, text devPtr, hostText []byte, desc *page
 	cc := c.take(4 * 256)
 	_, upLen := s.lcpUp()
 	up := c.take(uint64(4 * upLen))
+	bigStart := c.take(uint64(4 * s.bigBuckets()))
 	if desc == nil {
 		return
 	}
@@ -105,7 +114,7 @@ func layoutPage(c *carver, s pageShape, text devPtr, hostText []byte, desc *page
 	_, endRun, tailRun := cpu.WindowRuns(hostText, s.start, s.winEnd)
 	*desc = pageDev{
 		text: text, sa: sa, lcp: lcp, bigRow: bigRow, bigVal: bigVal, min1: m1, min2: m2, occ: occ, deep: deep, c: cc, up: up,
-		start: uint64(s.start), n: uint32(s.n), owned: uint32(s.end - s.start), tail: uint32(tail),
+		bigStart: bigStart, start: uint64(s.start), n: uint32(s.n), owned: uint32(s.end - s.start), tail: uint32(tail),
 		nBig:   uint32(s.nBig),
 		planes: uint32(s.planes), counts: uint32(s.counts), stride: uint32(s.stride),
 		endRun: uint32(endRun), tailRun: uint32(min(tailRun, tail)),
@@ -142,8 +151,8 @@ func (h *hostPage) upload(d *device, base devPtr, text devPtr, hostText []byte) 
 }
 
 // uploadMade copies what the host makes of page h besides the index file's arrays (the deep rows,
-// C and the levels of LCP minima) into the page at desc: the end of upload, and what follows the
-// host's checks of an early page. Device goroutine only.
+// C and the levels of LCP minima) into the page at desc, and makes its side table's buckets: the
+// end of upload, and what follows the host's checks of an early page. Device goroutine only.
 func (h *hostPage) uploadMade(d *device, desc *pageDev) error {
 	a := &h.a
 	for _, cp := range []struct {
@@ -159,7 +168,15 @@ func (h *hostPage) uploadMade(d *device, desc *pageDev) error {
 			return err
 		}
 	}
-	return nil
+	return d.fillBigStart(desc, h.shape)
+}
+
+// fillBigStart makes the page's bigStart from its side table's rows, which are on the device (or
+// queued there before it). Every way a page reaches the device ends with it: upload, checkPage and
+// the page build.
+func (d *device) fillBigStart(desc *pageDev, s pageShape) error {
+	nb := s.bigBuckets()
+	return d.launch("pb_big_start", ceilDiv(nb, 256), 256, 0, desc.bigRow, uint32(s.nBig), desc.bigStart, uint32(nb))
 }
 
 // sameArrays reports whether a and b are the same memory (the arrays a page's upload copies,

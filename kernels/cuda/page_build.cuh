@@ -130,6 +130,21 @@ extern "C" __global__ void __launch_bounds__(256) pb_block_min(const int *__rest
 	out[b] = v;
 }
 
+// pb_big_start: bigStart[b] for b < nb (PageDev.bigStart): the first of the side table's nBig
+// rows (ascending) at or past row b << MT_BIG_BUCKET, nBig where there is none; a search each.
+extern "C" __global__ void __launch_bounds__(256) pb_big_start(const int *__restrict__ bigRow, u32 nBig, int *__restrict__ bigStart, u32 nb) {
+	u32 b = blockIdx.x * blockDim.x + threadIdx.x;
+	if (b >= nb) return;
+	u64 row = (u64)b << MT_BIG_BUCKET;
+	u32 lo = 0, hi = nBig;
+	while (lo < hi) {
+		u32 m = (lo + hi) >> 1;
+		if ((u64)(u32)bigRow[m] < row) lo = m + 1;
+		else hi = m;
+	}
+	bigStart[b] = (int)lo;
+}
+
 // pb_bwt_sym: the BWT symbol of row i.
 __device__ __forceinline__ u32 pb_bwt_sym(const int *sa, const u8 *w, u32 i) {
 	int s = sa[i];
