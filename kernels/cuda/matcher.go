@@ -278,6 +278,7 @@ type matchStats struct {
 	long                                                      atomic.Int64 // pieces whose start state piece_long compared on with the grid
 	runItems                                                  atomic.Int64 // -maxmatch items whose matches came from a page's runs
 	jumps                                                     atomic.Int64 // start states moved on through a run by the page's runs
+	regrown                                                   atomic.Int64 // worker buffers reallocated larger (each free waits for the card)
 	mu                                                        sync.Mutex
 	phase                                                     map[string]time.Duration
 	order                                                     []string
@@ -312,6 +313,9 @@ func (s *matchStats) String() string {
 	}
 	if n := s.jumps.Load(); n > 0 {
 		fmt.Fprintf(&b, " (%d start states moved on through runs)", n)
+	}
+	if n := s.regrown.Load(); n > 0 {
+		fmt.Fprintf(&b, " (%d buffers reallocated larger)", n)
 	}
 	if n := s.relaunches.Load(); n > 0 {
 		fmt.Fprintf(&b, " (%d launches done again with more of a long sequence)", n)
