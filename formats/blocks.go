@@ -28,7 +28,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime/debug"
 	"sync"
 )
 
@@ -45,6 +47,10 @@ type BlockFile struct {
 	block  int64
 	blocks int
 	fastq  bool
+	// data maps the file where it can be (unix): chunks are parts of it, read by no copy at all;
+	// else each block is read with pread into the caller's buffer.
+	data  []byte
+	unmap func()
 
 	mu     sync.Mutex
 	closed bool
@@ -80,7 +86,37 @@ func OpenBlocks(path string, size int) (*BlockFile, error) {
 	}
 	bf := &BlockFile{name: path, f: f, size: st.Size(), block: int64(size), fastq: head[k] == '@'}
 	bf.blocks = int((bf.size + bf.block - 1) / bf.block)
+	if mapBlocks && bf.size <= math.MaxInt {
+		bf.data, bf.unmap = mapReadOnly(f, int(bf.size))
+	}
 	return bf, nil
+}
+
+// mapBlocks: BlockFile maps files where it can (tests turn it off, to read with pread).
+var mapBlocks = true
+
+// Mapped reports whether the chunks are parts of a mapping of the file: reading them faults where
+// the file was cut short meanwhile, which the reader of a chunk turns into an error (CatchFault).
+func (bf *BlockFile) Mapped() bool { return bf.data != nil }
+
+// Release tells that the chunk [start, end) has been used: a mapping's whole pages in it leave the
+// process (they stay in the page cache), so that a long file's pages do not all count in its
+// resident memory. A page that is touched again is read again.
+func (bf *BlockFile) Release(start, end int64) {
+	if bf.data != nil && start >= 0 && end > start {
+		dropPages(bf.data, int(start), int(end))
+	}
+}
+
+// CatchFault, deferred with debug.SetPanicOnFault(true) set in the same goroutine, turns a fault in
+// reading mapped memory (the file cut short while it was read) into *err; any other panic goes on.
+func CatchFault(err *error, name string) {
+	if r := recover(); r != nil {
+		if _, fault := r.(interface{ Addr() uintptr }); !fault {
+			panic(r)
+		}
+		*err = fmt.Errorf("%s: %w", name, errFileChanged)
+	}
 }
 
 // Name returns the path, for messages.
@@ -94,6 +130,10 @@ func (bf *BlockFile) Blocks() int { return bf.blocks }
 // at 0, the last ends at the file's end). An Odd chunk (see the top of this file) has no data, and
 // -1 for what is not known of its ends.
 func (bf *BlockFile) Chunk(i int, buf []byte) (c Chunk, start, end int64, _ []byte) {
+	if bf.data != nil {
+		c, start, end = bf.mappedChunk(i)
+		return c, start, end, buf
+	}
 	lo := int64(i) * bf.block
 	hi := min(lo+bf.block, bf.size)
 	last := i == bf.blocks-1
@@ -137,6 +177,49 @@ func (bf *BlockFile) Chunk(i int, buf []byte) (c Chunk, start, end int64, _ []by
 	c.Data = buf[start-base : end-base]
 	c.lines, c.counted = bytes.Count(c.Data, []byte{'\n'}), true
 	return c, start, end, buf
+}
+
+// mappedChunk is Chunk's cut of a mapped file: the chunk is a part of the mapping. A fault in
+// reading it (the file cut short), or a file grown since it was opened, makes it Odd.
+func (bf *BlockFile) mappedChunk(i int) (c Chunk, start, end int64) {
+	lo := int64(i) * bf.block
+	hi := min(lo+bf.block, bf.size)
+	last := i == bf.blocks-1
+	c = Chunk{First: i == 0, Last: last, FASTQ: bf.fastq}
+	bf.mu.Lock()
+	closed := bf.closed
+	bf.mu.Unlock()
+	if closed {
+		c.Odd = true
+		return c, -1, -1
+	}
+	if last {
+		if st, err := bf.f.Stat(); err != nil || st.Size() != bf.size {
+			c.Odd = true // grown (or cut) since it was opened: Reader's
+			return c, -1, -1
+		}
+	}
+	var err error
+	func() {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer CatchFault(&err, bf.name)
+		start, end = 0, bf.size
+		if i > 0 {
+			start, _ = bf.boundary(bf.data, 0, lo)
+		}
+		if !last {
+			end, _ = bf.boundary(bf.data, 0, hi)
+		}
+		c.Last = end == bf.size
+		if start >= 0 && end >= 0 {
+			c.Data = bf.data[start:end]
+			c.lines, c.counted = bytes.Count(c.Data, []byte{'\n'}), true
+		}
+	}()
+	if err != nil || start < 0 || end < 0 {
+		c.Data, c.lines, c.counted, c.Odd = nil, 0, false, true
+	}
+	return c, start, end
 }
 
 func b2i(b bool) int64 {
@@ -259,6 +342,10 @@ func (bf *BlockFile) Close() error {
 	bf.closed = true
 	handed := bf.handed
 	bf.mu.Unlock()
+	if bf.unmap != nil {
+		bf.unmap()
+		bf.data, bf.unmap = nil, nil
+	}
 	if handed {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"testing"
 )
@@ -91,7 +92,7 @@ func readBlocks(t testing.TB, path string, size, workers int) ([]rec, error, int
 // goroutine and on several, with the next block's first record looked for in a few bytes or in
 // 64 KiB, are Reader's, word for word, on corner cases, messy, plain and damaged inputs.
 func TestBlocksMatchReader(t *testing.T) {
-	defer func(o int) { blockOver = o }(blockOver)
+	defer func(o int, m bool) { blockOver, mapBlocks = o, m }(blockOver, mapBlocks)
 	rng := rand.New(rand.NewPCG(7, 11))
 	var inputs [][]byte
 	for _, c := range chunkCases() {
@@ -121,6 +122,7 @@ func TestBlocksMatchReader(t *testing.T) {
 		want, werr := readAll(path, bytes.NewReader(in), defaultBufSize)
 		for size := 1; size <= len(in)+1; size += 1 + size/10 {
 			blockOver = []int{1, 3, 64 << 10}[(i+size)%3]
+			mapBlocks = size%2 == 0 // a mapping or pread
 			got, err, _, used := readBlocks(t, path, size, 1+size%4)
 			if used {
 				blocks++
@@ -139,11 +141,11 @@ func TestBlocksMatchReader(t *testing.T) {
 // first look past a block (records longer than blockOver), with FASTQ quality lines that begin with
 // '@', and with a last block inside the last record.
 func TestBlocksUsed(t *testing.T) {
-	defer func(o int) { blockOver = o }(blockOver)
+	defer func(o int, m bool) { blockOver, mapBlocks = o, m }(blockOver, mapBlocks)
 	rng := rand.New(rand.NewPCG(1, 2))
 	path := filepath.Join(t.TempDir(), "in")
-	for _, over := range []int{5, 64 << 10} {
-		blockOver = over
+	for k, over := range []int{5, 64 << 10, 5} {
+		blockOver, mapBlocks = over, k < 2
 		for _, fastq := range []bool{false, true} {
 			in := plainInput(rng, 2000, fastq)
 			if !fastq {
@@ -161,8 +163,8 @@ func TestBlocksUsed(t *testing.T) {
 			for _, size := range []int{1000, len(in) - 3} {
 				got, err, accepted, used := readBlocks(t, path, size, 3)
 				if !used || err != nil || accepted != (len(in)+size-1)/size || fmtRecs(got) != fmtRecs(want) {
-					t.Errorf("fastq %v, %d over: in blocks %v, %d chunks of %d bytes accepted, error %v, records equal %v",
-						fastq, over, used, accepted, len(in), err, fmtRecs(got) == fmtRecs(want))
+					t.Errorf("fastq %v, %d over, mapped %v: in blocks %v, %d chunks of %d bytes accepted, error %v, records equal %v",
+						fastq, over, mapBlocks, used, accepted, len(in), err, fmtRecs(got) == fmtRecs(want))
 				}
 			}
 		}
@@ -170,8 +172,15 @@ func TestBlocksUsed(t *testing.T) {
 }
 
 // TestBlocksGrown: a file that grows after it is opened is read whole: its last chunk goes to
-// Reader, which reads on past the size it had.
+// Reader, which reads on past the size it had (mapped or read with pread).
 func TestBlocksGrown(t *testing.T) {
+	defer func(m bool) { mapBlocks = m }(mapBlocks)
+	for _, mapBlocks = range []bool{true, false} {
+		testBlocksGrown(t)
+	}
+}
+
+func testBlocksGrown(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	path := filepath.Join(t.TempDir(), "in.fq")
 	in := plainInput(rng, 300, true)
@@ -222,6 +231,45 @@ func TestBlocksClose(t *testing.T) {
 	bf.Close()
 	if c, _, _, _ := bf.Chunk(1, nil); !c.Odd {
 		t.Error("a chunk asked for after Close is not Odd")
+	}
+}
+
+// TestBlocksTruncated: a mapped file cut short while it is read gives Odd chunks, and reading a
+// chunk's bytes past the new end gives errFileChanged through CatchFault, not a crash.
+func TestBlocksTruncated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	path := filepath.Join(t.TempDir(), "in.fq")
+	if err := os.WriteFile(path, plainInput(rng, 3000, true), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bf, err := OpenBlocks(path, 1<<14)
+	if err != nil || bf == nil {
+		t.Fatalf("OpenBlocks: %v, %v", bf, err)
+	}
+	defer bf.Close()
+	if !bf.Mapped() {
+		t.Skip("no mapping on this system")
+	}
+	c, _, _, _ := bf.Chunk(bf.Blocks()-2, nil)
+	if c.Odd || len(c.Data) == 0 {
+		t.Fatal("no chunk before the file is cut")
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	read := func() (err error) {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer CatchFault(&err, path)
+		_ = bytes.Count(c.Data, []byte{'\n'})
+		return nil
+	}
+	if err := read(); !errors.Is(err, errFileChanged) {
+		t.Errorf("reading a chunk of a file cut short: %v", err)
+	}
+	for i := range bf.Blocks() {
+		if c, _, _, _ := bf.Chunk(i, nil); !c.Odd {
+			t.Errorf("chunk %d of a file cut short is not Odd", i)
+		}
 	}
 }
 

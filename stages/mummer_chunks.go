@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -103,8 +104,14 @@ func (c *chunkSource) run(ctx context.Context, opts stream.Options, match func(*
 	}
 	err := stream.OrderedMap(ctx, opts,
 		func() (*QueryBatch, error) { return c.next(ctx) },
-		func(_ context.Context, b *QueryBatch) (*QueryBatch, error) {
+		func(_ context.Context, b *QueryBatch) (_ *QueryBatch, err error) {
 			if b.blk != nil {
+				if b.blk.Mapped() {
+					// The chunk is a part of the file's mapping, read by the parser and (its
+					// names) the formatting: a file cut short meanwhile faults there.
+					defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+					defer formats.CatchFault(&err, b.blk.Name())
+				}
 				b.chunk, b.blkSpan[0], b.blkSpan[1], b.blkBuf = b.blk.Chunk(b.blkIdx, b.blkBuf)
 			}
 			if !c.parse(b) || len(b.Segs) == 0 {
@@ -232,6 +239,10 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 func (c *chunkSource) written(b *QueryBatch) {
 	c.chunkLedger.written(b.file, int(b.records), b.lines)
 	c.blockEnd = b.blkSpan[1]
+	if b.blk != nil && b.blk.Mapped() {
+		b.blk.Release(b.blkSpan[0], b.blkSpan[1]) // formatted: its names are copied
+		b.chunk.Data = nil                        // the mapping's, not a buffer to reuse
+	}
 	if b.blk != nil && b.blkIdx == b.blk.Blocks()-1 {
 		b.blk.Close() // its last chunk: the file is done with
 		c.blockMu.Lock()
