@@ -3,7 +3,6 @@ package formats
 import (
 	"bytes"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -44,48 +43,25 @@ func readBlocks(t testing.TB, path string, size, workers int) ([]rec, error, int
 		})
 	}
 	wg.Wait()
-	var out []rec
-	var scratch []byte
-	nrec, nl, accepted := 0, 0, 0
+	var k chunkTally
 	var at int64 // where the next chunk is to start: the end of the last one accepted
 	for i := range chunks {
-		c := &chunks[i]
-		if !c.Odd && c.Newlines() != bytes.Count(c.Data, []byte{'\n'}) {
-			t.Fatalf("chunk %d of %d bytes: Newlines %d, has %d", i, len(c.Data), c.Newlines(), bytes.Count(c.Data, []byte{'\n'}))
-		}
-		var got []rec
-		n, ok := ParseChunk(c, &scratch, func(name, seq []byte) { got = append(got, rec{string(name), string(seq)}) })
-		if ok && starts[i] != at {
-			t.Fatalf("chunk %d starts at %d, the one before ended at %d", i, starts[i], at)
-		}
-		if ok {
-			at = ends[i]
-			if n != len(got) {
-				t.Fatalf("ParseChunk: %d records, said %d", len(got), n)
+		if k.take(t, &chunks[i]) {
+			if starts[i] != at {
+				t.Fatalf("chunk %d starts at %d, the one before ended at %d", i, starts[i], at)
 			}
-			accepted++
-			out = append(out, got...)
-			nrec += n
-			nl += c.Newlines()
+			at = ends[i]
 			continue
 		}
-		r, err := bf.Resume(at, nrec, nl)
+		r, err := bf.Resume(at, k.nrec, k.nl)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		for {
-			x, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				return out, nil, accepted, true
-			}
-			if err != nil {
-				return out, err, accepted, true
-			}
-			out = append(out, rec{string(x.Name), string(x.Seq)})
-		}
+		out, err := readRest(r, k.out)
+		return out, err, k.accepted, true
 	}
-	return out, nil, accepted, true
+	return k.out, nil, k.accepted, true
 }
 
 // TestBlocksMatchReader: records and errors read from a file in blocks of every size, on one
@@ -93,26 +69,7 @@ func readBlocks(t testing.TB, path string, size, workers int) ([]rec, error, int
 // 64 KiB, are Reader's, word for word, on corner cases, messy, plain and damaged inputs.
 func TestBlocksMatchReader(t *testing.T) {
 	defer func(o int, m bool) { blockOver, mapBlocks = o, m }(blockOver, mapBlocks)
-	rng := rand.New(rand.NewPCG(7, 11))
-	var inputs [][]byte
-	for _, c := range chunkCases() {
-		inputs = append(inputs, []byte(c))
-	}
-	rounds := 120
-	if testing.Short() {
-		rounds = 30
-	}
-	for i := range rounds {
-		fastq := i%2 == 1
-		switch i % 6 {
-		case 0, 1:
-			inputs = append(inputs, messyInput(rng, rng.IntN(20), fastq))
-		case 2, 3:
-			inputs = append(inputs, plainInput(rng, 1+rng.IntN(30), fastq))
-		default:
-			inputs = append(inputs, damage(rng, plainInput(rng, 1+rng.IntN(30), fastq)))
-		}
-	}
+	inputs := chunkInputs(rand.New(rand.NewPCG(7, 11)), 120, 30)
 	path := filepath.Join(t.TempDir(), "in.fq")
 	blocks := 0
 	for i, in := range inputs {

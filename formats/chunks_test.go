@@ -22,30 +22,16 @@ func readChunked(t testing.TB, name string, rd io.Reader, size, lookahead int) (
 		return nil, err, 0
 	}
 	defer cr.Close()
-	var out []rec
-	var scratch []byte
-	nrec, nl, accepted := 0, 0, 0
+	var k chunkTally
 	for {
 		c, err := cr.Next(nil)
 		if errors.Is(err, io.EOF) {
-			return out, nil, accepted
+			return k.out, nil, k.accepted
 		}
 		if err != nil {
 			t.Fatalf("Next: %v", err)
 		}
-		if got, want := c.Newlines(), bytes.Count(c.Data, []byte{'\n'}); got != want {
-			t.Fatalf("chunk of %d bytes: Newlines %d, has %d", len(c.Data), got, want)
-		}
-		var got []rec
-		n, ok := ParseChunk(&c, &scratch, func(name, seq []byte) { got = append(got, rec{string(name), string(seq)}) })
-		if ok {
-			if n != len(got) {
-				t.Fatalf("ParseChunk: %d records, said %d", len(got), n)
-			}
-			accepted++
-			out = append(out, got...)
-			nrec += n
-			nl += c.Newlines()
+		if k.take(t, &c) {
 			continue
 		}
 		pending := [][]byte{c.Data}
@@ -56,18 +42,52 @@ func readChunked(t testing.TB, name string, rd io.Reader, size, lookahead int) (
 			}
 			pending = append(pending, c.Data)
 		}
-		r := cr.Resume(pending, nrec, nl)
+		r := cr.Resume(pending, k.nrec, k.nl)
 		defer r.Close()
-		for {
-			x, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				return out, nil, accepted
-			}
-			if err != nil {
-				return out, err, accepted
-			}
-			out = append(out, rec{string(x.Name), string(x.Seq)})
+		out, err := readRest(r, k.out)
+		return out, err, k.accepted
+	}
+}
+
+// chunkTally is what readChunked and readBlocks keep of the chunks ParseChunk accepted.
+type chunkTally struct {
+	out                []rec
+	scratch            []byte
+	nrec, nl, accepted int
+}
+
+// take checks chunk c's newline count and parses it, and reports whether ParseChunk accepted it
+// (its records then added).
+func (k *chunkTally) take(t testing.TB, c *Chunk) bool {
+	if got, want := c.Newlines(), bytes.Count(c.Data, []byte{'\n'}); !c.Odd && got != want {
+		t.Fatalf("chunk of %d bytes: Newlines %d, has %d", len(c.Data), got, want)
+	}
+	var got []rec
+	n, ok := ParseChunk(c, &k.scratch, func(name, seq []byte) { got = append(got, rec{string(name), string(seq)}) })
+	if !ok {
+		return false
+	}
+	if n != len(got) {
+		t.Fatalf("ParseChunk: %d records, said %d", len(got), n)
+	}
+	k.accepted++
+	k.out = append(k.out, got...)
+	k.nrec += n
+	k.nl += c.Newlines()
+	return true
+}
+
+// readRest appends the records of r to out, up to its end or its error.
+func readRest(r *Reader, out []rec) ([]rec, error) {
+	for {
+		x, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
 		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, rec{string(x.Name), string(x.Seq)})
 	}
 }
 
@@ -113,6 +133,32 @@ func damage(rng *rand.Rand, in []byte) []byte {
 	return out
 }
 
+// chunkInputs returns chunkCases and rounds (short: in -short) inputs more, FASTA and FASTQ in
+// turn: messy, plain, and plain damaged.
+func chunkInputs(rng *rand.Rand, rounds, short int) [][]byte {
+	var inputs [][]byte
+	for _, c := range chunkCases() {
+		inputs = append(inputs, []byte(c))
+	}
+	if testing.Short() {
+		rounds = short
+	}
+	for i := range rounds {
+		fastq := i%2 == 1
+		var in []byte
+		switch i % 6 {
+		case 0, 1:
+			in = messyInput(rng, rng.IntN(20), fastq)
+		case 2, 3:
+			in = plainInput(rng, 1+rng.IntN(30), fastq)
+		default:
+			in = damage(rng, plainInput(rng, 1+rng.IntN(30), fastq))
+		}
+		inputs = append(inputs, in)
+	}
+	return inputs
+}
+
 func chunkCases() []string {
 	return []string{
 		"", "\n\n  \t\r\n", "ACGT\nACGT\n", ">a\nACGT\n", ">a\nACGT", ">a\nAC\nGT\nA\n>b\nG\nG\n",
@@ -131,28 +177,7 @@ func chunkCases() []string {
 // with Reader taking over where it refuses, are Reader's, word for word, on corner cases, messy
 // and plain inputs, damaged inputs and inputs broken off by a read error.
 func TestChunksMatchReader(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 9))
-	var inputs [][]byte
-	for _, c := range chunkCases() {
-		inputs = append(inputs, []byte(c))
-	}
-	rounds := 150
-	if testing.Short() {
-		rounds = 40
-	}
-	for i := range rounds {
-		fastq := i%2 == 1
-		var in []byte
-		switch i % 6 {
-		case 0, 1:
-			in = messyInput(rng, rng.IntN(20), fastq)
-		case 2, 3:
-			in = plainInput(rng, 1+rng.IntN(30), fastq)
-		default:
-			in = damage(rng, plainInput(rng, 1+rng.IntN(30), fastq))
-		}
-		inputs = append(inputs, in)
-	}
+	inputs := chunkInputs(rand.New(rand.NewPCG(3, 9)), 150, 40)
 	for i, in := range inputs {
 		want, werr := readAll("in.fq", bytes.NewReader(in), defaultBufSize)
 		for size := 1; size <= len(in)+1; size += 1 + size/12 {
