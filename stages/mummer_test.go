@@ -328,9 +328,9 @@ func (s stubMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
 func (stubMatcher) Close() error { return nil }
 
 // BenchmarkMummerHost: 500 k reads of 150 bases (FASTQ, a file, named four times or once for every
-// two threads, so that every worker has chunks) through Mummer with a matcher that takes no time, both strands,
-// -maxmatch -c, the GPU path's workers and batches (twice the threads, four times the CPU's batch):
-// the host's cost a read, the bound of a run on the cards.
+// two threads, so that every worker has chunks) through Mummer with a matcher that takes no time,
+// both strands, -maxmatch -c, the GPU path's workers and batches (twice the threads, four times
+// the CPU's batch): the host's cost a read, the bound of a run on the cards.
 func BenchmarkMummerHost(b *testing.B) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	ref, seq := randomChr(b, rng, 1<<22)
