@@ -15,6 +15,8 @@
 #             genscale, sapipe mummer -l 20 -b: each card of CARDS with the whole index, then with
 #             --gpu-memory PMEM (default 62% of the index file: room for half of the pages), where
 #             one card pages through the halves in turn and several cards hold a half each
+#   The table starts with the host's memory bandwidth (tools/hostbw, one thread and every thread):
+#   hosts differ from call to call, and it bounds the mummer row on the lent two-H200 hosts.
 # Settings (environment): DEST (/tmp/multigpu) inputs; ECOLI (E. coli FASTA, plain or gzip);
 # CARDS ("gpu:0 gpu:all"); SAPIPE (bin/sapipe); GENSCALE (bin/genscale); TIMEOUT (300) seconds a
 # command; EXTRA_CPU (1: the compress row also runs on the CPU, for its bytes).
@@ -33,6 +35,7 @@ ROWS=${ROWS:-mummer compress}
 CARDS=${CARDS:-gpu:0 gpu:all}
 SAPIPE=${SAPIPE:-bin/sapipe}
 GENSCALE=${GENSCALE:-bin/genscale}
+HOSTBW=${HOSTBW:-bin/hostbw}
 TIMEOUT=${TIMEOUT:-300}
 EXTRA_CPU=${EXTRA_CPU:-1}
 PSIZE=${PSIZE:-3.1G}
@@ -43,6 +46,7 @@ mkdir -p "$DEST"
 if command -v go >/dev/null; then
 	CGO_ENABLED=0 go build -trimpath -o "$SAPIPE" ./cmd/sapipe || exit 1
 	CGO_ENABLED=0 go build -trimpath -o "$GENSCALE" ./tools/genscale || exit 1
+	CGO_ENABLED=0 go build -trimpath -o "$HOSTBW" ./tools/hostbw || exit 1
 fi
 [ -x "$SAPIPE" ] && [ -x "$GENSCALE" ] || { echo "bench-multigpu: $SAPIPE or $GENSCALE missing" >&2; exit 1; }
 
@@ -50,6 +54,11 @@ secs() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.2f", (e - s) / 1e9 }'; }
 
 echo "| row | device | wall s | rate | output md5 |"
 echo "|---|---|---|---|---|"
+if [ -x "$HOSTBW" ]; then
+	"$HOSTBW" | while read -r n unit gbs _; do
+		echo "| host memory: 256 MiB buffers copied on $n ${unit%:} | host | | $gbs GB/s | |"
+	done
+fi
 
 if [[ " $ROWS " == *" mummer "* ]]; then
 	ref=$DEST/ecoli.fa
