@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -30,11 +29,8 @@ type chunkSource struct {
 	// The reading side.
 	file    int
 	cr      *formats.ChunkReader
-	bf      *formats.BlockFile // or the file is read in blocks,
-	block   int                // and this one is the next to hand out
-	blockMu sync.Mutex
-	blocked []*formats.BlockFile // files read in blocks and not closed yet (blockMu: the sink closes them)
-	stopped bool                 // an Odd chunk has been handed out: nothing more to read here
+	blocks  blockFeed // or the file is read in blocks
+	stopped bool      // an Odd chunk has been handed out: nothing more to read here
 	// free holds written batches for reuse, with their buffers (chunk, codes, segments, results,
 	// output), as many as can be in flight: a sync.Pool would drop them at every collection,
 	// and each batch would fault in and grow fresh buffers again (with the GPU's 25% heap
@@ -44,7 +40,6 @@ type chunkSource struct {
 	chunkLedger
 
 	// The writing side.
-	blockEnd  int64 // where the last block's chunk written ended
 	refused   *QueryBatch
 	cause     error
 	causeOnce sync.Once
@@ -82,12 +77,7 @@ func (c *chunkSource) close() {
 		c.cr.Close()
 		c.cr = nil
 	}
-	c.blockMu.Lock()
-	for _, bf := range c.blocked {
-		bf.Close()
-	}
-	c.blocked, c.bf = nil, nil
-	c.blockMu.Unlock()
+	c.blocks.closeAll()
 }
 
 // run matches the chunks until the end of the files or the first chunk that only a Reader may
@@ -123,7 +113,7 @@ func (c *chunkSource) run(ctx context.Context, opts stream.Options, match func(*
 			return b, nil
 		},
 		func(b *QueryBatch) error {
-			if b.blk != nil && b.blkSpan[0] != c.blockAt(b) {
+			if b.blk != nil && b.blkSpan[0] != c.blocks.at(b.blkIdx) {
 				b.ok = false // not where the chunk before ended (the file changed): Reader's from there
 			}
 			if !b.ok {
@@ -147,7 +137,7 @@ func (c *chunkSource) run(ctx context.Context, opts stream.Options, match func(*
 	b := c.refused
 	data, nrec, nl := c.resumeFrom(b.file)
 	if b.blk != nil {
-		rd, err := b.blk.Resume(c.blockAt(b), nrec, nl)
+		rd, err := b.blk.Resume(c.blocks.at(b.blkIdx), nrec, nl)
 		if err != nil {
 			return nil, err
 		}
@@ -165,19 +155,13 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 		return nil, ctx.Err()
 	}
 	for {
-		if c.cr == nil && c.bf == nil {
+		if c.cr == nil && c.blocks.bf == nil {
 			if c.file == len(c.paths) {
 				return nil, io.EOF
 			}
-			bf, err := formats.OpenBlocks(c.paths[c.file], c.size)
-			if err != nil {
+			if ok, err := c.blocks.openBlocks(c.paths[c.file], c.size); err != nil {
 				return nil, err
-			}
-			if bf != nil {
-				c.bf, c.block = bf, 0
-				c.blockMu.Lock()
-				c.blocked = append(c.blocked, bf)
-				c.blockMu.Unlock()
+			} else if ok {
 				continue
 			}
 			cr, err := formats.OpenChunks(c.paths[c.file], c.stdin, c.size)
@@ -186,8 +170,9 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 			}
 			c.cr = cr
 		}
-		if c.bf != nil {
-			if c.block == c.bf.Blocks() {
+		if c.blocks.bf != nil {
+			bf, i, ok := c.blocks.take()
+			if !ok {
 				// A chunk refused sends the rest of its file to a Reader, and the files after it
 				// are opened again: all of a file's chunks are written before stdin or a pipe is
 				// read, which cannot be read twice (see below).
@@ -196,13 +181,11 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 						return nil, err
 					}
 				}
-				c.bf = nil
 				c.file++
 				continue
 			}
 			b := c.get()
-			b.blk, b.blkIdx, b.cr, b.file = c.bf, c.block, nil, c.file
-			c.block++
+			b.blk, b.blkIdx, b.cr, b.file = bf, i, nil, c.file
 			c.handOut(nil)
 			return b, nil
 		}
@@ -238,37 +221,13 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 // output, which recycles it once copied).
 func (c *chunkSource) written(b *QueryBatch) {
 	c.chunkLedger.written(b.file, int(b.records), b.lines)
-	c.blockEnd = b.blkSpan[1]
-	if b.blk != nil && b.blk.Mapped() {
-		b.blk.Release(b.blkSpan[0], b.blkSpan[1]) // formatted: its names are copied
-		b.chunk.Data = nil                        // the mapping's, not a buffer to reuse
-	}
-	if b.blk != nil && b.blkIdx == b.blk.Blocks()-1 {
-		b.blk.Close() // its last chunk: the file is done with
-		c.blockMu.Lock()
-		c.blocked = slices.DeleteFunc(c.blocked, func(bf *formats.BlockFile) bool { return bf == b.blk })
-		c.blockMu.Unlock()
+	if b.blk != nil {
+		if b.blk.Mapped() {
+			b.chunk.Data = nil // the mapping's, not a buffer to reuse
+		}
+		c.blocks.written(b.blk, b.blkIdx, b.blkSpan) // formatted: its names are copied
 	}
 	b.cr, b.blk = nil, nil
-}
-
-// blockAt returns where b, a block's chunk, is to start: at the end of the chunk written before it,
-// or at 0 for a file's first (sink goroutine).
-func (c *chunkSource) blockAt(b *QueryBatch) int64 {
-	if b.blkIdx == 0 {
-		return 0
-	}
-	return c.blockEnd
-}
-
-// isRegular reports whether path is a regular file (not stdin, a pipe or a device), one that can
-// be read again from its start.
-func isRegular(path string) bool {
-	if path == "-" {
-		return false
-	}
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // parse parses b's chunk into segments with their codes, and reports whether ParseChunk accepted

@@ -1,0 +1,90 @@
+package stages
+
+import (
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/sapipe/sapipe/formats"
+)
+
+// blockFeed is what a source of whole-record chunks keeps of the files it reads in blocks
+// (formats.BlockFile), which the workers read and cut themselves: the file being handed out, the
+// files not closed yet, and on the sink's side where the next block's chunk is to start. mummer's
+// queries and count/locate's patterns share it.
+type blockFeed struct {
+	bf   *formats.BlockFile // the source's side: the file being handed out,
+	next int                // and its next block
+
+	mu   sync.Mutex
+	open []*formats.BlockFile // not closed yet (the sink closes a file after its last chunk)
+
+	end int64 // the sink's side: where the last block's chunk written ended
+}
+
+// openBlocks opens path for the source in blocks of about size bytes, where it can be read so
+// (formats.OpenBlocks), and reports whether it is.
+func (f *blockFeed) openBlocks(path string, size int) (bool, error) {
+	bf, err := formats.OpenBlocks(path, size)
+	if err != nil || bf == nil {
+		return false, err
+	}
+	f.bf, f.next = bf, 0
+	f.mu.Lock()
+	f.open = append(f.open, bf)
+	f.mu.Unlock()
+	return true, nil
+}
+
+// take returns the next block of the file being handed out, or ok false (and no file being
+// handed out) after its last.
+func (f *blockFeed) take() (bf *formats.BlockFile, i int, ok bool) {
+	if f.bf == nil || f.next == f.bf.Blocks() {
+		f.bf = nil
+		return nil, 0, false
+	}
+	f.next++
+	return f.bf, f.next - 1, true
+}
+
+// at returns where block i's chunk is to start: at the end of the chunk written before it, or at
+// 0 for a file's first (sink goroutine).
+func (f *blockFeed) at(i int) int64 {
+	if i == 0 {
+		return 0
+	}
+	return f.end
+}
+
+// written records that block i of bf, whose chunk was span, is written (sink goroutine): its
+// mapped pages leave the process, and after its file's last block the file is closed.
+func (f *blockFeed) written(bf *formats.BlockFile, i int, span [2]int64) {
+	f.end = span[1]
+	bf.Release(span[0], span[1])
+	if i == bf.Blocks()-1 {
+		bf.Close()
+		f.mu.Lock()
+		f.open = slices.DeleteFunc(f.open, func(o *formats.BlockFile) bool { return o == bf })
+		f.mu.Unlock()
+	}
+}
+
+// closeAll closes every file still open (those a Reader took over are left to it).
+func (f *blockFeed) closeAll() {
+	f.mu.Lock()
+	for _, bf := range f.open {
+		bf.Close()
+	}
+	f.open, f.bf = nil, nil
+	f.mu.Unlock()
+}
+
+// isRegular reports whether path is a regular file (not stdin, a pipe or a device), one that can
+// be read again from its start.
+func isRegular(path string) bool {
+	if path == "-" {
+		return false
+	}
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
