@@ -305,6 +305,10 @@ func (r *PatternReader) Chunks(size int) *ChunkReader {
 	return &ChunkReader{input: in, size: max(size, 1), first: true}
 }
 
+// PatternsFrom returns a PatternReader of the FASTA or FASTQ records rd reads (BlockFile.Resume's
+// Reader, say); closing it closes rd.
+func PatternsFrom(rd *Reader) *PatternReader { return &PatternReader{name: rd.name, fx: rd} }
+
 // Resume makes Next read on from the start of chunks[0], the chunks that cr (from Chunks)
 // returned and that are not parsed, with nrec records and nl newlines before them (see
 // ChunkReader.Resume).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -54,6 +55,11 @@ type PatternBatch struct {
 	newlines  int  // in the chunk
 	chunkFrom *formats.ChunkReader
 	scratch   []byte
+	// Or the chunk is block blkIdx of blk (formats.BlockFile), read and cut on the worker.
+	blk     *formats.BlockFile
+	blkIdx  int
+	blkSpan [2]int64 // where the chunk starts and ends in the file (-1: not known)
+	blkBuf  []byte   // the block's buffer, which chunk.Data is a part of
 }
 
 // Parse cuts a run of lines into records; a batch of records read one by one is left as it is.
@@ -293,7 +299,7 @@ func (s *PatternSource) Recycle(b *PatternBatch) {
 	b.Pats.Reset()
 	b.Data, b.Names, b.Seqs, b.Out = b.Data[:0], b.Names[:0], b.Seqs[:0], b.Out[:0]
 	b.Records, b.Bases, b.lines = 0, 0, false
-	b.isChunk, b.refused, b.chunkFrom = false, false, nil
+	b.isChunk, b.refused, b.chunkFrom, b.blk = false, false, nil, nil
 	b.Hits.Reset()
 	s.pool.Put(b)
 }
@@ -309,10 +315,40 @@ func (s *PatternSource) Next(ctx context.Context) (*PatternBatch, error) {
 		b = &PatternBatch{src: s}
 	}
 	bases := 0
+	chunkSize := s.ChunkSize
+	if chunkSize <= 0 {
+		chunkSize = 2 * s.batchSize // about a batch's bases of FASTQ
+	}
 	for bases < s.batchSize {
+		if s.blocks.bf != nil {
+			if len(b.Seqs) > 0 {
+				break // records read one by one end the batch; a block is a batch of its own
+			}
+			bf, i, ok := s.blocks.take()
+			if !ok {
+				// See chunks: before stdin or a pipe, the file's chunks are all written.
+				if s.file+1 < len(s.paths) && !isRegular(s.paths[s.file+1]) {
+					if err := s.waitDrained(ctx); err != nil {
+						return nil, err
+					}
+				}
+				s.file++
+				continue
+			}
+			b.blk, b.blkIdx, b.isChunk, b.file = bf, i, true, s.file
+			s.handOut(nil)
+			return b, nil
+		}
 		if s.rd == nil {
 			if s.file == len(s.paths) {
 				break
+			}
+			if !s.recordsOnly {
+				if ok, err := s.blocks.openBlocks(s.paths[s.file], chunkSize); err != nil {
+					return nil, err
+				} else if ok {
+					continue
+				}
 			}
 			rd, err := formats.OpenPatterns(s.paths[s.file], s.Stdin)
 			if err != nil {
@@ -323,16 +359,15 @@ func (s *PatternSource) Next(ctx context.Context) (*PatternBatch, error) {
 				s.mappings = append(s.mappings, release) // batches hold runs of it until the end
 			}
 			if !s.lines && !s.recordsOnly {
-				size := s.ChunkSize
-				if size <= 0 {
-					size = 2 * s.batchSize // about a batch's bases of FASTQ
-				}
-				s.cr = rd.Chunks(size)
+				s.cr = rd.Chunks(chunkSize)
 			}
 		}
 		if s.cr != nil {
 			if len(b.Seqs) > 0 {
 				break
+			}
+			if b.blkBuf != nil {
+				b.chunk.Data, b.blkBuf = nil, nil // a block's buffer, not for a ChunkReader's chunks
 			}
 			ch, err := s.cr.Next(b.chunk.Data)
 			if errors.Is(err, io.EOF) {
@@ -398,8 +433,9 @@ func (s *PatternSource) Next(ctx context.Context) (*PatternBatch, error) {
 
 // Search searches every pattern of the files in paths with s, over the reference of ix, and
 // writes the count or locate table (see formats.HitWriter) to w in input order. Reading the input
-// is the only step on one goroutine; cutting it into patterns, encoding, searching and formatting
-// run on the workers, and the sink writes each batch's text in order. FASTA and FASTQ are read in
+// is the only step on one goroutine (but plain FASTA and FASTQ files, which the workers read in
+// blocks); cutting it into patterns, encoding, searching and formatting run on the workers, and
+// the sink writes each batch's text in order. FASTA and FASTQ are read in
 // chunks of whole records while formats.ParseChunk accepts them; from the first chunk it refuses,
 // the pipeline is stopped once everything before is written, and the rest of that file is read
 // a record at a time by formats.Reader, with the record and line numbers it would have had.
@@ -413,6 +449,7 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 	}
 	defer src.release()
 	defer src.Close()
+	defer src.blocks.closeAll()
 	ref := ix.Ref
 	if opts.Locate {
 		src.locateMost = locateLineMost(ref)
@@ -433,7 +470,14 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 		}
 		err := stream.OrderedMap(ctx, stream.Options{Workers: threads, Window: 2*threads + 1},
 			func() (*PatternBatch, error) { return src.Next(ctx) },
-			func(_ context.Context, b *PatternBatch) (*PatternBatch, error) {
+			func(_ context.Context, b *PatternBatch) (_ *PatternBatch, err error) {
+				if b.blk != nil {
+					if b.blk.Mapped() { // parseChunk reads the chunk from the file's mapping
+						defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+						defer formats.CatchFault(&err, b.blk.Name())
+					}
+					b.chunk, b.blkSpan[0], b.blkSpan[1], b.blkBuf = b.blk.Chunk(b.blkIdx, b.blkBuf)
+				}
 				b.Parse()
 				if b.refused || len(b.Seqs) == 0 {
 					b.Out = b.Out[:0]
@@ -447,6 +491,9 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 				return b, nil
 			},
 			func(b *PatternBatch) error {
+				if b.blk != nil && b.blkSpan[0] != src.blocks.at(b.blkIdx) {
+					b.refused = true // not where the chunk before ended (the file changed)
+				}
 				if b.refused {
 					src.refusedBatch = b
 					return fail(errRefused)
@@ -470,7 +517,9 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 			}
 			break
 		}
-		src.resume()
+		if err := src.resume(); err != nil {
+			return err
+		}
 	}
 	opts.Progress.Done(records, bases, time.Since(start))
 	return out.close()
