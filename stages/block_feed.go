@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"context"
 	"os"
 	"slices"
 	"sync"
@@ -77,6 +78,16 @@ func (f *blockFeed) closeAll() {
 	}
 	f.open, f.bf = nil, nil
 	f.mu.Unlock()
+}
+
+// endOfBlocks is what a source does after the last block of paths[file] is handed out: a chunk
+// refused sends the rest of its file to a Reader, and the files after it are opened again, so all
+// of the chunks handed out are written before stdin or a pipe is read, which cannot be read twice.
+func endOfBlocks(ctx context.Context, l *chunkLedger, paths []string, file int) error {
+	if file+1 < len(paths) && !isRegular(paths[file+1]) {
+		return l.waitDrained(ctx)
+	}
+	return nil
 }
 
 // isRegular reports whether path is a regular file (not stdin, a pipe or a device), one that can

@@ -173,13 +173,8 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 		if c.blocks.bf != nil {
 			bf, i, ok := c.blocks.take()
 			if !ok {
-				// A chunk refused sends the rest of its file to a Reader, and the files after it
-				// are opened again: all of a file's chunks are written before stdin or a pipe is
-				// read, which cannot be read twice (see below).
-				if c.file+1 < len(c.paths) && !isRegular(c.paths[c.file+1]) {
-					if err := c.waitDrained(ctx); err != nil {
-						return nil, err
-					}
+				if err := endOfBlocks(ctx, &c.chunkLedger, c.paths, c.file); err != nil {
+					return nil, err
 				}
 				c.file++
 				continue

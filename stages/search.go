@@ -326,11 +326,8 @@ func (s *PatternSource) Next(ctx context.Context) (*PatternBatch, error) {
 			}
 			bf, i, ok := s.blocks.take()
 			if !ok {
-				// See chunks: before stdin or a pipe, the file's chunks are all written.
-				if s.file+1 < len(s.paths) && !isRegular(s.paths[s.file+1]) {
-					if err := s.waitDrained(ctx); err != nil {
-						return nil, err
-					}
+				if err := endOfBlocks(ctx, &s.chunkLedger, s.paths, s.file); err != nil {
+					return nil, err
 				}
 				s.file++
 				continue
