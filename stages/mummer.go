@@ -102,47 +102,28 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 	// would only hold memory.
 	window := stream.Options{Workers: opts.Threads, Window: 2*opts.Threads + 1}
 
-	rest := &resumePoint{}
-	if !opts.recordsOnly {
-		cs := newChunkSource(queries, stdin, opts, enc)
-		defer cs.close()
-		var err error
-		if rest, err = cs.run(ctx, window, match, write); err != nil {
-			return err
-		}
-	}
-	if rest != nil {
-		src := NewQuerySource(queries, &ref.Alpha, opts.Strands, opts.NucleotidesOnly, opts.BatchSize)
-		src.Stdin = stdin
-		src.threads = opts.Threads
-		if rest.rd != nil {
-			src.resume(rest.file, rest.rd, rest.nrec)
-		}
-		defer src.Close()
-		// The pieces of a long record share its codes and hold little until matched, and their
-		// matching takes a hundred times longer in a repeat-rich stretch (millions of maximal
-		// matches where other pieces have thousands): eight times as many of them are in
-		// flight as of whole batches, so that the workers go on past a slow one rather than
-		// wait for the sink to take it. Whole batches, which hold their reads, are bounded as
-		// before.
-		const pieceShare = 8
-		pieces := stream.Options{Workers: window.Workers, Window: pieceShare * window.Window}
-		cost := func(b *QueryBatch) int64 {
-			if b.whole {
-				return pieceShare
+	// Chunks from file from on, until one is refused; then a record reader reads the rest of that
+	// file, and chunks go on at the next. (With recordsOnly, the record reader reads them all.)
+	for from := 0; from < len(queries); {
+		rest := &resumePoint{}
+		last := len(queries)
+		if !opts.recordsOnly {
+			cs := newChunkSource(queries[from:], stdin, opts, enc)
+			r, err := cs.run(ctx, window, match, write)
+			cs.close()
+			if err != nil {
+				return err
 			}
-			return 1
+			if r == nil {
+				break // every file read in chunks
+			}
+			rest, last = r, from+r.file+1
+			rest.file += from
 		}
-		err := stream.OrderedMapBudget(ctx, pieces, int64(pieces.Window), cost,
-			func() (*QueryBatch, error) { return src.Next() },
-			func(_ context.Context, b *QueryBatch) (*QueryBatch, error) {
-				b.Encode(src.enc)
-				return b, match(b)
-			},
-			func(b *QueryBatch) error { return write(b, func() {}) }) // src's batches are fresh ones, never recycled
-		if err != nil {
+		if err := readRecords(ctx, queries[:last], stdin, rest, opts, ref, window, match, write); err != nil {
 			return err
 		}
+		from = last
 	}
 	opts.Progress.Done(records, bases, time.Since(start))
 	return out.close()
@@ -262,4 +243,38 @@ func openInput(path string, stdin io.Reader) (*formats.Reader, error) {
 		return formats.NewReader("-", stdin)
 	}
 	return formats.Open(path)
+}
+
+// readRecords matches the records of paths ("-": stdin) a record at a time (formats.Reader), from
+// where rest says (its file, with its Reader, or the first file), with the pipeline's match and
+// write.
+func readRecords(ctx context.Context, paths []string, stdin io.Reader, rest *resumePoint, opts MummerOptions, ref *kernels.Reference,
+	window stream.Options, match func(*QueryBatch) error, write func(b *QueryBatch, done func()) error) error {
+	src := NewQuerySource(paths, &ref.Alpha, opts.Strands, opts.NucleotidesOnly, opts.BatchSize)
+	src.Stdin, src.threads = stdin, opts.Threads
+	if rest.rd != nil {
+		src.resume(rest.file, rest.rd, rest.nrec)
+	}
+	defer src.Close()
+	// The pieces of a long record share its codes and hold little until matched, and their
+	// matching takes a hundred times longer in a repeat-rich stretch (millions of maximal
+	// matches where other pieces have thousands): eight times as many of them are in
+	// flight as of whole batches, so that the workers go on past a slow one rather than
+	// wait for the sink to take it. Whole batches, which hold their reads, are bounded as
+	// before.
+	const pieceShare = 8
+	pieces := stream.Options{Workers: window.Workers, Window: pieceShare * window.Window}
+	cost := func(b *QueryBatch) int64 {
+		if b.whole {
+			return pieceShare
+		}
+		return 1
+	}
+	return stream.OrderedMapBudget(ctx, pieces, int64(pieces.Window), cost,
+		func() (*QueryBatch, error) { return src.Next() },
+		func(_ context.Context, b *QueryBatch) (*QueryBatch, error) {
+			b.Encode(src.enc)
+			return b, match(b)
+		},
+		func(b *QueryBatch) error { return write(b, func() {}) }) // src's batches are fresh ones, never recycled
 }

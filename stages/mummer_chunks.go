@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sapipe/sapipe/formats"
 	"github.com/sapipe/sapipe/kernels"
@@ -53,6 +54,10 @@ type resumePoint struct {
 }
 
 var errRefused = errors.New("chunk left to the record reader")
+
+// chunksWritten counts the chunks' batches written, in every run of the process: tests see by it
+// which files were read in chunks.
+var chunksWritten atomic.Int64
 
 func newChunkSource(paths []string, stdin io.Reader, opts MummerOptions, enc *kernels.QueryEncoder) *chunkSource {
 	qs := &QuerySource{strands: opts.Strands, batchSize: max(opts.BatchSize, 1), enc: enc}
@@ -215,6 +220,7 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 // written records that b, the first pending batch, is written (its text is handed to the
 // output, which recycles it once copied).
 func (c *chunkSource) written(b *QueryBatch) {
+	chunksWritten.Add(1)
 	c.chunkLedger.written(b.file, int(b.records), b.lines)
 	if b.blk != nil {
 		if b.blk.Mapped() {

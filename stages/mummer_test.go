@@ -376,3 +376,49 @@ func randomChr(b *testing.B, rng *rand.Rand, n int) (*kernels.Reference, []byte)
 	}
 	return ref, seq
 }
+
+// TestMummerChunksAfterRefused: after a chunk refused in one file (a multi-line FASTQ record),
+// the files after it are read in chunks again, not a record at a time, with the same output.
+func TestMummerChunksAfterRefused(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	dir := t.TempDir()
+	fa, recs := randomFasta(rng, 2, 4000)
+	ref, err := LoadReference(writeTemp(t, dir, "ref.fa", fa), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(recs, "")
+	plain := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(queryInput(rng, all, 1, true, false))
+		}
+		return b.String()
+	}
+	odd := plain(50) + "@multi\nACGTACGTAC\nGTACGTACGT\n+\nIIIIIIIIII\nIIIIIIIIII\n" + plain(50)
+	paths := []string{writeTemp(t, dir, "odd.fq", odd), writeTemp(t, dir, "plain.fq", plain(400))}
+	opts := MummerOptions{Mode: kernels.MaxMatch, MinLen: 15, Strands: Strands{Forward: true, Reverse: true},
+		Threads: 2, BatchSize: 2000, ChunkSize: 1000}
+	m, err := cpu.New(2).NewMatcher(ref, kernels.MatchOptions{Mode: opts.Mode, MinLen: opts.MinLen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var got, want bytes.Buffer
+	before := chunksWritten.Load()
+	if err := Mummer(context.Background(), opts, ref, m, paths, nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	chunks := chunksWritten.Load() - before
+	o := opts
+	o.recordsOnly = true
+	if err := Mummer(context.Background(), o, ref, m, paths, nil, &want); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Fatal("output differs from the record reader's")
+	}
+	if st, _ := os.Stat(paths[1]); chunks < st.Size()/int64(opts.ChunkSize)-1 {
+		t.Errorf("%d chunks written: the file after the refused one was not read in chunks", chunks)
+	}
+}
