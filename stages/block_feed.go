@@ -57,9 +57,16 @@ func (f *blockFeed) at(i int) int64 {
 	return f.end
 }
 
-// written records that block i of bf, whose chunk was span, is written (sink goroutine): its
-// mapped pages leave the process, and after its file's last block the file is closed.
-func (f *blockFeed) written(bf *formats.BlockFile, i int, span [2]int64) {
+// follows reports whether block i's chunk, span, starts where the chunk written before it ended
+// (sink goroutine): one that does not (the file changed) is refused, and a Reader reads from at(i).
+func (f *blockFeed) follows(i int, span [2]int64) bool { return span[0] == f.at(i) }
+
+// written records that block i of bf, whose chunk c was span, is written (sink goroutine): c's
+// data (a part of the file's mapping, or of the batch's block buffer) is let go, so that the batch
+// does not read into it as a ChunkReader's buffer when reused; its mapped pages leave the process,
+// and after its file's last block the file is closed.
+func (f *blockFeed) written(bf *formats.BlockFile, i int, c *formats.Chunk, span [2]int64) {
+	c.Data = nil
 	f.end = span[1]
 	bf.Release(span[0], span[1])
 	if i == bf.Blocks()-1 {

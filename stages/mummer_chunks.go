@@ -118,7 +118,7 @@ func (c *chunkSource) run(ctx context.Context, opts stream.Options, match func(*
 			return b, nil
 		},
 		func(b *QueryBatch) error {
-			if b.blk != nil && b.blkSpan[0] != c.blocks.at(b.blkIdx) {
+			if b.blk != nil && !c.blocks.follows(b.blkIdx, b.blkSpan) {
 				b.ok = false // not where the chunk before ended (the file changed): Reader's from there
 			}
 			if !b.ok {
@@ -190,9 +190,6 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 			return b, nil
 		}
 		b := c.get()
-		if b.blkBuf != nil {
-			b.chunk.Data, b.blkBuf = nil, nil // a block's buffer, not for a ChunkReader's chunks
-		}
 		ch, err := c.cr.Next(b.chunk.Data)
 		if errors.Is(err, io.EOF) {
 			c.free.Put(b)
@@ -223,10 +220,7 @@ func (c *chunkSource) written(b *QueryBatch) {
 	chunksWritten.Add(1)
 	c.chunkLedger.written(b.file, int(b.records), b.lines)
 	if b.blk != nil {
-		if b.blk.Mapped() {
-			b.chunk.Data = nil // the mapping's, not a buffer to reuse
-		}
-		c.blocks.written(b.blk, b.blkIdx, b.blkSpan) // formatted: its names are copied
+		c.blocks.written(b.blk, b.blkIdx, &b.chunk, b.blkSpan) // formatted: its names are copied
 	}
 	b.cr, b.blk = nil, nil
 }

@@ -363,9 +363,6 @@ func (s *PatternSource) Next(ctx context.Context) (*PatternBatch, error) {
 			if len(b.Seqs) > 0 {
 				break
 			}
-			if b.blkBuf != nil {
-				b.chunk.Data, b.blkBuf = nil, nil // a block's buffer, not for a ChunkReader's chunks
-			}
 			ch, err := s.cr.Next(b.chunk.Data)
 			if errors.Is(err, io.EOF) {
 				// See chunks: the file's chunks are all written before the next file is opened.
@@ -488,7 +485,7 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 				return b, nil
 			},
 			func(b *PatternBatch) error {
-				if b.blk != nil && b.blkSpan[0] != src.blocks.at(b.blkIdx) {
+				if b.blk != nil && !src.blocks.follows(b.blkIdx, b.blkSpan) {
 					b.refused = true // not where the chunk before ended (the file changed)
 				}
 				if b.refused {

@@ -29,10 +29,7 @@ func (s *PatternSource) written(b *PatternBatch) {
 		s.sinkFile = -1
 	}
 	if b.blk != nil {
-		if b.blk.Mapped() {
-			b.chunk.Data = nil // the mapping's, not a buffer to reuse
-		}
-		s.blocks.written(b.blk, b.blkIdx, b.blkSpan) // parsed: its names and sequences are copied
+		s.blocks.written(b.blk, b.blkIdx, &b.chunk, b.blkSpan) // parsed: its names and sequences are copied
 	}
 }
 
