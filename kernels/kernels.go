@@ -148,6 +148,17 @@ type Matcher interface {
 	Close() error
 }
 
+// CodeMemory is implemented by a Matcher that copies a batch's codes to its device fastest from
+// memory of its own (a GPU's pinned host memory): codes grown through GrowCodes are copied up from
+// where they are, with no copy on the host first. Its buffers stay valid until the matcher's Close.
+type CodeMemory interface {
+	// GrowCodes is slices.Grow(codes, n) into the matcher's memory: codes itself where it is the
+	// matcher's and has room for n more, else a buffer of the matcher's (or Go's, where it has
+	// none to give) holding codes' bytes. A buffer of the matcher's that is replaced is freed, so
+	// the caller must hold no other slice of it.
+	GrowCodes(codes []byte, n int) []byte
+}
+
 // Backend is a compute device: the CPU or a GPU. Every backend gives identical results; they
 // differ only in speed. Selection happens once per run, in package kernels/device.
 type Backend interface {

@@ -108,7 +108,7 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 		rest := &resumePoint{}
 		last := len(queries)
 		if !opts.recordsOnly {
-			cs := newChunkSource(queries[from:], stdin, opts, enc)
+			cs := newChunkSource(queries[from:], stdin, opts, enc, m)
 			r, err := cs.run(ctx, window, match, write)
 			cs.close()
 			if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -59,8 +58,9 @@ var errRefused = errors.New("chunk left to the record reader")
 // which files were read in chunks.
 var chunksWritten atomic.Int64
 
-func newChunkSource(paths []string, stdin io.Reader, opts MummerOptions, enc *kernels.QueryEncoder) *chunkSource {
+func newChunkSource(paths []string, stdin io.Reader, opts MummerOptions, enc *kernels.QueryEncoder, m kernels.Matcher) *chunkSource {
 	qs := &QuerySource{strands: opts.Strands, batchSize: max(opts.BatchSize, 1), enc: enc}
+	qs.codeMem, _ = m.(kernels.CodeMemory)
 	size := opts.ChunkSize
 	if size <= 0 {
 		size = 2 * qs.batchSize // about a batch's bases of FASTQ
@@ -237,7 +237,7 @@ func (c *chunkSource) parse(b *QueryBatch) bool {
 	if b.chunk.FASTQ {
 		most /= 2
 	}
-	b.Codes = slices.Grow(b.Codes, c.qs.strands.count()*most)
+	b.Codes = c.qs.ownCodes(b.Codes, c.qs.strands.count()*most)
 	b.Res.Reset()
 	b.Out = b.Out[:0]
 	var bases int64

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -420,5 +421,87 @@ func TestMummerChunksAfterRefused(t *testing.T) {
 	}
 	if st, _ := os.Stat(paths[1]); chunks < st.Size()/int64(opts.ChunkSize)-1 {
 		t.Errorf("%d chunks written: the file after the refused one was not read in chunks", chunks)
+	}
+}
+
+// codeMemMatcher is a matcher that gives batches' codes memory of its own (kernels.CodeMemory)
+// once late calls have gone by (a GPU still loading its index gives Go's), and counts the batches
+// matched in its memory and in Go's.
+type codeMemMatcher struct {
+	kernels.Matcher
+	late        int
+	mu          sync.Mutex
+	bufs        map[*byte]bool
+	calls       int
+	inOwn, inGo int
+}
+
+func (c *codeMemMatcher) GrowCodes(codes []byte, n int) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.calls++; c.calls <= c.late {
+		return slices.Grow(codes, n)
+	}
+	var base *byte
+	if cap(codes) > 0 {
+		base = &codes[:1][0]
+	}
+	if c.bufs[base] && cap(codes)-len(codes) >= n {
+		return codes
+	}
+	buf := make([]byte, len(codes), len(codes)+n+n/4+1)
+	copy(buf, codes)
+	delete(c.bufs, base)
+	c.bufs[&buf[:1][0]] = true
+	return buf
+}
+
+func (c *codeMemMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
+	c.mu.Lock()
+	if len(b.Codes) > 0 && c.bufs[&b.Codes[0]] {
+		c.inOwn++
+	} else {
+		c.inGo++
+	}
+	c.mu.Unlock()
+	return c.Matcher.Match(b, res)
+}
+
+// TestMummerCodeMemory: with a matcher that holds the batches' codes (a GPU's pinned memory),
+// chunks' batches are encoded into its memory, those made before it gave any move in when they
+// are reused, and the output is the same as without.
+func TestMummerCodeMemory(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	dir := t.TempDir()
+	fa, recs := randomFasta(rng, 2, 4000)
+	ref, err := LoadReference(writeTemp(t, dir, "ref.fa", fa), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fq strings.Builder
+	for range 3000 {
+		fmt.Fprintf(&fq, "%s", queryInput(rng, strings.Join(recs, ""), 1, true, false))
+	}
+	path := writeTemp(t, dir, "q.fq", fq.String())
+	opts := MummerOptions{Mode: kernels.MaxMatch, MinLen: 15, Strands: Strands{Forward: true, Reverse: true},
+		Threads: 3, BatchSize: 4000, ChunkSize: 8000}
+	m, err := cpu.New(2).NewMatcher(ref, kernels.MatchOptions{Mode: opts.Mode, MinLen: opts.MinLen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var want, got bytes.Buffer
+	if err := Mummer(context.Background(), opts, ref, m, []string{path}, nil, &want); err != nil {
+		t.Fatal(err)
+	}
+	cm := &codeMemMatcher{Matcher: m, late: 5, bufs: map[*byte]bool{}}
+	if err := Mummer(context.Background(), opts, ref, cm, []string{path}, nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Fatal("output differs with the matcher's code memory")
+	}
+	if cm.inGo > cm.late || cm.inOwn < 5*cm.late {
+		t.Errorf("%d batches matched in the matcher's memory, %d in Go's (%d calls before it gave any)", cm.inOwn, cm.inGo, cm.late)
 	}
 }

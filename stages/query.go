@@ -114,6 +114,27 @@ type QuerySource struct {
 	Stdin   io.Reader // read for the path "-"; nil: os.Stdin
 	enc     *kernels.QueryEncoder
 	threads int // goroutines that encode a long record (splitLong); 0 or 1: the caller's
+	// codeMem, when set, holds the codes of chunks' batches (the matcher's, kernels.CodeMemory).
+	codeMem kernels.CodeMemory
+}
+
+// growCodes is slices.Grow(codes, n), into s.codeMem where it is set and codes lacks the room
+// (a record's codes: a batch's are made the matcher's once, by ownCodes).
+func (s *QuerySource) growCodes(codes []byte, n int) []byte {
+	if s.codeMem != nil && cap(codes)-len(codes) < n {
+		return s.codeMem.GrowCodes(codes, n)
+	}
+	return slices.Grow(codes, n)
+}
+
+// ownCodes is growCodes for a batch's codes as it starts: into s.codeMem whether or not codes has
+// the room, so that a batch made before the matcher had memory to give (a GPU still loading its
+// index) is moved into it the next time round.
+func (s *QuerySource) ownCodes(codes []byte, n int) []byte {
+	if s.codeMem != nil {
+		return s.codeMem.GrowCodes(codes, n)
+	}
+	return slices.Grow(codes, n)
 }
 
 // resume makes s read on from rd, which reads file (an index in paths) after nrec of its records.
@@ -190,7 +211,7 @@ func (s *QuerySource) addRecord(b *QueryBatch, name []byte, seq []byte, cut int,
 		off := b.codeLen
 		b.codeLen += n
 		if encodeNow {
-			b.Codes = slices.Grow(b.Codes, n)[:b.codeLen]
+			b.Codes = s.growCodes(b.Codes, n)[:b.codeLen]
 			s.fill(b.Codes[off:off+n], seq, rev)
 		}
 		if rev {

@@ -225,6 +225,19 @@ func (p *pendingMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
 	return p.m.Match(b, res)
 }
 
+// GrowCodes implements kernels.CodeMemory with the matcher's memory once it is built (a GPU's
+// pinned memory), Go's before.
+func (p *pendingMatcher) GrowCodes(codes []byte, n int) []byte {
+	select {
+	case <-p.ready:
+		if cm, ok := p.m.(kernels.CodeMemory); ok && p.err == nil {
+			return cm.GrowCodes(codes, n)
+		}
+	default:
+	}
+	return slices.Grow(codes, n)
+}
+
 func (p *pendingMatcher) Close() error {
 	<-p.ready
 	if p.m != nil {

@@ -159,6 +159,7 @@ func (g *Group) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.Ma
 // batches from one queue that Match puts its batch in; or over a chain of cards that hold the
 // pages between them (match_chain.go), whose first card takes the batches.
 type groupMatcher struct {
+	codes     *codeMemory // the cards' pinned memory for batches' codes
 	members   []*gpuMatcher
 	reqs      chan *request
 	quit      chan struct{}
@@ -200,13 +201,16 @@ func (g *Group) newMatcher(ref *kernels.Reference, opts kernels.MatchOptions, ho
 func (gm *groupMatcher) start(cards []*Backend, ref *kernels.Reference, opts kernels.MatchOptions, host *cpu.Matcher,
 	config func(i int) matchConfig) (*groupMatcher, error) {
 	gm.members = make([]*gpuMatcher, len(cards))
+	gm.codes = newCodeMemory(cards[0].dev)
 	errs := make([]error, len(cards))
 	var wg sync.WaitGroup
 	for i, b := range cards {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			gm.members[i], errs[i] = newMatcher(b, ref, opts, config(i), host)
+			c := config(i)
+			c.codes = gm.codes
+			gm.members[i], errs[i] = newMatcher(b, ref, opts, c, host)
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("%s: %w", b.Name(), errs[i])
 			}
@@ -243,9 +247,15 @@ func (gm *groupMatcher) Close() error {
 		if gm.links != nil {
 			gm.links.free()
 		}
+		if gm.codes != nil {
+			gm.codes.free()
+		}
 	})
 	return nil
 }
+
+// GrowCodes implements kernels.CodeMemory (gpuMatcher.GrowCodes), in memory every card copies from.
+func (gm *groupMatcher) GrowCodes(codes []byte, n int) []byte { return gm.codes.GrowCodes(codes, n) }
 
 // NewPatternSearcher uploads s's index to every card; each batch of patterns is searched on
 // whichever card has room for it (searchDepth batches a card: one searched while the others are

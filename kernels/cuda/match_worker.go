@@ -60,6 +60,7 @@ type codeSpan struct {
 	lo, hi int
 	dev    int
 	src    []byte // the codes [lo, hi)
+	key    *byte  // the codes' first byte: a buffer of the matcher's codeMemory, copied up from there
 }
 
 type worker struct {
@@ -101,7 +102,8 @@ type worker struct {
 	tracePack    time.Duration
 	traceGrow    time.Duration
 
-	ahead int // growAhead's factor for the launch being run
+	ahead  int         // growAhead's factor for the launch being run
+	direct []*codeSpan // upload's spans copied up from the matcher's pinned memory
 
 	// Profiling: events recorded after each stage, and the stage names.
 	events  []event
@@ -448,9 +450,16 @@ func (w *worker) upload(nPieces int) error {
 	up := hostSlice[byte](&w.hUp, cb+pb)
 	// The batches' codes are copied on goroutines of their own where they are large: the copies
 	// were a tenth of the device workers' time, which sets the pace of a run of short reads,
-	// while cores were left idle (100 M E. coli reads on two cards: 10 of 104 CPU-s).
+	// while cores were left idle (100 M E. coli reads on two cards: 10 of 104 CPU-s). Codes in
+	// the matcher's pinned memory (codeMemory) are copied up from where they are, after the
+	// buffer's transfer (whose bytes in their place are not the codes).
 	var wg sync.WaitGroup
+	direct := w.direct[:0]
 	for _, sp := range w.spanOrder {
+		if w.m.cfg.codes.owns(sp.key) {
+			direct = append(direct, sp)
+			continue
+		}
 		dst := up[sp.dev : sp.dev+len(sp.src)]
 		if len(sp.src) >= copyPart {
 			wg.Go(func() { parallelCopy(dst, sp.src) })
@@ -460,8 +469,16 @@ func (w *worker) upload(nPieces int) error {
 	}
 	copy(up[cb:], unsafe.Slice((*byte)(unsafe.Pointer(&w.pieces[0])), pb))
 	wg.Wait()
-	if err := w.s.toDevice(w.dCodes.p, w.hUp.p, w.codeBytes()); err != nil {
-		return err
+	w.direct = direct
+	if len(direct) < len(w.spanOrder) {
+		if err := w.s.toDevice(w.dCodes.p, w.hUp.p, w.codeBytes()); err != nil {
+			return err
+		}
+	}
+	for _, sp := range direct {
+		if err := w.s.toDevice(w.dCodes.p+devPtr(sp.dev), unsafe.Pointer(&sp.src[0]), len(sp.src)); err != nil {
+			return err
+		}
 	}
 	return w.s.toDevice(w.dPieces.p, unsafe.Add(w.hUp.p, cb), pb)
 }
@@ -526,7 +543,7 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 		}
 		key := &r.b.Codes[0]
 		if sp := w.spans[key]; sp == nil {
-			sp = &codeSpan{lo: lo, hi: hi}
+			sp = &codeSpan{lo: lo, hi: hi, key: key}
 			w.spans[key] = sp
 			w.spanOrder = append(w.spanOrder, sp)
 		} else {

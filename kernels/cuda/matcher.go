@@ -60,6 +60,9 @@ type matchConfig struct {
 	// workersByDefault: Workers was not given; beyond baseWorkers, only as many start as the
 	// card has room for once the index is on it (workersFor).
 	workersByDefault bool
+	// codes, when set, is the pinned memory for batches' codes shared with the matchers of other
+	// cards (Group); otherwise the matcher has its own.
+	codes *codeMemory
 }
 
 // defaults fills the zero fields for a card of info fed by threads host threads
@@ -227,6 +230,7 @@ type gpuMatcher struct {
 	fn     map[string]uintptr
 	runs   runLists // the pages' runs of one symbol (run ranges, start states moved on through runs)
 
+	ownCodes  bool // cfg.codes is this matcher's, freed by its Close
 	reqs      chan *request
 	quit      chan struct{}
 	wg        sync.WaitGroup
@@ -459,6 +463,9 @@ func newMatcher(b *Backend, ref *kernels.Reference, opts kernels.MatchOptions, c
 	}
 	if m.cfg.sizer == nil {
 		m.cfg.sizer = &launchSizer{}
+	}
+	if m.cfg.codes == nil {
+		m.cfg.codes, m.ownCodes = newCodeMemory(d), true
 	}
 	m.lookahead.Store(int64(cfg.Lookahead))
 	m.fs.cond = sync.NewCond(&m.fs.mu)
@@ -780,6 +787,9 @@ func (m *gpuMatcher) Close() error {
 		close(m.quit)
 		m.wg.Wait()
 		m.freeDevice()
+		if m.ownCodes {
+			m.cfg.codes.free()
+		}
 		if m.cfg.Profile {
 			m.note("GPU matcher: " + m.stats.String())
 		}
@@ -789,6 +799,9 @@ func (m *gpuMatcher) Close() error {
 
 // Stats describes what the matcher did so far.
 func (m *gpuMatcher) Stats() string { return m.stats.String() }
+
+// GrowCodes implements kernels.CodeMemory: batches' codes in pinned memory, copied up from there.
+func (m *gpuMatcher) GrowCodes(codes []byte, n int) []byte { return m.cfg.codes.GrowCodes(codes, n) }
 
 // worker is a device worker: see the comment at the top of this file.
 func (m *gpuMatcher) worker(ready chan<- error) {
