@@ -21,20 +21,37 @@ type Group struct {
 }
 
 // OpenGroup opens the GPUs of ordinals, in that order. It fails, closing those it opened, if any
-// cannot be used.
+// cannot be used. The cards are set up at once, each on its own goroutine: a card's context and
+// module take about 0.13 s (lent H200), which one after another added that much per card to the
+// start of every run.
 func OpenGroup(ordinals []int, opts Options) (*Group, error) {
 	if len(ordinals) == 0 {
 		return nil, errors.New("no GPU to open")
 	}
+	cards := make([]*Backend, len(ordinals))
+	errs := make([]error, len(ordinals))
+	var wg sync.WaitGroup
+	for i, o := range ordinals {
+		wg.Go(func() {
+			cards[i], errs[i] = Open(o, opts)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("gpu:%d: %w", o, errs[i])
+			}
+		})
+	}
+	wg.Wait()
 	g := &Group{free: make(chan *Backend, len(ordinals))}
-	for _, o := range ordinals {
-		b, err := Open(o, opts)
+	for i, b := range cards {
+		if errs[i] == nil {
+			g.cards = append(g.cards, b)
+			g.free <- b
+		}
+	}
+	for _, err := range errs {
 		if err != nil {
 			g.Close()
-			return nil, fmt.Errorf("gpu:%d: %w", o, err)
+			return nil, err // the first card's in ordinals' order that failed
 		}
-		g.cards = append(g.cards, b)
-		g.free <- b
 	}
 	return g, nil
 }
