@@ -14,7 +14,7 @@ import (
 // matcher that made it closes.
 type codeMemory struct {
 	alloc   func(n int) (unsafe.Pointer, error)
-	release func(p unsafe.Pointer)
+	release func(p unsafe.Pointer, n int)
 	most    int // bytes pinned at most; past it, Go memory
 
 	mu     sync.Mutex
@@ -27,24 +27,23 @@ type codeMemory struct {
 // reads' bases on both strands, more than a run keeps in flight.
 const codeMemoryMost = 4 << 30
 
-// newCodeMemory returns a codeMemory that pins memory through d's driver.
+// newCodeMemory returns a codeMemory that pins memory for d's driver (pinHost), on the goroutine
+// that grows a batch's codes: a run's stage workers grow theirs at once as it starts.
 func newCodeMemory(d *device) *codeMemory {
 	return &codeMemory{
 		most: codeMemoryMost,
 		alloc: func(n int) (unsafe.Pointer, error) {
 			var p unsafe.Pointer
-			err := d.run(func() error {
-				return d.drv.check("cuMemHostAlloc", d.drv.cuMemHostAlloc(&p, uint64(n), hostAllocPortable))
+			err := d.withContext(func() (err error) {
+				p, err = pinHost(d, n)
+				return err
 			})
 			return p, err
 		},
-		release: func(p unsafe.Pointer) { _ = d.run(func() error { d.drv.cuMemFreeHost(p); return nil }) },
+		release: func(p unsafe.Pointer, n int) { _ = d.withContext(func() error { unpinHost(d, p, n); return nil }) },
 		bufs:    make(map[*byte]int),
 	}
 }
-
-// hostAllocPortable is CU_MEMHOSTALLOC_PORTABLE: the memory is pinned for every context.
-const hostAllocPortable = 1
 
 // GrowCodes implements kernels.CodeMemory.
 func (c *codeMemory) GrowCodes(codes []byte, n int) []byte {
@@ -83,7 +82,7 @@ func (c *codeMemory) GrowCodes(codes []byte, n int) []byte {
 	c.mu.Unlock()
 	copy(buf, codes)
 	if ours {
-		c.release(unsafe.Pointer(base))
+		c.release(unsafe.Pointer(base), have)
 	}
 	return buf[:len(codes)]
 }
@@ -105,7 +104,7 @@ func (c *codeMemory) free() {
 	bufs := c.bufs
 	c.bufs, c.total = map[*byte]int{}, 0
 	c.mu.Unlock()
-	for p := range bufs {
-		c.release(unsafe.Pointer(p))
+	for p, n := range bufs {
+		c.release(unsafe.Pointer(p), n)
 	}
 }

@@ -26,9 +26,9 @@ func testCodeMemory(most int) (*codeMemory, *goPinned) {
 			g.live[p] = b
 			return p, nil
 		},
-		release: func(p unsafe.Pointer) {
-			if _, ok := g.live[p]; !ok {
-				panic("released twice, or not ours")
+		release: func(p unsafe.Pointer, n int) {
+			if b, ok := g.live[p]; !ok || len(b) != n {
+				panic("released twice, not ours, or with another size")
 			}
 			delete(g.live, p)
 			g.released++

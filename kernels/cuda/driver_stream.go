@@ -259,13 +259,13 @@ func (h *hostBuf) ensure(d *device, n int) error {
 		return nil
 	}
 	n += n / 4
-	var p unsafe.Pointer
-	if err := d.drv.check("cuMemAllocHost", d.drv.cuMemAllocHost(&p, uint64(n))); err != nil {
+	p, err := allocHost(d, n)
+	if err != nil {
 		return err
 	}
 	if h.n != 0 {
 		copy(unsafe.Slice((*byte)(p), n), unsafe.Slice((*byte)(h.p), h.n))
-		d.drv.cuMemFreeHost(h.p)
+		freeHost(d, h.p, h.n)
 	}
 	h.p, h.n = p, n
 	return nil
@@ -273,10 +273,33 @@ func (h *hostBuf) ensure(d *device, n int) error {
 
 func (h *hostBuf) free(d *device) {
 	if h.n != 0 {
-		d.drv.cuMemFreeHost(h.p)
+		freeHost(d, h.p, h.n)
 		h.p, h.n = nil, 0
 	}
 }
+
+// allocHost returns n bytes of pinned memory: mapped and registered (pinHost) from pinMapped
+// bytes on, where that is faster, else from the driver's own allocation. freeHost with the same n
+// gives it back.
+func allocHost(d *device, n int) (unsafe.Pointer, error) {
+	if n >= pinMapped {
+		return pinHost(d, n)
+	}
+	var p unsafe.Pointer
+	err := d.drv.check("cuMemAllocHost", d.drv.cuMemAllocHost(&p, uint64(n)))
+	return p, err
+}
+
+func freeHost(d *device, p unsafe.Pointer, n int) {
+	if n >= pinMapped {
+		unpinHost(d, p, n)
+	} else {
+		d.drv.cuMemFreeHost(p)
+	}
+}
+
+// pinMapped is the size from which allocHost maps and registers memory itself.
+const pinMapped = 1 << 20
 
 // hostSlice views the first n elements of a pinned buffer as a slice of T.
 func hostSlice[T any](h *hostBuf, n int) []T {

@@ -43,8 +43,8 @@ func (d *device) stageInit() error {
 		return nil
 	}
 	for i := range s.buf {
-		var p unsafe.Pointer
-		if err := d.drv.check("cuMemAllocHost", d.drv.cuMemAllocHost(&p, stageBufBytes)); err != nil {
+		p, err := allocHost(d, stageBufBytes)
+		if err != nil {
 			d.stageFree()
 			return err
 		}
@@ -62,7 +62,7 @@ func (d *device) stageFree() {
 	s := &d.stage
 	for i := range s.buf {
 		if s.buf[i] != nil {
-			d.drv.cuMemFreeHost(unsafe.Pointer(&s.buf[i][0]))
+			freeHost(d, unsafe.Pointer(&s.buf[i][0]), stageBufBytes)
 			s.buf[i] = nil
 		}
 		if s.ev[i] != 0 {

@@ -2,8 +2,11 @@ package cuda
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // bind makes d's context current on the benchmark's goroutine (each b.Run has its own).
@@ -66,6 +69,8 @@ func BenchmarkHostTransfers(b *testing.B) {
 				copy(hostSlice[byte](&pinned, n), goMem)
 				return copied(s.toDevice(dev.p, pinned.p, n))
 			}},
+			{"up pinned", func() error { return copied(s.toDevice(dev.p, pinned.p, n)) }},
+			{"down pinned", func() error { return copied(s.toHost(pinned.p, dev.p, n)) }},
 			{"up from Go", func() error { return copied(s.toDevice(dev.p, unsafe.Pointer(&goMem[0]), n)) }},
 		} {
 			b.Run(fmt.Sprintf("%s %d MiB", c.name, mb), func(b *testing.B) {
@@ -81,4 +86,82 @@ func BenchmarkHostTransfers(b *testing.B) {
 		pinned.free(d)
 		dev.free(d)
 	}
+}
+
+// BenchmarkPinning: what pinning host memory costs, by the ways there are: cuMemHostAlloc, or
+// memory mapped by the process (its pages faulted in first, or not) and registered with
+// cuMemHostRegister; one buffer at a time, and eight goroutines at once, each with the context
+// current on its own thread. A run's first batches and launches pin their buffers as they start.
+func BenchmarkPinning(b *testing.B) {
+	be := gpuBackend(b)
+	d := be.dev
+	const n = 64 << 20
+	const portable = 1 // CU_MEMHOSTALLOC_PORTABLE and CU_MEMHOSTREGISTER_PORTABLE
+	ways := []struct {
+		name string
+		pin  func() error
+	}{
+		{"cuMemHostAlloc", func() error {
+			var p unsafe.Pointer
+			if err := d.drv.check("cuMemHostAlloc", d.drv.cuMemHostAlloc(&p, n, portable)); err != nil {
+				return err
+			}
+			return d.drv.check("cuMemFreeHost", d.drv.cuMemFreeHost(p))
+		}},
+		{"register mapped", func() error { return registerMapped(d, n, false) }},
+		{"register mapped, pages touched", func() error { return registerMapped(d, n, true) }},
+		{"pinHost", func() error {
+			p, err := pinHost(d, n)
+			if err == nil {
+				unpinHost(d, p, n)
+			}
+			return err
+		}},
+	}
+	for _, w := range ways {
+		for _, at := range []int{1, 8} {
+			b.Run(fmt.Sprintf("%s 64 MiB x%d", w.name, at), func(b *testing.B) {
+				b.SetBytes(int64(n * at))
+				for b.Loop() {
+					errs := make(chan error, at)
+					for range at {
+						go func() {
+							runtime.LockOSThread()
+							defer runtime.UnlockOSThread()
+							if err := d.drv.check("cuCtxSetCurrent", d.drv.cuCtxSetCurrent(d.ctx)); err != nil {
+								errs <- err
+								return
+							}
+							errs <- w.pin()
+						}()
+					}
+					for range at {
+						if err := <-errs; err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// registerMapped maps n bytes, touches a byte of every page first when touch is set, pins them
+// with cuMemHostRegister, and undoes it all.
+func registerMapped(d *device, n int, touch bool) error {
+	mem, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		return err
+	}
+	defer unix.Munmap(mem)
+	if touch {
+		for i := 0; i < n; i += 4096 {
+			mem[i] = 1
+		}
+	}
+	p := unsafe.Pointer(&mem[0])
+	if err := d.drv.check("cuMemHostRegister", d.drv.cuMemHostRegister(p, uint64(n), 1)); err != nil {
+		return err
+	}
+	return d.drv.check("cuMemHostUnregister", d.drv.cuMemHostUnregister(p))
 }
