@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/urfave/cli/v2"
@@ -54,6 +55,10 @@ func autoDevice(spec string, limit int64, paths ...string) string {
 	}
 	return "cpu"
 }
+
+// namesGPU reports whether a --device value names GPUs (gpu, gpu:all, gpu:N,...), whose opening
+// never gives the CPU: it either opens them or fails.
+func namesGPU(spec string) bool { return spec == "gpu" || strings.HasPrefix(spec, "gpu:") }
 
 // regularSize returns the bytes of the regular files among paths, and whether every path is one
 // (stdin, "-", and a path that cannot be read are not).

@@ -359,8 +359,11 @@ func runMummer(ctx context.Context, e *env, cfg *mummerConfig) (err error) {
 	// after cuInit fails (~0.2 s), and a reference read faster than that must not take the GPU's
 	// way (twice the workers, batches four times larger: 267 MB against 90 MB for 200k reads
 	// against E. coli).
+	// A GPU named (gpu, gpu:all, gpu:N,...) is never the CPU: the queries are read while CUDA
+	// starts (0.4-0.5 s with two cards on the lent H200 hosts), and an error opening it is the
+	// matcher's, reported as before.
 	onCPU := cfg.device == "cpu"
-	if !onCPU {
+	if !onCPU && !namesGPU(cfg.device) {
 		if err := waitBackend(); err != nil {
 			return err
 		}
