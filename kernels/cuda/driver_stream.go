@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -63,11 +66,12 @@ const streamNonBlocking = 1 // no implicit synchronisation with the legacy defau
 
 // stream is a CUDA stream and the launch-argument memory of the one goroutine that uses it.
 type stream struct {
-	d    *device
-	sc   *streamCalls
-	h    uintptr
-	vals *[maxArgs]uint64
-	argp *[maxArgs]uintptr
+	d     *device
+	sc    *streamCalls
+	h     uintptr
+	waits *waitTally // when profiled: the time sync waits for the card
+	vals  *[maxArgs]uint64
+	argp  *[maxArgs]uintptr
 }
 
 // newStream creates a stream on a thread where the context is current.
@@ -160,6 +164,9 @@ func (s *stream) memset32(p devPtr, v uint32, n int) error {
 // (SAPIPE_GPU_SYNC=block) does that for every wait, short ones too, and slowed runs of many small
 // launches (kernels/cuda/NOTES.md). SAPIPE_GPU_WAIT=driver waits in cuStreamSynchronize instead.
 func (s *stream) sync() error {
+	if s.waits != nil {
+		defer s.waits.add(time.Now())
+	}
 	if !pollWaits {
 		return s.d.drv.check("cuStreamSynchronize", s.d.drv.cuStreamSynchronize(s.h))
 	}
@@ -179,12 +186,31 @@ func (s *stream) sync() error {
 	}
 }
 
-// The stream waits of sync (variables, for measuring).
+// waitTally sums the waits of streams' syncs (a profiled matcher's workers).
+type waitTally struct{ n, ns atomic.Int64 }
+
+func (t *waitTally) add(since time.Time) {
+	t.n.Add(1)
+	t.ns.Add(int64(time.Since(since)))
+}
+
+// The stream waits of sync (variables, for measuring): SAPIPE_GPU_WAIT=driver waits in the
+// driver; SAPIPE_GPU_WAIT=SPIN,NAP (microseconds) sets waitSpin and waitNapMax.
 var (
-	pollWaits  = os.Getenv("SAPIPE_GPU_WAIT") != "driver"
-	waitSpin   = 200 * time.Microsecond
-	waitNapMax = time.Millisecond
+	pollWaits            = os.Getenv("SAPIPE_GPU_WAIT") != "driver"
+	waitSpin, waitNapMax = waitTimes(os.Getenv("SAPIPE_GPU_WAIT"), 200*time.Microsecond, time.Millisecond)
 )
+
+// waitTimes reads "SPIN,NAP" in microseconds, else gives spin and nap.
+func waitTimes(v string, spin, nap time.Duration) (time.Duration, time.Duration) {
+	a, b, ok := strings.Cut(v, ",")
+	s, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || s < 0 || n < 1 {
+		return spin, nap
+	}
+	return time.Duration(s) * time.Microsecond, time.Duration(n) * time.Microsecond
+}
 
 const cudaErrorNotReady = 600 // CUDA_ERROR_NOT_READY
 

@@ -283,6 +283,7 @@ type matchStats struct {
 	runItems                                                  atomic.Int64 // -maxmatch items whose matches came from a page's runs
 	jumps                                                     atomic.Int64 // start states moved on through a run by the page's runs
 	regrown                                                   atomic.Int64 // worker buffers reallocated larger (each free waits for the card)
+	waits                                                     waitTally    // the workers' syncs with the card (profiled)
 	mu                                                        sync.Mutex
 	phase                                                     map[string]time.Duration
 	order                                                     []string
@@ -329,6 +330,9 @@ func (s *matchStats) String() string {
 		fmt.Fprintf(&b, "; %s %v", name, s.phase[name].Round(time.Microsecond))
 	}
 	s.mu.Unlock()
+	if n := s.waits.n.Load(); n > 0 {
+		fmt.Fprintf(&b, "; the workers waited for the card %v in %d syncs", time.Duration(s.waits.ns.Load()).Round(time.Microsecond), n)
+	}
 	return b.String()
 }
 
@@ -812,6 +816,10 @@ func (m *gpuMatcher) worker(ready chan<- error) {
 		return
 	}
 	defer w.free()
+	if m.cfg.Profile {
+		w.s.waits = &m.stats.waits
+	}
+	idleFrom := time.Now() // profiled: since when the worker has waited for a batch
 	var carry *request
 	part := m.cfg.part
 	for {
@@ -851,10 +859,17 @@ func (m *gpuMatcher) worker(ready chan<- error) {
 			}
 		}
 		var t0 time.Time
-		if traceOn {
+		if traceOn || m.cfg.Profile {
 			t0 = time.Now()
 		}
+		if m.cfg.Profile {
+			m.stats.addPhase("workers waiting for batches", t0.Sub(idleFrom))
+		}
 		forward, err := w.run(l)
+		if m.cfg.Profile {
+			idleFrom = time.Now()
+			m.stats.addPhase("workers' launches, host and card", idleFrom.Sub(t0))
+		}
 		if traceOn {
 			w.traceLaunch(l, t0)
 		}

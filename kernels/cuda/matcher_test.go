@@ -250,7 +250,7 @@ func TestGPUMatcherSelf(t *testing.T) {
 		for _, ps := range []int{0, 9000} {
 			opts := kernels.MatchOptions{Mode: mode, MinLen: 40, PageSize: ps}
 			want := newCPUMatcher(t, ref, opts)
-			cfgs := []matchConfig{{PieceLen: 7}, {Workers: 1, PieceLen: 3, MaxPositions: 30000, Lookahead: 500}, {PieceLen: 64, Lookahead: -1}}
+			cfgs := []matchConfig{{PieceLen: 7}, {Workers: 1, PieceLen: 3, MaxPositions: 30000, Lookahead: 500}, {PieceLen: 64, Lookahead: -1}, {Workers: 2, Profile: true}}
 			for _, cfg := range cfgs {
 				got := newTestMatcher(t, b, ref, opts, cfg)
 				for _, cut := range []int{1 << 30, 4000} {
@@ -268,6 +268,9 @@ func TestGPUMatcherSelf(t *testing.T) {
 					t.Logf("%s: %d matches", what, n)
 				}
 				t.Logf("%v page %d %+v: %s", mode, ps, cfg, got.Stats())
+				if st := got.Stats(); cfg.Profile && (!strings.Contains(st, "waited for the card") || !strings.Contains(st, "workers' launches")) {
+					t.Errorf("%v page %d, profiled: no host times in %q", mode, ps, st)
+				}
 				linked += got.stats.linked.Load()
 				long += got.stats.long.Load()
 				got.Close()
