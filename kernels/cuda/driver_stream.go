@@ -195,15 +195,15 @@ func (t *waitTally) add(since time.Time) {
 }
 
 // The stream waits of sync (variables, for measuring): SAPIPE_GPU_WAIT=driver waits in the
-// driver; SAPIPE_GPU_WAIT=SPIN,NAP (microseconds) sets waitSpin and waitNapMax.
+// driver; SAPIPE_GPU_WAIT=SPIN/NAP (microseconds) sets waitSpin and waitNapMax.
 var (
 	pollWaits            = os.Getenv("SAPIPE_GPU_WAIT") != "driver"
 	waitSpin, waitNapMax = waitTimes(os.Getenv("SAPIPE_GPU_WAIT"), 200*time.Microsecond, time.Millisecond)
 )
 
-// waitTimes reads "SPIN,NAP" in microseconds, else gives spin and nap.
+// waitTimes reads "SPIN/NAP" in microseconds, else gives spin and nap.
 func waitTimes(v string, spin, nap time.Duration) (time.Duration, time.Duration) {
-	a, b, ok := strings.Cut(v, ",")
+	a, b, ok := strings.Cut(v, "/")
 	s, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
 	if !ok || err1 != nil || err2 != nil || s < 0 || n < 1 {
