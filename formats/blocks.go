@@ -199,7 +199,7 @@ func (bf *BlockFile) cut(c Chunk, buf []byte, base, lo, hi int64) (_ Chunk, star
 	}
 	c.Odd = false
 	c.Data = buf[start-base : end-base]
-	c.lines, c.counted = bytes.Count(c.Data, []byte{'\n'}), true
+	c.counted = false // Newlines counts if asked; Resume counts the file's newlines itself
 	return c, start, end, buf
 }
 
@@ -294,13 +294,20 @@ func (bf *BlockFile) boundary(buf []byte, base, from int64) (int64, []byte) {
 }
 
 // Resume returns a Reader of the file from start on (where a chunk starts: the end of the last
-// chunk accepted), with nrec records and nl newlines before it. The Reader takes over the file:
-// closing it closes the file, and bf is closed.
-func (bf *BlockFile) Resume(start int64, nrec, nl int) (*Reader, error) {
+// chunk accepted), with nrec records before it; the newlines before it, which its messages count
+// lines from, are counted here, in the file, so that no block's newlines are counted as it is
+// cut (bytes.Count over every chunk was 9% of the host's CPU time in 100 M reads on two cards).
+// The Reader takes over the file: closing it closes the file, and bf is closed.
+func (bf *BlockFile) Resume(start int64, nrec int) (*Reader, error) {
 	bf.mu.Lock()
 	bf.handed = true
 	bf.mu.Unlock()
 	bf.Close()
+	nl, err := newlinesBefore(bf.f, start)
+	if err != nil {
+		bf.f.Close()
+		return nil, fmt.Errorf("%s: %s", bf.name, oneLine(err.Error()))
+	}
 	if _, err := bf.f.Seek(start, io.SeekStart); err != nil {
 		bf.f.Close()
 		return nil, fmt.Errorf("%s: %s", bf.name, oneLine(err.Error()))
@@ -310,6 +317,24 @@ func (bf *BlockFile) Resume(start int64, nrec, nl int) (*Reader, error) {
 	rd.nrec, rd.nl = nrec, nl
 	rd.started, rd.fastq = nrec > 0, bf.fastq
 	return rd, nil
+}
+
+// newlinesBefore counts the '\n' of f's first n bytes.
+func newlinesBefore(f *os.File, n int64) (int, error) {
+	buf := make([]byte, min(n, 4<<20))
+	nl := 0
+	for at := int64(0); at < n; {
+		k, err := f.ReadAt(buf[:min(int64(len(buf)), n-at)], at)
+		nl += bytes.Count(buf[:k], []byte{'\n'})
+		at += int64(k)
+		if err != nil && at < n {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF // the file was cut short since it was read
+			}
+			return 0, err
+		}
+	}
+	return nl, nil
 }
 
 // Close closes the file, unless Resume has handed it to a Reader; chunks asked for after it are

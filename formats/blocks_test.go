@@ -53,7 +53,7 @@ func readBlocks(t testing.TB, path string, size, workers int) ([]rec, error, int
 			at = ends[i]
 			continue
 		}
-		r, err := bf.Resume(at, k.nrec, k.nl)
+		r, err := bf.Resume(at, k.nrec)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -142,7 +142,7 @@ func (c *chunkSource) run(ctx context.Context, opts stream.Options, match func(*
 	b := c.refused
 	data, nrec, nl := c.resumeFrom(b.file)
 	if b.blk != nil {
-		rd, err := b.blk.Resume(c.blocks.at(b.blkIdx), nrec, nl)
+		rd, err := b.blk.Resume(c.blocks.at(b.blkIdx), nrec)
 		if err != nil {
 			return nil, err
 		}
@@ -253,7 +253,10 @@ func (c *chunkSource) parse(b *QueryBatch) bool {
 	})
 	b.ok = ok && !long
 	if b.ok {
-		b.records, b.bases, b.lines = int64(n), bases, b.chunk.Newlines()
+		b.records, b.bases, b.lines = int64(n), bases, 0
+		if b.blk == nil { // a block's file counts its own newlines if a Reader takes it over
+			b.lines = b.chunk.Newlines()
+		}
 	}
 	return b.ok
 }

@@ -41,7 +41,7 @@ func (s *PatternSource) resume() error {
 	if b.blk != nil {
 		// A file read in blocks: a Reader of it from the chunk on, and the files after it
 		// opened again (the source may have gone on to them).
-		rd, err := b.blk.Resume(s.blocks.at(b.blkIdx), nrec, nl)
+		rd, err := b.blk.Resume(s.blocks.at(b.blkIdx), nrec)
 		if err != nil {
 			return err
 		}
@@ -67,5 +67,8 @@ func (b *PatternBatch) parseChunk() {
 		b.Seqs = append(b.Seqs, formats.Span{From: n, To: len(b.Data)})
 	})
 	b.refused = !ok
-	b.newlines = b.chunk.Newlines()
+	b.newlines = 0
+	if b.blk == nil { // a block's file counts its own newlines if a Reader takes it over
+		b.newlines = b.chunk.Newlines()
+	}
 }
