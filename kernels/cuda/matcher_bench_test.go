@@ -161,34 +161,49 @@ func BenchmarkGPUMatcherLaunch(b *testing.B) {
 	}
 }
 
-// BenchmarkUnpack: a launch's records (456 a read of 150 positions, as -maxmatch -l 30 gives
-// against the 3.1 Gbp genscale genome) turned into each batch's matches, into fresh results (2-core VM, alternated runs: 40-75 ns a record appended one by one, 3-32 ns
-// with each result grown once first; the spread is the fresh memory's page faults).
+// BenchmarkUnpack: a launch's records turned into each request's matches, into fresh results, as
+// the requests' goroutines do it (unpack hands them out, each request's finish converts its
+// own, one request after another here): 456 records a read of 150 positions, as -maxmatch -l 30
+// gives against the 3.1 Gbp genscale genome, and 1.25, as -maxmatch -l 20 gives against E. coli
+// (2-core VM, the first before the requests unpacked their own: 40-75 ns a record appended one by
+// one, 3-32 ns with each result grown once first; the spread is the fresh memory's page faults).
 func BenchmarkUnpack(b *testing.B) {
-	const reads, perRead, readLen = 14000, 456, 150
-	var w worker
-	var batch []*request
-	var recs []outRec
-	slot := uint32(0)
-	for r := 0; r < 2; r++ {
-		bt := &kernels.Batch{}
-		for i := 0; i < reads/2; i++ {
-			bt.Segs = append(bt.Segs, kernels.Segment{Len: readLen, From: 0, To: readLen})
-			w.segSlot = append(w.segSlot, slot)
-			for j := 0; j < perRead; j++ {
-				recs = append(recs, outRec{ref: uint32(j * 1000), len: 30, slot: slot + uint32(j*readLen/perRead)})
+	for _, perFour := range []int{4 * 456, 5} {
+		b.Run(fmt.Sprintf("%.2f records a read", float64(perFour)/4), func(b *testing.B) {
+			const reads, readLen = 14000, 150
+			w := worker{m: &gpuMatcher{quit: make(chan struct{})}}
+			var batch []*request
+			var recs []outRec
+			slot := uint32(0)
+			for r := 0; r < 2; r++ {
+				bt := &kernels.Batch{}
+				for i := 0; i < reads/2; i++ {
+					bt.Segs = append(bt.Segs, kernels.Segment{Len: readLen, From: 0, To: readLen})
+					w.segSlot = append(w.segSlot, slot)
+					n := perFour / 4
+					if i%4 < perFour%4 {
+						n++
+					}
+					for j := 0; j < n; j++ {
+						recs = append(recs, outRec{ref: uint32(j * 1000), len: 30, slot: slot + uint32(j*readLen/n)})
+					}
+					slot += readLen
+				}
+				batch = append(batch, &request{b: bt})
 			}
-			slot += readLen
-		}
-		batch = append(batch, &request{b: bt})
-	}
-	b.SetBytes(int64(len(recs)) * 16)
-	b.ResetTimer()
-	for range b.N {
-		for _, r := range batch {
-			r.res = &kernels.Result{}
-		}
-		w.unpack(batch, recs)
+			b.SetBytes(int64(len(recs)) * 16)
+			b.ResetTimer()
+			for range b.N {
+				for _, r := range batch {
+					r.res = &kernels.Result{}
+				}
+				w.unpack(batch, recs)
+				for _, r := range batch {
+					r.finish()
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(recs)), "ns/record")
+		})
 	}
 }
 
