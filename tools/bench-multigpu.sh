@@ -22,8 +22,9 @@
 # command; EXTRA_CPU (1: the compress row also runs on the CPU, for its bytes).
 # The mummer row can also compare builds and settings, run after run in turn, ROUNDS (1) times:
 # BUILDS ("NAME=BINARY ...", default SAPIPE alone) and VARIANTS ("NAME:VAR=VALUE,VAR=VALUE ...",
-# default none; "default" for none), e.g. BUILDS="main=bin/sapipe next=bin/sapipe-next"
-# VARIANTS="default w12:SAPIPE_GPU_WORKERS=12"; with NULL=1 its output goes to /dev/null (no md5).
+# default none; "default" for none; ARGS=X gives sapipe the argument X instead), e.g.
+# BUILDS="main=bin/sapipe next=bin/sapipe-next" VARIANTS="default w12:SAPIPE_GPU_WORKERS=12
+# t48:ARGS=-t=48"; with NULL=1 its output goes to /dev/null (no md5).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DEST=${DEST:-/tmp/multigpu}
@@ -78,6 +79,14 @@ if [[ " $ROWS " == *" mummer "* ]]; then
 					bin=${build#*=}
 					envs=()
 					[[ $variant == *:* ]] && IFS=, read -ra envs <<<"${variant#*:}"
+					# ARGS=... in a variant is an argument of sapipe's, not the environment's.
+					args=()
+					for i in "${!envs[@]}"; do
+						if [[ ${envs[$i]} == ARGS=* ]]; then
+							args+=("${envs[$i]#ARGS=}")
+							unset 'envs[i]'
+						fi
+					done
 					tag=${build%%=*}-${variant%%:*}-${dev//:/_}-$round
 					# The output goes to a file and is hashed after the timing: md5sum reads about
 					# 0.5 GB/s, a third of what the cards and the host write.
@@ -86,9 +95,9 @@ if [[ " $ROWS " == *" mummer "* ]]; then
 					s=$(date +%s%N)
 					if [ "${PIPE:-0}" = 1 ]; then
 						(for _ in $(seq "$REPEAT"); do cat "$reads"; done) |
-							env "${envs[@]}" timeout -s KILL "$TIMEOUT" "$bin" mummer -v -maxmatch -l 20 -b -c --device "$dev" "$ref" - 2>"$DEST/mummer-$tag.log" >"$out"
+							env "${envs[@]}" timeout -s KILL "$TIMEOUT" "$bin" mummer -v "${args[@]}" -maxmatch -l 20 -b -c --device "$dev" "$ref" - 2>"$DEST/mummer-$tag.log" >"$out"
 					else
-						env "${envs[@]}" timeout -s KILL "$TIMEOUT" "$bin" mummer -v -maxmatch -l 20 -b -c --device "$dev" "$ref" "${files[@]}" 2>"$DEST/mummer-$tag.log" >"$out"
+						env "${envs[@]}" timeout -s KILL "$TIMEOUT" "$bin" mummer -v "${args[@]}" -maxmatch -l 20 -b -c --device "$dev" "$ref" "${files[@]}" 2>"$DEST/mummer-$tag.log" >"$out"
 					fi
 					e=$(date +%s%N)
 					sum=-
