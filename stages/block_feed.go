@@ -37,15 +37,22 @@ func (f *blockFeed) openBlocks(path string, size int) (bool, error) {
 	return true, nil
 }
 
-// take returns the next block of the file being handed out, or ok false (and no file being
-// handed out) after its last.
-func (f *blockFeed) take() (bf *formats.BlockFile, i int, ok bool) {
+// nextBlock returns the next block of paths[file], the file being handed out, with the ledger
+// told of it. After the file's last block it reports ok false, and the source goes on to the
+// next file; a chunk refused sends the rest of its file to a Reader and the files after it are
+// opened again, so before stdin or a pipe, which cannot be read twice, it waits until every
+// chunk handed out is written.
+func (f *blockFeed) nextBlock(ctx context.Context, l *chunkLedger, paths []string, file int) (bf *formats.BlockFile, i int, ok bool, err error) {
 	if f.bf == nil || f.next == f.bf.Blocks() {
 		f.bf = nil
-		return nil, 0, false
+		if file+1 < len(paths) && !isRegular(paths[file+1]) {
+			err = l.waitDrained(ctx)
+		}
+		return nil, 0, false, err
 	}
 	f.next++
-	return f.bf, f.next - 1, true
+	l.handOut(nil)
+	return f.bf, f.next - 1, true, nil
 }
 
 // at returns where block i's chunk is to start: at the end of the chunk written before it, or at
@@ -85,16 +92,6 @@ func (f *blockFeed) closeAll() {
 	}
 	f.open, f.bf = nil, nil
 	f.mu.Unlock()
-}
-
-// endOfBlocks is what a source does after the last block of paths[file] is handed out: a chunk
-// refused sends the rest of its file to a Reader, and the files after it are opened again, so all
-// of the chunks handed out are written before stdin or a pipe is read, which cannot be read twice.
-func endOfBlocks(ctx context.Context, l *chunkLedger, paths []string, file int) error {
-	if file+1 < len(paths) && !isRegular(paths[file+1]) {
-		return l.waitDrained(ctx)
-	}
-	return nil
 }
 
 // isRegular reports whether path is a regular file (not stdin, a pipe or a device), one that can

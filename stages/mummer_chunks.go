@@ -176,17 +176,16 @@ func (c *chunkSource) next(ctx context.Context) (*QueryBatch, error) {
 			c.cr = cr
 		}
 		if c.blocks.bf != nil {
-			bf, i, ok := c.blocks.take()
+			bf, i, ok, err := c.blocks.nextBlock(ctx, &c.chunkLedger, c.paths, c.file)
+			if err != nil {
+				return nil, err
+			}
 			if !ok {
-				if err := endOfBlocks(ctx, &c.chunkLedger, c.paths, c.file); err != nil {
-					return nil, err
-				}
 				c.file++
 				continue
 			}
 			b := c.get()
 			b.blk, b.blkIdx, b.cr, b.file = bf, i, nil, c.file
-			c.handOut(nil)
 			return b, nil
 		}
 		b := c.get()

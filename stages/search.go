@@ -324,16 +324,15 @@ func (s *PatternSource) Next(ctx context.Context) (*PatternBatch, error) {
 			if len(b.Seqs) > 0 {
 				break // records read one by one end the batch; a block is a batch of its own
 			}
-			bf, i, ok := s.blocks.take()
+			bf, i, ok, err := s.blocks.nextBlock(ctx, &s.chunkLedger, s.paths, s.file)
+			if err != nil {
+				return nil, err
+			}
 			if !ok {
-				if err := endOfBlocks(ctx, &s.chunkLedger, s.paths, s.file); err != nil {
-					return nil, err
-				}
 				s.file++
 				continue
 			}
 			b.blk, b.blkIdx, b.isChunk, b.file = bf, i, true, s.file
-			s.handOut(nil)
 			return b, nil
 		}
 		if s.rd == nil {
