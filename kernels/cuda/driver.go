@@ -47,7 +47,6 @@ type driver struct {
 	cuMemFree                    func(p devPtr) int32
 	cuMemAllocHost               func(p *unsafe.Pointer, bytes uint64) int32
 	cuMemFreeHost                func(p unsafe.Pointer) int32
-	cuMemHostAlloc               func(p *unsafe.Pointer, bytes uint64, flags uint32) int32
 	cuMemHostRegister            func(p unsafe.Pointer, bytes uint64, flags uint32) int32
 	cuMemHostUnregister          func(p unsafe.Pointer) int32
 	cuMemcpyHtoD                 func(dst devPtr, src unsafe.Pointer, bytes uint64) int32
@@ -221,7 +220,6 @@ func (d *driver) entryPoints() []binding {
 		{&d.cuMemFree, "cuMemFree_v2"},
 		{&d.cuMemAllocHost, "cuMemAllocHost_v2"},
 		{&d.cuMemFreeHost, "cuMemFreeHost"},
-		{&d.cuMemHostAlloc, "cuMemHostAlloc"},
 		{&d.cuMemHostRegister, "cuMemHostRegister_v2"},
 		{&d.cuMemHostUnregister, "cuMemHostUnregister"},
 		{&d.cuMemcpyHtoD, "cuMemcpyHtoD_v2"},
