@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -21,6 +22,27 @@ type blockFeed struct {
 	open []*formats.BlockFile // not closed yet (the sink closes a file after its last chunk)
 
 	end int64 // the sink's side: where the last block's chunk written ended
+}
+
+// blockChunk is what a batch keeps of its chunk when the chunk is block blkIdx of blk, read and
+// cut on a worker (mummer's QueryBatch and count/locate's PatternBatch embed it).
+type blockChunk struct {
+	blk     *formats.BlockFile // nil: the chunk is not a block's
+	blkIdx  int
+	blkSpan [2]int64 // where the chunk starts and ends in the file (-1: not known)
+	blkBuf  []byte   // the block's buffer, which the chunk's data is a part of
+}
+
+// cutBlock reads and cuts the block's chunk into c, then runs work (the parsing, and what reads
+// the chunk after it): where the chunk is a part of the file's mapping, a file cut short meanwhile
+// faults there, and the fault is returned as an error naming the file.
+func (k *blockChunk) cutBlock(c *formats.Chunk, work func() error) (err error) {
+	if k.blk.Mapped() {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer formats.CatchFault(&err, k.blk.Name())
+	}
+	*c, k.blkSpan[0], k.blkSpan[1], k.blkBuf = k.blk.Chunk(k.blkIdx, k.blkBuf)
+	return work()
 }
 
 // openBlocks opens path for the source in blocks of about size bytes, where it can be read so
@@ -64,19 +86,20 @@ func (f *blockFeed) at(i int) int64 {
 	return f.end
 }
 
-// follows reports whether block i's chunk, span, starts where the chunk written before it ended
-// (sink goroutine): one that does not (the file changed) is refused, and a Reader reads from at(i).
-func (f *blockFeed) follows(i int, span [2]int64) bool { return span[0] == f.at(i) }
+// follows reports whether block chunk k starts where the chunk written before it ended (sink
+// goroutine): one that does not (the file changed) is refused, and a Reader reads from at(i).
+func (f *blockFeed) follows(k *blockChunk) bool { return k.blkSpan[0] == f.at(k.blkIdx) }
 
-// written records that block i of bf, whose chunk c was span, is written (sink goroutine): c's
-// data (a part of the file's mapping, or of the batch's block buffer) is let go, so that the batch
-// does not read into it as a ChunkReader's buffer when reused; its mapped pages leave the process,
-// and after its file's last block the file is closed.
-func (f *blockFeed) written(bf *formats.BlockFile, i int, c *formats.Chunk, span [2]int64) {
+// written records that block chunk k, whose chunk is c, is written (sink goroutine): c's data (a
+// part of the file's mapping, or of the batch's block buffer) is let go, so that the batch does
+// not read into it as a ChunkReader's buffer when reused; its mapped pages leave the process, and
+// after its file's last block the file is closed.
+func (f *blockFeed) written(k *blockChunk, c *formats.Chunk) {
+	bf := k.blk
 	c.Data = nil
-	f.end = span[1]
-	bf.Release(span[0], span[1])
-	if i == bf.Blocks()-1 {
+	f.end = k.blkSpan[1]
+	bf.Release(k.blkSpan[0], k.blkSpan[1])
+	if k.blkIdx == bf.Blocks()-1 {
 		bf.Close()
 		f.mu.Lock()
 		f.open = slices.DeleteFunc(f.open, func(o *formats.BlockFile) bool { return o == bf })

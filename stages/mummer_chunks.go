@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -99,26 +98,29 @@ func (c *chunkSource) run(ctx context.Context, opts stream.Options, match func(*
 	}
 	err := stream.OrderedMap(ctx, opts,
 		func() (*QueryBatch, error) { return c.next(ctx) },
-		func(_ context.Context, b *QueryBatch) (_ *QueryBatch, err error) {
-			if b.blk != nil {
-				if b.blk.Mapped() {
-					// The chunk is a part of the file's mapping, read by the parser and (its
-					// names) the formatting: a file cut short meanwhile faults there.
-					defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-					defer formats.CatchFault(&err, b.blk.Name())
+		func(_ context.Context, b *QueryBatch) (*QueryBatch, error) {
+			work := func() error {
+				if !c.parse(b) || len(b.Segs) == 0 {
+					return nil
 				}
-				b.chunk, b.blkSpan[0], b.blkSpan[1], b.blkBuf = b.blk.Chunk(b.blkIdx, b.blkBuf)
+				if err := match(b); err != nil {
+					return fail(err)
+				}
+				return nil
 			}
-			if !c.parse(b) || len(b.Segs) == 0 {
-				return b, nil
+			var err error
+			if b.blk != nil {
+				err = b.cutBlock(&b.chunk, work) // the parser and (its names) the formatting read the chunk
+			} else {
+				err = work()
 			}
-			if err := match(b); err != nil {
-				return nil, fail(err)
+			if err != nil {
+				return nil, err
 			}
 			return b, nil
 		},
 		func(b *QueryBatch) error {
-			if b.blk != nil && !c.blocks.follows(b.blkIdx, b.blkSpan) {
+			if b.blk != nil && !c.blocks.follows(&b.blockChunk) {
 				b.ok = false // not where the chunk before ended (the file changed): Reader's from there
 			}
 			if !b.ok {
@@ -219,7 +221,7 @@ func (c *chunkSource) written(b *QueryBatch) {
 	chunksWritten.Add(1)
 	c.chunkLedger.written(b.file, int(b.records), b.lines)
 	if b.blk != nil {
-		c.blocks.written(b.blk, b.blkIdx, &b.chunk, b.blkSpan) // formatted: its names are copied
+		c.blocks.written(&b.blockChunk, &b.chunk) // formatted: its names are copied
 	}
 	b.cr, b.blk = nil, nil
 }

@@ -37,18 +37,15 @@ type QueryBatch struct {
 	records, bases int64 // records read whole in this batch, and their bases
 
 	// A chunk of input (see chunks.go), parsed on a worker.
-	chunk   formats.Chunk
-	cr      *formats.ChunkReader
-	blk     *formats.BlockFile // or the chunk is block blkIndex of this file, read on the worker
-	blkIdx  int
-	blkSpan [2]int64 // where the chunk starts and ends in the file (-1: not known)
-	blkBuf  []byte   // the block's buffer, which chunk.Data is a part of
-	file    int      // the chunk's file, in the source's paths
-	ok      bool     // ParseChunk accepted the chunk
-	lines   int      // newlines in the chunk
-	scratch []byte
-	mums    []kernels.Match
-	sub     []byte
+	chunk      formats.Chunk
+	cr         *formats.ChunkReader
+	blockChunk      // or the chunk is a block of a file, read on the worker
+	file       int  // the chunk's file, in the source's paths
+	ok         bool // ParseChunk accepted the chunk
+	lines      int  // newlines in a ChunkReader's chunk (a block's file counts its own)
+	scratch    []byte
+	mums       []kernels.Match
+	sub        []byte
 }
 
 // rawRecord is one sequence in QueryBatch.raw and where its strands go in Codes (rev < 0: the

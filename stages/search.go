@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -48,18 +47,14 @@ type PatternBatch struct {
 	view  bool // Data is a run of a mapped file (formats.PatternReader.ReadLines), read-only
 
 	// A chunk of FASTA or FASTQ records (see formats.ChunkReader), parsed by Parse into Data.
-	chunk     formats.Chunk
-	isChunk   bool
-	refused   bool // ParseChunk refused the chunk: a Reader is to read from it on
-	file      int  // the chunk's file, in the source's paths
-	newlines  int  // in the chunk
-	chunkFrom *formats.ChunkReader
-	scratch   []byte
-	// Or the chunk is block blkIdx of blk (formats.BlockFile), read and cut on the worker.
-	blk     *formats.BlockFile
-	blkIdx  int
-	blkSpan [2]int64 // where the chunk starts and ends in the file (-1: not known)
-	blkBuf  []byte   // the block's buffer, which chunk.Data is a part of
+	chunk      formats.Chunk
+	isChunk    bool
+	refused    bool // ParseChunk refused the chunk: a Reader is to read from it on
+	file       int  // the chunk's file, in the source's paths
+	newlines   int  // in the chunk
+	chunkFrom  *formats.ChunkReader
+	scratch    []byte
+	blockChunk // or the chunk is a block of a file, read and cut on the worker
 }
 
 // Parse cuts a run of lines into records; a batch of records read one by one is left as it is.
@@ -463,28 +458,33 @@ func Search(ctx context.Context, opts SearchOptions, ix *Index, s kernels.Search
 		}
 		err := stream.OrderedMap(ctx, stream.Options{Workers: threads, Window: 2*threads + 1},
 			func() (*PatternBatch, error) { return src.Next(ctx) },
-			func(_ context.Context, b *PatternBatch) (_ *PatternBatch, err error) {
-				if b.blk != nil {
-					if b.blk.Mapped() { // parseChunk reads the chunk from the file's mapping
-						defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-						defer formats.CatchFault(&err, b.blk.Name())
+			func(_ context.Context, b *PatternBatch) (*PatternBatch, error) {
+				work := func() error {
+					b.Parse()
+					if b.refused || len(b.Seqs) == 0 {
+						b.Out = b.Out[:0]
+						return nil
 					}
-					b.chunk, b.blkSpan[0], b.blkSpan[1], b.blkBuf = b.blk.Chunk(b.blkIdx, b.blkBuf)
+					b.Encode()
+					if err := search(b); err != nil {
+						return fail(err)
+					}
+					b.Format(ref, opts.Locate)
+					return nil
 				}
-				b.Parse()
-				if b.refused || len(b.Seqs) == 0 {
-					b.Out = b.Out[:0]
-					return b, nil
+				var err error
+				if b.blk != nil {
+					err = b.cutBlock(&b.chunk, work) // parseChunk reads the chunk from the file's mapping
+				} else {
+					err = work()
 				}
-				b.Encode()
-				if err := search(b); err != nil {
-					return nil, fail(err)
+				if err != nil {
+					return nil, err
 				}
-				b.Format(ref, opts.Locate)
 				return b, nil
 			},
 			func(b *PatternBatch) error {
-				if b.blk != nil && !src.blocks.follows(b.blkIdx, b.blkSpan) {
+				if b.blk != nil && !src.blocks.follows(&b.blockChunk) {
 					b.refused = true // not where the chunk before ended (the file changed)
 				}
 				if b.refused {

@@ -29,7 +29,7 @@ func (s *PatternSource) written(b *PatternBatch) {
 		s.sinkFile = -1
 	}
 	if b.blk != nil {
-		s.blocks.written(b.blk, b.blkIdx, &b.chunk, b.blkSpan) // parsed: its names and sequences are copied
+		s.blocks.written(&b.blockChunk, &b.chunk) // parsed: its names and sequences are copied
 	}
 }
 
