@@ -155,7 +155,7 @@ func (bf *BlockFile) Chunk(i int, buf []byte) (c Chunk, start, end int64, _ []by
 			c, start, end, _ = bf.cut(c, bf.data, 0, lo, hi)
 		}()
 		if err != nil {
-			c.Data, c.lines, c.counted, c.Odd = nil, 0, false, true
+			c.Data, c.Odd = nil, true
 		}
 		return c, start, end, buf
 	}
@@ -198,8 +198,7 @@ func (bf *BlockFile) cut(c Chunk, buf []byte, base, lo, hi int64) (_ Chunk, star
 		return c, start, end, buf
 	}
 	c.Odd = false
-	c.Data = buf[start-base : end-base]
-	c.counted = false // Newlines counts if asked; Resume counts the file's newlines itself
+	c.Data = buf[start-base : end-base] // newlines not counted: Newlines counts if asked, Resume itself
 	return c, start, end, buf
 }
 
