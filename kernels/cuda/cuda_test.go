@@ -50,6 +50,21 @@ func gpuBackend(t testing.TB) *Backend {
 	return gpu.get(t, 1, func() (*Backend, error) { return Open(0, Options{Threads: 2}) })
 }
 
+// gpuStream returns the test GPU's device, bound to the calling goroutine's thread, and a stream
+// of it, destroyed when the test ends. Skipped without a GPU.
+func gpuStream(t testing.TB) (*device, *stream) {
+	d := gpuBackend(t).dev
+	if err := d.bindThread(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newStream(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.destroy)
+	return d, s
+}
+
 func TestNoDriverLibrary(t *testing.T) {
 	_, err := loadDriver([]string{"libcuda-sapipe-missing.so.1"})
 	if !errors.Is(err, ErrNoDriver) {

@@ -12,16 +12,7 @@ import (
 // goes up to the card and back by asynchronous copies with its bytes, at sizes below and above
 // the page and the parts touchPages splits. Skipped without a GPU.
 func TestPinHost(t *testing.T) {
-	be := gpuBackend(t)
-	d := be.dev
-	if err := d.bindThread(); err != nil {
-		t.Fatal(err)
-	}
-	s, err := newStream(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.destroy()
+	d, s := gpuStream(t)
 	for _, n := range []int{1, 4095, 4097, 1 << 20, 37<<20 + 3} {
 		up, err := pinHost(d, n)
 		if err != nil {

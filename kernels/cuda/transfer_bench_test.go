@@ -21,16 +21,7 @@ func bind(b *testing.B, d *device) {
 // Go memory (the driver stages pageable copies itself). On the lent H200, 64 MiB: up from Go
 // 8.7 GB/s against 5.9 through pinned memory, down into Go 14.0 against 5.6.
 func BenchmarkHostTransfers(b *testing.B) {
-	be := gpuBackend(b)
-	d := be.dev
-	if err := d.bindThread(); err != nil {
-		b.Fatal(err)
-	}
-	s, err := newStream(d)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.destroy()
+	d, s := gpuStream(b)
 	for _, mb := range []int{4, 64} {
 		n := mb << 20
 		var dev devBuf
