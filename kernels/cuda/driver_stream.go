@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -275,8 +276,9 @@ func (b *devBuf) free(d *device) {
 // hostBuf is pinned (page-locked) host memory, which asynchronous copies need; it grows on demand
 // and keeps its contents when it does.
 type hostBuf struct {
-	p unsafe.Pointer
-	n int
+	p      unsafe.Pointer
+	n      int
+	mapped bool // pinHost's (else the driver's)
 }
 
 func (h *hostBuf) ensure(d *device, n int) error {
@@ -285,39 +287,44 @@ func (h *hostBuf) ensure(d *device, n int) error {
 		return nil
 	}
 	n += n / 4
-	p, err := allocHost(d, n)
+	p, mapped, err := allocHost(d, n)
 	if err != nil {
 		return err
 	}
 	if h.n != 0 {
 		copy(unsafe.Slice((*byte)(p), n), unsafe.Slice((*byte)(h.p), h.n))
-		freeHost(d, h.p, h.n)
+		freeHost(d, h.p, h.n, h.mapped)
 	}
-	h.p, h.n = p, n
+	h.p, h.n, h.mapped = p, n, mapped
 	return nil
 }
 
 func (h *hostBuf) free(d *device) {
 	if h.n != 0 {
-		freeHost(d, h.p, h.n)
-		h.p, h.n = nil, 0
+		freeHost(d, h.p, h.n, h.mapped)
+		h.p, h.n, h.mapped = nil, 0, false
 	}
 }
 
-// allocHost returns n bytes of pinned memory: mapped and registered (pinHost) from pinMapped
-// bytes on, where that is faster, else from the driver's own allocation. freeHost with the same n
-// gives it back.
-func allocHost(d *device, n int) (unsafe.Pointer, error) {
+// allocHost returns n bytes of pinned memory: mapped and registered (pinHost, mapped true) from
+// pinMapped bytes on, where that is faster, else, and where the driver refuses to register mapped
+// memory, from the driver's own allocation. freeHost with the same n and mapped gives it back.
+func allocHost(d *device, n int) (p unsafe.Pointer, mapped bool, err error) {
 	if n >= pinMapped {
-		return pinHost(d, n)
+		if p, err = pinHost(d, n); err == nil {
+			return p, true, nil
+		}
+		var ce *Error
+		if !errors.As(err, &ce) || isOutOfMemory(err) {
+			return nil, false, err // the system's mapping failed, or the driver has no room
+		}
 	}
-	var p unsafe.Pointer
-	err := d.drv.check("cuMemAllocHost", d.drv.cuMemAllocHost(&p, uint64(n)))
-	return p, err
+	err = d.drv.check("cuMemAllocHost", d.drv.cuMemAllocHost(&p, uint64(n)))
+	return p, false, err
 }
 
-func freeHost(d *device, p unsafe.Pointer, n int) {
-	if n >= pinMapped {
+func freeHost(d *device, p unsafe.Pointer, n int, mapped bool) {
+	if mapped {
 		unpinHost(d, p, n)
 	} else {
 		d.drv.cuMemFreeHost(p)

@@ -18,6 +18,13 @@ import (
 // (cuMemHostRegister) pins at 6.7 GB/s from eight threads there. pinHost does that, on the
 // calling goroutine's thread with d's context current.
 
+// refuseRegister makes pinHost fail as a driver that refuses to register mapped memory does
+// (tests of allocHost's fallback).
+var refuseRegister bool
+
+// resultNotSupported is CUDA_ERROR_NOT_SUPPORTED.
+const resultNotSupported = 801
+
 // hostRegisterPortable is CU_MEMHOSTREGISTER_PORTABLE: pinned for every context (every card).
 const hostRegisterPortable = 1
 
@@ -32,6 +39,10 @@ func pinHost(d *device, n int) (unsafe.Pointer, error) {
 	adviseHuge(mem)
 	touchPages(mem)
 	p := unsafe.Pointer(&mem[0])
+	if refuseRegister {
+		_ = unix.Munmap(mem)
+		return nil, &Error{Call: "cuMemHostRegister", Result: resultNotSupported, Name: "CUDA_ERROR_NOT_SUPPORTED"}
+	}
 	if err := d.drv.check("cuMemHostRegister", d.drv.cuMemHostRegister(p, uint64(len(mem)), hostRegisterPortable)); err != nil {
 		_ = unix.Munmap(mem)
 		return nil, err

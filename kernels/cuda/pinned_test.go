@@ -64,3 +64,62 @@ func TestTouchPages(t *testing.T) {
 		}
 	}
 }
+
+// TestAllocHostFallback: where the driver refuses to register mapped memory, a worker's pinned
+// buffer comes from the driver's own allocation, works for copies, keeps its contents as it grows,
+// and is freed the way it was made. Skipped without a GPU.
+func TestAllocHostFallback(t *testing.T) {
+	be := gpuBackend(t)
+	d := be.dev
+	if err := d.bindThread(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newStream(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.destroy()
+	for _, refuse := range []bool{false, true} {
+		refuseRegister = refuse
+		var h hostBuf
+		err := h.ensure(d, 2<<20)
+		refuseRegister = false
+		if err != nil {
+			t.Fatalf("refused %v: %v", refuse, err)
+		}
+		if h.mapped == refuse {
+			t.Fatalf("refused %v: mapped %v", refuse, h.mapped)
+		}
+		b := hostSlice[byte](&h, 2<<20)
+		for i := range b {
+			b[i] = byte(i * 5)
+		}
+		refuseRegister = refuse
+		err = h.ensure(d, 5<<20) // grown: the contents kept
+		refuseRegister = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dev devBuf
+		if err := dev.ensure(d, 2<<20); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, 2<<20)
+		if err := s.toDevice(dev.p, h.p, 2<<20); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.toHost(unsafe.Pointer(&got[0]), dev.p, 2<<20); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.sync(); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i] != byte(i*5) {
+				t.Fatalf("refused %v: byte %d came back %d", refuse, i, got[i])
+			}
+		}
+		dev.free(d)
+		h.free(d)
+	}
+}

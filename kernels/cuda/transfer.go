@@ -30,10 +30,11 @@ var (
 
 // stager is the device's pinned ring. Device goroutine only.
 type stager struct {
-	buf  [stageBufs][]byte // pinned host memory, stageBufBytes each
-	ev   [stageBufs]uintptr
-	busy [stageBufs]bool
-	ok   bool
+	buf    [stageBufs][]byte // pinned host memory, stageBufBytes each
+	mapped [stageBufs]bool   // allocHost's mapped
+	ev     [stageBufs]uintptr
+	busy   [stageBufs]bool
+	ok     bool
 }
 
 // stageInit allocates the ring the first time it is needed.
@@ -43,11 +44,12 @@ func (d *device) stageInit() error {
 		return nil
 	}
 	for i := range s.buf {
-		p, err := allocHost(d, stageBufBytes)
+		p, mapped, err := allocHost(d, stageBufBytes)
 		if err != nil {
 			d.stageFree()
 			return err
 		}
+		s.mapped[i] = mapped
 		s.buf[i] = unsafe.Slice((*byte)(p), stageBufBytes)
 		if err := d.drv.check("cuEventCreate", d.drv.cuEventCreate(&s.ev[i], 2 /* CU_EVENT_DISABLE_TIMING */)); err != nil {
 			d.stageFree()
@@ -62,7 +64,7 @@ func (d *device) stageFree() {
 	s := &d.stage
 	for i := range s.buf {
 		if s.buf[i] != nil {
-			freeHost(d, unsafe.Pointer(&s.buf[i][0]), stageBufBytes)
+			freeHost(d, unsafe.Pointer(&s.buf[i][0]), stageBufBytes, s.mapped[i])
 			s.buf[i] = nil
 		}
 		if s.ev[i] != 0 {
