@@ -513,6 +513,7 @@ func (w *worker) pieceLen(nSlots int) int {
 // position (pieces with cut set), and a launch whose search reaches that end is done again with
 // more (run, lookMore). Within a card of a chain every sequence goes whole.
 func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
+	nSegs := 0
 	clear(w.spans)
 	w.spanOrder = w.spanOrder[:0]
 	ahead := w.m.lookahead.Load()
@@ -532,6 +533,7 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 				continue
 			}
 			nSlots += sg.To - sg.From
+			nSegs++
 			end := sg.Off + sg.Len
 			if ahead > 0 && int64(sg.Len-sg.To) > ahead {
 				end = sg.Off + sg.To + int(ahead)
@@ -564,14 +566,10 @@ func (w *worker) pack(batch []*request) (nPieces, nSlots int, err error) {
 		}
 	}
 	pl := w.pieceLen(nSlots)
-	for _, r := range batch {
-		for _, sg := range r.b.Segs {
-			if sg.To > sg.From {
-				nPieces += (sg.To - sg.From + pl - 1) / pl
-			}
-		}
-	}
-	ps := slices.Grow(w.pieces[:0], nPieces)
+	// A piece or more a segment: the buffer, kept from launch to launch, grows where segments are
+	// longer than a piece. A pass over the segments to count their pieces first was 13-15% of
+	// pack (BenchmarkPack, 2-core VM: 30.6-31.3 ns a read against 26.3-26.7 without it).
+	ps := slices.Grow(w.pieces[:0], nSegs)
 	w.segSlot = w.segSlot[:0]
 	slot := 0
 	for _, r := range batch {
