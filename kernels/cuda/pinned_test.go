@@ -69,16 +69,7 @@ func TestTouchPages(t *testing.T) {
 // buffer comes from the driver's own allocation, works for copies, keeps its contents as it grows,
 // and is freed the way it was made. Skipped without a GPU.
 func TestAllocHostFallback(t *testing.T) {
-	be := gpuBackend(t)
-	d := be.dev
-	if err := d.bindThread(); err != nil {
-		t.Fatal(err)
-	}
-	s, err := newStream(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.destroy()
+	d, s := gpuStream(t)
 	for _, refuse := range []bool{false, true} {
 		refuseRegister = refuse
 		var h hostBuf
