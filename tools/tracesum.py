@@ -10,8 +10,11 @@ runnable (ready, without a thread to run on), summed over the goroutines of that
 goroutines running at once, on average, in bins of BIN_SECONDS (default 0.2). With WHY (a
 regular expression), the kinds it matches also have their waiting and system calls split by
 where they were made: the first frame outside the runtime, sync and errgroup, with its line.
+With TIMELINE=1 in the environment, each bin also lists the kinds that ran or were in system
+calls in it, most first (where a run's serial stretches are, and whose they are).
 """
 import collections
+import os
 import re
 import signal
 import sys
@@ -34,6 +37,8 @@ def main():
     spent = collections.defaultdict(lambda: collections.defaultdict(float))
     sites = collections.defaultdict(lambda: collections.defaultdict(float))  # (kind, state) -> site -> ns
     running = collections.defaultdict(float)  # bin -> running goroutine-nanoseconds
+    timeline = os.environ.get("TIMELINE") == "1"
+    busy = collections.defaultdict(lambda: collections.defaultdict(float))  # bin -> kind -> ns
     created = None  # a goroutine whose start and creator's stack come next
     moved = None  # a goroutine that went into Waiting or Syscall, whose transition stack comes next
     section = None  # "TransitionStack" or "Stack" of the event being read
@@ -60,11 +65,14 @@ def main():
                 spent[k][state] += t - start
                 if site is not None:
                     sites[(k, state)][site] += t - start
-                if state == "Running":
+                if state in ("Running", "Syscall"):
                     while start < t:
                         b = int((start - t0) // bin_ns)
                         end = min(t, t0 + (b + 1) * bin_ns)
-                        running[b] += end - start
+                        if state == "Running":
+                            running[b] += end - start
+                        if timeline:
+                            busy[b][k if state == "Running" else k + " (syscall)"] += end - start
                         start = end
             since[g] = (s.group(2), t, None)
             if s.group(1) == "NotExist":
@@ -101,6 +109,10 @@ def main():
                                                  d.get("Waiting", 0) / 1e9, d.get("Runnable", 0) / 1e9))
     print("running at once, bins of %g s:" % (bin_ns / 1e9))
     print(" ".join("%.1f" % (running[b] / bin_ns) for b in range(int((t_end - t0) // bin_ns) + 1)))
+    if timeline:
+        for b in range(int((t_end - t0) // bin_ns) + 1):
+            top = sorted(busy[b].items(), key=lambda kv: -kv[1])[:4]
+            print("%7.3f s  %s" % (b * bin_ns / 1e9, "; ".join("%.1f %s" % (ns / bin_ns, name.rsplit("/", 1)[-1][-60:]) for name, ns in top)))
     for (k, state), by in sorted(sites.items()):
         print("%s, %s, by where:" % (k, state.lower()))
         for site, ns in sorted(by.items(), key=lambda kv: -kv[1])[:8]:

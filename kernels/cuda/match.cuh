@@ -1057,6 +1057,30 @@ extern "C" __global__ void __launch_bounds__(256) compact_valid(const u32 *__res
 	if (i < n && valid[i]) out[offs[i]] = cand[i];
 }
 
+// The card's sort of a chunk's -maxmatch records into (slot, text position) order: mm_sort_keys
+// makes each record's key, slot << tb | text position, and keeps its length beside it; a radix
+// sort of the keys (radix_pass) follows, and mm_sort_recs makes the records again from the sorted
+// keys and lengths (tb < 64).
+extern "C" __global__ void __launch_bounds__(256) mm_sort_keys(const uint4 *__restrict__ recs, u32 n, u32 tb, u64 *__restrict__ keys,
+                                                               u32 *__restrict__ lens) {
+	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		uint4 r = recs[i];
+		keys[i] = (u64)r.z << tb | ((u64)r.w << 32 | r.x);
+		lens[i] = r.y;
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(256) mm_sort_recs(const u64 *__restrict__ keys, const u32 *__restrict__ lens, u32 n, u32 tb,
+                                                               uint4 *__restrict__ recs) {
+	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		u64 k = keys[i];
+		u64 pos = k & ((1ull << tb) - 1);
+		recs[i] = make_uint4((u32)pos, lens[i], (u32)(k >> tb), (u32)(pos >> 32));
+	}
+}
+
 // ---- -mumreference and -mum ---------------------------------------------------------------------
 
 struct Cand {

@@ -41,6 +41,7 @@ type matchConfig struct {
 	PieceLen     int   // most query positions one thread walks (default 1024, less for few pieces)
 	Lookahead    int   // codes of a long sequence copied past a batch's last position at first (default 1<<16; -1: all)
 	ChunkRows    int   // candidate rows examined per pass of -maxmatch's last stage (default 1<<22)
+	CardSort     int   // fewest records of such a pass that the card sorts (default cardSortMin; -1: the host sorts all)
 	HostIndex    bool  // build the page indexes on the CPU even when they could be built on the device
 	Profile      bool  // time each stage with events (SAPIPE_GPU_PROFILE=1)
 	// Requests, when set, is the queue the workers take batches from, shared with the matchers of
@@ -85,7 +86,15 @@ func (c *matchConfig) defaults(info Info, threads int) {
 	if c.ChunkRows <= 0 {
 		c.ChunkRows = 1 << 22
 	}
+	if c.CardSort == 0 {
+		c.CardSort = cardSortMin
+	}
 }
+
+// cardSortMin is the fewest records of a pass of -maxmatch's last stage that the card sorts
+// (worker.sortOnCard): fewer are a launch of reads, a few records a slot, which the host sorts
+// in a pass of insertion sorts, cheaper than the card's round trip for the sort's digit counts.
+const cardSortMin = 1 << 18
 
 // launchPositions is the default launch size on a card of mem bytes: 32 Mi query positions on
 // cards of 64 GiB and more, a power of two for every 2 KiB of memory on smaller ones (8 Mi on 24
@@ -189,6 +198,9 @@ func tuneFromEnv(c *matchConfig) {
 	if v, err := strconv.Atoi(os.Getenv("SAPIPE_GPU_LOOKAHEAD")); err == nil && v != 0 && c.Lookahead == 0 {
 		c.Lookahead = v
 	}
+	if v, err := strconv.Atoi(os.Getenv("SAPIPE_GPU_CARDSORT")); err == nil && v != 0 && c.CardSort == 0 {
+		c.CardSort = v
+	}
 }
 
 // defaultLookahead is how many codes of a long query sequence a launch copies past a batch's last
@@ -214,7 +226,7 @@ func (m *gpuMatcher) lookMore() {
 
 // matchKernels are the kernels the matcher launches, looked up once.
 var matchKernels = []string{"piece_start", "piece_long", "piece_link", "mm_walk", "compact_pieces", "mm_chain", "mm_rows",
-	"compact_valid", "mu_walk", "scan_reduce", "scan_single", "scan_down", "rl_mark", "rl_list"}
+	"compact_valid", "mm_sort_keys", "mm_sort_recs", "radix_hist_all", "radix_pass_8", "mu_walk", "scan_reduce", "scan_single", "scan_down", "rl_mark", "rl_list"}
 
 // gpuMatcher is a kernels.Matcher on one GPU.
 type gpuMatcher struct {
@@ -282,6 +294,7 @@ type matchStats struct {
 	long                                                      atomic.Int64 // pieces whose start state piece_long compared on with the grid
 	runItems                                                  atomic.Int64 // -maxmatch items whose matches came from a page's runs
 	jumps                                                     atomic.Int64 // start states moved on through a run by the page's runs
+	cardSorted                                                atomic.Int64 // -maxmatch records sorted on the card
 	regrown                                                   atomic.Int64 // worker buffers reallocated larger (each free waits for the card)
 	waits                                                     waitTally    // the workers' syncs with the card (profiled)
 	mu                                                        sync.Mutex
@@ -318,6 +331,9 @@ func (s *matchStats) String() string {
 	}
 	if n := s.jumps.Load(); n > 0 {
 		fmt.Fprintf(&b, " (%d start states moved on through runs)", n)
+	}
+	if n := s.cardSorted.Load(); n > 0 {
+		fmt.Fprintf(&b, " (%d records sorted on the card)", n)
 	}
 	if n := s.regrown.Load(); n > 0 {
 		fmt.Fprintf(&b, " (%d buffers reallocated larger)", n)
@@ -939,6 +955,16 @@ func mergeBySlot(dst, a, b []outRec) {
 	copy(dst[k:], b[j:])
 }
 
+// inTextOrder reports whether the records of one slot are in text position order.
+func inTextOrder(run []outRec) bool {
+	for i := 1; i < len(run); i++ {
+		if run[i].textPos() < run[i-1].textPos() {
+			return false
+		}
+	}
+	return true
+}
+
 // byTextPos orders the records of one slot.
 func byTextPos(a, b outRec) int { return cmp.Compare(a.textPos(), b.textPos()) }
 
@@ -1042,6 +1068,8 @@ func sortRecords(recs []outRec, runs bool) {
 				j++
 			}
 			switch {
+			case j-i > 16 && inTextOrder(recs[i:j]):
+				// The card sorted it (sortOnCard), or the pages' merge kept it in order.
 			case j-i >= radixRecs:
 				scratch = sortByTextPos(recs[i:j], scratch)
 			case j-i > 16:

@@ -185,7 +185,7 @@ func TestGPUMatcherRandom(t *testing.T) {
 				opts := kernels.MatchOptions{Mode: mode, MinLen: minLen, PageSize: ps}
 				want := newCPUMatcher(t, ref, opts)
 				cfg := matchConfig{Workers: 2, PieceLen: 1 + rng.IntN(40), ChunkRows: 1 + rng.IntN(64), HostIndex: iter%2 == 1,
-					Lookahead: []int{0, -1, 1 + rng.IntN(30)}[rng.IntN(3)]}
+					Lookahead: []int{0, -1, 1 + rng.IntN(30)}[rng.IntN(3)], CardSort: []int{0, -1, 1}[rng.IntN(3)]}
 				got := newTestMatcher(t, b, ref, opts, cfg)
 				for _, cut := range []int{1 << 30, 1 + rng.IntN(100)} {
 					batch := queryBatch(seqs, &ref.Alpha, true, nucOnly, cut)
@@ -381,10 +381,16 @@ func TestGPUMatcherRepeats(t *testing.T) {
 			for _, ps := range []int{0, 1000} {
 				opts := kernels.MatchOptions{Mode: mode, MinLen: 12, PageSize: ps}
 				want := newCPUMatcher(t, ref, opts)
-				for _, cfg := range []matchConfig{{}, {Workers: 1, PieceLen: 17, ChunkRows: 1000, MaxPositions: 500, Lookahead: 3}} {
+				// CardSort 1: every chunk of records sorted on the card, slots cut between
+				// chunks (ChunkRows 1000) and pages merged after it (page 1000); -1: none.
+				for _, cfg := range []matchConfig{{}, {CardSort: 1}, {CardSort: -1},
+					{Workers: 1, PieceLen: 17, ChunkRows: 1000, MaxPositions: 500, Lookahead: 3, CardSort: 1}} {
 					got := newTestMatcher(t, b, ref, opts, cfg)
 					n := compareMatch(t, fmt.Sprintf("%s %v page %d %+v", name, mode, ps, cfg), want, got, queryBatch(seqs, &ref.Alpha, true, false, 64))
 					t.Logf("%s %v page %d: %d matches; %s", name, mode, ps, n, got.Stats())
+					if sorted := got.stats.cardSorted.Load(); mode == kernels.MaxMatch && n > 0 && cfg.CardSort != 0 && (sorted > 0) != (cfg.CardSort == 1) {
+						t.Errorf("%s %v page %d %+v: %d records sorted on the card", name, mode, ps, cfg, sorted)
+					}
 					got.Close()
 				}
 			}

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -468,5 +469,30 @@ func TestGrowRecs(t *testing.T) {
 	}
 	if grows > 25 {
 		t.Fatalf("%d growths for %d records", grows, len(recs))
+	}
+}
+
+// TestSortRecordsOrderedRuns: runs of one slot already in text-position order (the card's sort,
+// or pages merged in order) are left as they are and the others sorted, every length of run: the
+// result is a stable sort by (slot, text position) either way.
+func TestSortRecordsOrderedRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	var recs []outRec
+	for slot := range uint32(400) {
+		n := []int{1, 2, 5, 17, 40, radixRecs, radixRecs + 300}[rng.IntN(7)]
+		run, sorted := runOfSlot(rng, n, rng.Int64N(1<<33), 1<<uint(1+rng.IntN(33)))
+		if rng.IntN(2) == 0 {
+			run = sorted
+		}
+		for i := range run {
+			run[i].slot = slot
+		}
+		recs = append(recs, run...)
+	}
+	want := slices.Clone(recs)
+	slices.SortStableFunc(want, func(a, b outRec) int { return cmp.Or(cmp.Compare(a.slot, b.slot), byTextPos(a, b)) })
+	sortRecords(recs, true)
+	if !slices.Equal(recs, want) {
+		t.Fatal("records not in stable (slot, text position) order")
 	}
 }
