@@ -292,6 +292,9 @@ func (bf *BlockFile) boundary(buf []byte, base, from int64) (int64, []byte) {
 	}
 }
 
+// resumeBufSize is the buffer of Resume's Reader (tests make it small).
+var resumeBufSize = defaultBufSize
+
 // Resume returns a Reader of the file from start on (where a chunk starts: the end of the last
 // chunk accepted), with nrec records before it; the newlines before it, which its messages count
 // lines from, are counted here, in the file, so that no block's newlines are counted as it is
@@ -311,8 +314,8 @@ func (bf *BlockFile) Resume(start int64, nrec int) (*Reader, error) {
 		bf.f.Close()
 		return nil, fmt.Errorf("%s: %s", bf.name, oneLine(err.Error()))
 	}
-	rd := &Reader{buf: make([]byte, defaultBufSize)}
-	rd.name, rd.file, rd.src = bf.name, bf.f, bf.f
+	rd := &Reader{buf: make([]byte, resumeBufSize)}
+	rd.name, rd.file, rd.src, rd.whole = bf.name, bf.f, bf.f, bf.f
 	rd.nrec, rd.nl = nrec, nl
 	rd.started, rd.fastq = nrec > 0, bf.fastq
 	return rd, nil

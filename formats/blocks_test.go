@@ -251,3 +251,133 @@ func FuzzBlocks(f *testing.F) {
 		}
 	})
 }
+
+// TestBlocksLongSequences: where a Reader takes over a file from a BlockFile, sequences longer
+// than longSeq are read from a mapping on several goroutines (scanSeqMapped), in windows and parts
+// of a few bytes here, so that a record's end, CRLF line ends, spaces and a '>' inside a line
+// fall at every place against them: the records, errors and line numbers are Reader's.
+func TestBlocksLongSequences(t *testing.T) {
+	defer func(s, p, w, b int) { longSeq, longPart, longWindow, resumeBufSize = s, p, w, b }(longSeq, longPart, longWindow, resumeBufSize)
+	rng := rand.New(rand.NewPCG(3, 17))
+	inputs := chunkInputs(rng, 60, 20)
+	for range 40 {
+		var b bytes.Buffer
+		for r := range 1 + rng.IntN(4) {
+			b.WriteString(">s")
+			b.WriteByte(byte('0' + r))
+			b.WriteString(" x\n")
+			n := rng.IntN(3000)
+			for i := range n {
+				b.WriteByte("ACGTN"[rng.IntN(5)])
+				switch {
+				case rng.IntN(60) == 0:
+					b.WriteString("\r\n")
+				case rng.IntN(50) == 0:
+					b.WriteByte('\n')
+				case rng.IntN(400) == 0:
+					b.WriteString(" \t")
+				case i == n/2 && rng.IntN(8) == 0:
+					b.WriteString(">mid\n") // a record starts inside a line
+				}
+			}
+			b.WriteByte('\n')
+		}
+		if rng.IntN(4) == 0 {
+			b.WriteString("@not fasta\n") // a bad record after the long ones: its line number
+		}
+		inputs = append(inputs, b.Bytes())
+	}
+	path := filepath.Join(t.TempDir(), "in.fa")
+	before := mappedSeqs.Load()
+	for i, in := range inputs {
+		if err := os.WriteFile(path, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, werr := readAll(path, bytes.NewReader(in), defaultBufSize)
+		for _, size := range []int{1, 64, 1000} {
+			longSeq, longPart, longWindow, resumeBufSize = 1+i%50, 1+i%7, 8+i%300, 1+size%13
+			got, err, _, _ := readBlocks(t, path, size, 1+i%3)
+			if fmtRecs(got) != fmtRecs(want) || errString(err) != errString(werr) {
+				t.Fatalf("input %d %q, blocks of %d, long %d part %d window %d:\ngot  %s %v\nwant %s %v", i, in, size, longSeq, longPart,
+					longWindow, fmtRecs(got), err, fmtRecs(want), werr)
+			}
+		}
+		// The whole file resumed at its start, record by record against Open's Reader, with
+		// the lines counted after each (later records' messages count from them).
+		bf, err := OpenBlocks(path, 1)
+		if err != nil || bf == nil {
+			continue
+		}
+		rd, err := bf.Resume(0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		serial, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; ; k++ {
+			a, aerr := rd.Next()
+			b, berr := serial.Next()
+			if errString(aerr) != errString(berr) || (a == nil) != (b == nil) || a != nil && (string(a.Name) != string(b.Name) || string(a.Seq) != string(b.Seq)) {
+				t.Fatalf("input %d record %d: %v %v against %v %v", i, k, a, aerr, b, berr)
+			}
+			if rd.nl != serial.nl {
+				t.Fatalf("input %d record %d: %d lines read against %d", i, k, rd.nl, serial.nl)
+			}
+			if aerr != nil {
+				break
+			}
+		}
+		rd.Close()
+		serial.Close()
+	}
+	if n := mappedSeqs.Load() - before; n < int64(len(inputs)) {
+		t.Errorf("only %d sequences read from a mapping", n)
+	}
+}
+
+// BenchmarkResumeLongSequence: a Reader that a BlockFile handed over reads one FASTA record of 64
+// Mbp in lines of 60, from the page cache: "mapped" reads past longSeq from a mapping on every
+// core (scanSeqMapped), "lines" on one goroutine as before.
+func BenchmarkResumeLongSequence(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var buf bytes.Buffer
+	buf.WriteString(">chr\n")
+	line := make([]byte, 61)
+	line[60] = '\n'
+	for range (64 << 20) / 60 {
+		for i := range 60 {
+			line[i] = "ACGT"[rng.IntN(4)]
+		}
+		buf.Write(line)
+	}
+	path := filepath.Join(b.TempDir(), "long.fa")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range []struct {
+		name string
+		long int
+	}{{"mapped", longSeq}, {"lines", 1 << 62}} {
+		b.Run(v.name, func(b *testing.B) {
+			defer func(l int) { longSeq = l }(longSeq)
+			longSeq = v.long
+			b.SetBytes(int64(buf.Len()))
+			for b.Loop() {
+				bf, err := OpenBlocks(path, 1<<20)
+				if err != nil || bf == nil {
+					b.Fatal("OpenBlocks", err)
+				}
+				rd, err := bf.Resume(0, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rec, err := rd.Next(); err != nil || len(rec.Seq) != (64<<20)/60*60 {
+					b.Fatal("read", err)
+				}
+				rd.Close()
+			}
+		})
+	}
+}

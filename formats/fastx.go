@@ -81,6 +81,10 @@ type Reader struct {
 
 	nameBuf, seqBuf []byte
 	rec             Record
+
+	// whole is the plain file read directly (src, no buffer between): a long FASTA sequence is
+	// read from a mapping of it on every core (scanSeqMapped).
+	whole *os.File
 }
 
 // Open opens path for reading; "-" is stdin.
@@ -417,6 +421,13 @@ func (r *Reader) scanSeq() bool {
 		}
 		r.seqBuf = appendSeq(r.seqBuf, chunk, &r.nl)
 		r.pos = r.end
+		if r.whole != nil && len(r.seqBuf) >= longSeq {
+			found, ok := r.scanSeqMapped()
+			if ok {
+				return found
+			}
+			r.whole = nil // too little left of the file, or no mapping
+		}
 	}
 }
 
