@@ -231,15 +231,19 @@ func TestBlocksTruncated(t *testing.T) {
 }
 
 // FuzzBlocks: whatever the file, the block size and the look past a block, blocks give Reader's
-// records and error.
+// records and error, long sequences read from the mapping included.
 func FuzzBlocks(f *testing.F) {
 	for _, c := range chunkCases() {
 		f.Add([]byte(c), uint16(3), uint8(1))
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, in []byte, size uint16, over uint8) {
-		defer func(o int) { blockOver = o }(blockOver)
+		defer func(o, s, p, w, b int) { blockOver, longSeq, longPart, longWindow, resumeBufSize = o, s, p, w, b }(blockOver, longSeq,
+			longPart, longWindow, resumeBufSize)
 		blockOver = 1 + int(over)
+		// A Reader that takes over reads sequences past a few bytes from the mapping, in parts
+		// and windows of a few bytes (scanSeqMapped), through a buffer of a few.
+		longSeq, longPart, longWindow, resumeBufSize = 1+int(over%16), 1+int(over%5), 4+int(size%64), 1+int(size%9)
 		path := filepath.Join(dir, "in")
 		if err := os.WriteFile(path, in, 0o644); err != nil {
 			t.Fatal(err)
