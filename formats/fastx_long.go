@@ -14,15 +14,16 @@ import (
 // chromosomes) read each sequence one line at a time on one goroutine, growing its buffer by
 // doubling: a 150 Mbp query took 0.3 s of a 1.4 s GPU run in which every other core waited
 // (an execution trace on the lent H200). Once a sequence has passed longSeq bytes, the rest of it
-// is read from a mapping of the file, a window at a time: the window's parts are scanned at once
-// for the record's end (the next '>'), their sequence bytes and newlines counted, and then
-// copied without white space into the sequence's buffer, grown once, each part at its own offset.
+// is read from a mapping of the file: windows of it are cut into parts, scanned at once for the
+// record's end (the next '>') with their sequence bytes and newlines counted, until the end is
+// found; then the parts are copied without white space into the sequence's buffer, grown once,
+// each at its own offset.
 
 // longSeq is how long a sequence grows, one buffer at a time, before the rest of it is read from
 // the mapping.
 var longSeq = 4 << 20
 
-// longWindow is how much of the file one round of the parallel reading takes: a record's end is
+// longWindow is the most of the file one round of the parallel reading takes: a record's end is
 // found within a window past it, not at the file's end.
 var longWindow = 256 << 20
 
@@ -37,7 +38,7 @@ type seqPart struct {
 	end     int // bytes of the part that belong to the sequence (up to a '>', or all)
 	gt      bool
 	n, nl   int // sequence bytes and newlines in part[:end]
-	dst, at int // where its bytes go in seqBuf; its offset in the window
+	dst, at int // where its bytes go in seqBuf; its offset in the file
 }
 
 // scanSeqMapped reads the rest of the current sequence from a mapping of r.whole, as scanSeq
@@ -64,21 +65,27 @@ func (r *Reader) scanSeqMapped() (found, ok bool) {
 	mappedSeqs.Add(1)
 	threads := runtime.GOMAXPROCS(0)
 	at := int(off)
+	// First the record's end, window after window, each window's parts scanned at once for a
+	// '>' and counted; windows double from four times longSeq, so that what is scanned past the
+	// record's end (the window's parts after its '>') stays below twice the record's bytes: a file
+	// of many records a little longer than longSeq is not scanned 256 MiB a record.
 	var parts []seqPart
-	for at < size && !found {
-		win := data[at:min(at+longWindow, size)]
+	step := min(4*longSeq, longWindow)
+	for ; at < size && !found; step = min(2*step, longWindow) {
+		win := data[at:min(at+step, size)]
 		k := min(threads, max(len(win)/longPart, 1))
-		parts = parts[:0]
+		first := len(parts)
 		for i := range k {
-			parts = append(parts, seqPart{at: len(win) * i / k})
+			parts = append(parts, seqPart{at: at + len(win)*i/k})
 		}
+		round := parts[first:]
 		if forEach(threads, k, func(i int) {
-			p := &parts[i]
-			hi := len(win)
+			p := &round[i]
+			hi := at + len(win)
 			if i+1 < k {
-				hi = parts[i+1].at
+				hi = round[i+1].at
 			}
-			b := win[p.at:hi]
+			b := data[p.at:hi]
 			p.end = len(b)
 			if g := bytes.IndexByte(b, '>'); g >= 0 {
 				p.end, p.gt = g, true
@@ -89,33 +96,32 @@ func (r *Reader) scanSeqMapped() (found, ok bool) {
 			r.rerr = errFileChanged
 			return false, true
 		}
-		// The parts up to the first that holds a '>', each at its place in seqBuf.
-		n, total := len(r.seqBuf), 0
-		for i := range parts {
-			parts[i].dst = n + total
-			total += parts[i].n
-			if parts[i].gt {
-				parts, found = parts[:i+1], true
+		for i := range round {
+			if round[i].gt {
+				parts, found = parts[:first+i+1], true
 				break
 			}
 		}
-		r.seqBuf = slices.Grow(r.seqBuf, total)[:n+total]
-		if forEach(threads, len(parts), func(i int) {
-			p := &parts[i]
-			dst := r.seqBuf[p.dst : p.dst : p.dst+p.n]
-			appendSeq(dst, win[p.at:p.at+p.end], new(int))
-		}) != nil {
-			r.rerr = errFileChanged
-			return false, true
-		}
 		last := parts[len(parts)-1]
-		for _, p := range parts {
-			r.nl += p.nl
-		}
-		at += last.at + last.end
+		at = last.at + last.end
 		if found {
 			at++ // the '>'
 		}
+	}
+	// Then its bytes, each part at its place in seqBuf, grown once.
+	n, total := len(r.seqBuf), 0
+	for i := range parts {
+		parts[i].dst = n + total
+		total += parts[i].n
+		r.nl += parts[i].nl
+	}
+	r.seqBuf = slices.Grow(r.seqBuf, total)[:n+total]
+	if forEach(threads, len(parts), func(i int) {
+		p := &parts[i]
+		appendSeq(r.seqBuf[p.dst:p.dst:p.dst+p.n], data[p.at:p.at+p.end], new(int))
+	}) != nil {
+		r.rerr = errFileChanged
+		return false, true
 	}
 	if _, err := f.Seek(int64(at), io.SeekStart); err != nil {
 		r.rerr = err
