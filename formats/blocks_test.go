@@ -3,6 +3,7 @@ package formats
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -379,6 +380,59 @@ func BenchmarkResumeLongSequence(b *testing.B) {
 				}
 				if rec, err := rd.Next(); err != nil || len(rec.Seq) != (64<<20)/60*60 {
 					b.Fatal("read", err)
+				}
+				rd.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkResumeManyRecords: 40 FASTA records of 5 Mbp (a little over longSeq) read by a Reader
+// that a BlockFile handed over, from the page cache: "mapped" with scanSeqMapped, "lines" without.
+func BenchmarkResumeManyRecords(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 3))
+	var buf bytes.Buffer
+	line := make([]byte, 61)
+	line[60] = '\n'
+	for r := range 40 {
+		fmt.Fprintf(&buf, ">r%d\n", r)
+		for range 5_000_000 / 60 {
+			for i := range 60 {
+				line[i] = "ACGT"[rng.IntN(4)]
+			}
+			buf.Write(line)
+		}
+	}
+	path := filepath.Join(b.TempDir(), "many.fa")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range []struct {
+		name string
+		long int
+	}{{"mapped", longSeq}, {"lines", 1 << 62}} {
+		b.Run(v.name, func(b *testing.B) {
+			defer func(l int) { longSeq = l }(longSeq)
+			longSeq = v.long
+			b.SetBytes(int64(buf.Len()))
+			for b.Loop() {
+				bf, err := OpenBlocks(path, 1<<20)
+				if err != nil || bf == nil {
+					b.Fatal("OpenBlocks", err)
+				}
+				rd, err := bf.Resume(0, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for {
+					if _, err := rd.Next(); err != nil {
+						break
+					}
+					n++
+				}
+				if n != 40 {
+					b.Fatalf("%d records", n)
 				}
 				rd.Close()
 			}

@@ -70,6 +70,12 @@ func (r *Reader) scanSeqMapped() (found, ok bool) {
 	// record's end (the window's parts after its '>') stays below twice the record's bytes: a file
 	// of many records a little longer than longSeq is not scanned 256 MiB a record.
 	var parts []seqPart
+	if g := bytes.IndexByte(data[at:min(at+longSeq, size)], '>'); g >= 0 {
+		// It ends within longSeq bytes: one part, found by one goroutine's memchr.
+		b := data[at : at+g]
+		parts = append(parts, seqPart{at: at, end: g, gt: true, n: nonSpaceCount(b), nl: bytes.Count(b, []byte{'\n'})})
+		at, found = at+g+1, true
+	}
 	step := min(4*longSeq, longWindow)
 	for ; at < size && !found; step = min(2*step, longWindow) {
 		win := data[at:min(at+step, size)]
