@@ -28,7 +28,7 @@ type QueryBatch struct {
 	raw     []byte
 	recs    []rawRecord
 	codeLen int
-	names   []byte // the records' names, which SegInfo.Name points into (from a reader's buffers)
+	names   []byte // the records' names, which SegInfo.Name points into (copied from a reader's buffers or the chunk)
 
 	// Batches are formatted on the worker that matched them, into Out, except the pieces of a
 	// long record under -mum, which need what came before them: the sink formats those.
@@ -72,7 +72,7 @@ func (b *QueryBatch) Encode(e *kernels.QueryEncoder) {
 
 // SegInfo tells the printer where a segment belongs.
 type SegInfo struct {
-	Name    []byte // into the batch's names or chunk
+	Name    []byte // into the batch's names (or an earlier buffer of them, where they grew)
 	Reverse bool
 	First   bool // first segment of its sequence: print the header
 	Last    bool // last segment of its sequence
