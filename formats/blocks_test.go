@@ -345,65 +345,29 @@ func TestBlocksLongSequences(t *testing.T) {
 // BenchmarkResumeLongSequence: a Reader that a BlockFile handed over reads one FASTA record of 64
 // Mbp in lines of 60, from the page cache: "mapped" reads past longSeq from a mapping on every
 // core (scanSeqMapped), "lines" on one goroutine as before.
-func BenchmarkResumeLongSequence(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	var buf bytes.Buffer
-	buf.WriteString(">chr\n")
-	line := make([]byte, 61)
-	line[60] = '\n'
-	for range (64 << 20) / 60 {
-		for i := range 60 {
-			line[i] = "ACGT"[rng.IntN(4)]
-		}
-		buf.Write(line)
-	}
-	path := filepath.Join(b.TempDir(), "long.fa")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	for _, v := range []struct {
-		name string
-		long int
-	}{{"mapped", longSeq}, {"lines", 1 << 62}} {
-		b.Run(v.name, func(b *testing.B) {
-			defer func(l int) { longSeq = l }(longSeq)
-			longSeq = v.long
-			b.SetBytes(int64(buf.Len()))
-			for b.Loop() {
-				bf, err := OpenBlocks(path, 1<<20)
-				if err != nil || bf == nil {
-					b.Fatal("OpenBlocks", err)
-				}
-				rd, err := bf.Resume(0, 0)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if rec, err := rd.Next(); err != nil || len(rec.Seq) != (64<<20)/60*60 {
-					b.Fatal("read", err)
-				}
-				rd.Close()
-			}
-		})
-	}
-}
+func BenchmarkResumeLongSequence(b *testing.B) { benchResume(b, 1, 64<<20) }
 
-// BenchmarkResumeManyRecords: 40 FASTA records of 5 Mbp (a little over longSeq) read by a Reader
-// that a BlockFile handed over, from the page cache: "mapped" with scanSeqMapped, "lines" without.
-func BenchmarkResumeManyRecords(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 3))
+// BenchmarkResumeManyRecords: 40 FASTA records of 5 Mbp (a little over longSeq), "mapped" and
+// "lines" as above.
+func BenchmarkResumeManyRecords(b *testing.B) { benchResume(b, 40, 5_000_000) }
+
+// benchResume reads a file of records random records of about size bases (lines of 60) through a
+// Reader that a BlockFile handed over, with scanSeqMapped and without.
+func benchResume(b *testing.B, records, size int) {
+	rng := rand.New(rand.NewPCG(1, uint64(records)))
 	var buf bytes.Buffer
 	line := make([]byte, 61)
 	line[60] = '\n'
-	for r := range 40 {
+	for r := range records {
 		fmt.Fprintf(&buf, ">r%d\n", r)
-		for range 5_000_000 / 60 {
+		for range size / 60 {
 			for i := range 60 {
 				line[i] = "ACGT"[rng.IntN(4)]
 			}
 			buf.Write(line)
 		}
 	}
-	path := filepath.Join(b.TempDir(), "many.fa")
+	path := filepath.Join(b.TempDir(), "in.fa")
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -426,12 +390,16 @@ func BenchmarkResumeManyRecords(b *testing.B) {
 				}
 				n := 0
 				for {
-					if _, err := rd.Next(); err != nil {
+					rec, err := rd.Next()
+					if err != nil {
 						break
+					}
+					if len(rec.Seq) != size/60*60 {
+						b.Fatalf("record %d: %d bases", n, len(rec.Seq))
 					}
 					n++
 				}
-				if n != 40 {
+				if n != records {
 					b.Fatalf("%d records", n)
 				}
 				rd.Close()

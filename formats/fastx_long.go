@@ -70,7 +70,9 @@ func (r *Reader) scanSeqMapped() (found, ok bool) {
 	// record's end (the window's parts after its '>') stays below twice the record's bytes: a file
 	// of many records a little longer than longSeq is not scanned 256 MiB a record.
 	var parts []seqPart
-	if g := bytes.IndexByte(data[at:min(at+longSeq, size)], '>'); g >= 0 {
+	next := data[at:min(at+longSeq, size)]
+	populate(next, false) // its pages mapped at once, not faulted in one by one
+	if g := bytes.IndexByte(next, '>'); g >= 0 {
 		// It ends within longSeq bytes: one part, found by one goroutine's memchr.
 		b := data[at : at+g]
 		parts = append(parts, seqPart{at: at, end: g, gt: true, n: nonSpaceCount(b), nl: bytes.Count(b, []byte{'\n'})})
@@ -92,6 +94,7 @@ func (r *Reader) scanSeqMapped() (found, ok bool) {
 				hi = round[i+1].at
 			}
 			b := data[p.at:hi]
+			populate(b, false)
 			p.end = len(b)
 			if g := bytes.IndexByte(b, '>'); g >= 0 {
 				p.end, p.gt = g, true
