@@ -196,6 +196,15 @@ func (in *input) open(name string, rd io.Reader, peek int) error {
 	in.kind = compression(head)
 	switch in.kind {
 	case "gzip":
+		if head, _ := br.Peek(18); isBGZF(head) {
+			// Inflated on every core, the goroutines started by the first read.
+			in.src = &lazy{open: func() (io.Reader, error) {
+				z := newBGZFReader(br, bgzfThreads())
+				in.dec = z
+				return z, nil
+			}}
+			break
+		}
 		in.src = &lazy{open: func() (io.Reader, error) {
 			z, err := gzip.NewReader(br)
 			if err == nil {
