@@ -110,7 +110,6 @@ func TestBGZFReader(t *testing.T) {
 	}
 }
 
-
 // TestReaderBGZF: a FASTQ file as BGZF is read by Reader (through the parallel inflation) to the
 // same records as the plain file and as ordinary gzip; a damaged member names the file and a
 // record.
