@@ -24,7 +24,7 @@ import (
 // gives gzip's own errors for whatever follows.
 
 const (
-	bgzfJobMembers = 64       // members a job inflates: about 4 MiB of output
+	bgzfJobMembers = 16       // members a job inflates: about 1 MiB of output
 	bgzfMaxMember  = 64 << 10 // BGZF's limit on a member's size, and on its output
 )
 
@@ -91,8 +91,10 @@ type bgzfReader struct {
 // newBGZFReader starts reading the BGZF stream src on threads goroutines.
 func newBGZFReader(src *bufio.Reader, threads int) *bgzfReader {
 	threads = max(threads, 1)
-	r := &bgzfReader{src: src, order: make(chan *bgzfJob, 2*threads), work: make(chan *bgzfJob, 2*threads),
-		free: make(chan *bgzfJob, 2*threads+2), quit: make(chan struct{})}
+	// Jobs in flight (cut, inflated, waiting for Read) are bounded by order's room: about
+	// threads+3 MiB of output and their members, whatever the stream's size.
+	r := &bgzfReader{src: src, order: make(chan *bgzfJob, threads+2), work: make(chan *bgzfJob, threads),
+		free: make(chan *bgzfJob, threads+4), quit: make(chan struct{})}
 	go r.cut()
 	for range threads {
 		go r.inflate()
