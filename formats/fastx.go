@@ -430,7 +430,7 @@ func (r *Reader) scanSeq() bool {
 		}
 		r.seqBuf = appendSeq(r.seqBuf, chunk, &r.nl)
 		r.pos = r.end
-		if r.whole != nil && len(r.seqBuf) >= longSeq {
+		if r.whole != nil && len(r.seqBuf) >= longSeq && r.perr == nil && !r.eof {
 			found, ok := r.scanSeqMapped()
 			if ok {
 				return found
