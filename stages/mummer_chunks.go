@@ -110,7 +110,7 @@ func (c *chunkSource) run(ctx context.Context, opts stream.Options, match func(*
 			}
 			var err error
 			if b.blk != nil {
-				err = b.cutBlock(&b.chunk, work) // the parser and (its names) the formatting read the chunk
+				err = b.cutBlock(&b.chunk, work) // the parser reads the chunk (addRecord copies the names out)
 			} else {
 				err = work()
 			}
@@ -221,7 +221,7 @@ func (c *chunkSource) written(b *QueryBatch) {
 	chunksWritten.Add(1)
 	c.chunkLedger.written(b.file, int(b.records), b.lines)
 	if b.blk != nil {
-		c.blocks.written(&b.blockChunk, &b.chunk) // formatted: its names are copied
+		c.blocks.written(&b.blockChunk, &b.chunk)
 	}
 	b.cr, b.blk = nil, nil
 }
@@ -244,19 +244,13 @@ func (c *chunkSource) parse(b *QueryBatch) bool {
 	var bases int64
 	long := false
 	piece := c.qs.pieceSize()
-	// The names are copied into the batch's names as they are parsed, while in the cache: the
-	// formatting, long after, read each from its chunk, a cache miss a record (the headers'
-	// copies were 3.9 of 83 CPU-s of 100 M reads on two H200, 1.6 of 6 on the VM's
-	// BenchmarkMummerHost). The batch keeps its names' buffer when it is reused.
-	b.names = b.names[:0]
+	b.names = b.names[:0] // kept, with its room, when the batch is reused
 	n, ok := formats.ParseChunk(&b.chunk, &b.scratch, func(name, seq []byte) {
 		if len(seq) > c.long {
 			long = true
 			return
 		}
-		k := len(b.names)
-		b.names = append(b.names, name...)
-		c.qs.addRecord(b, b.names[k:len(b.names):len(b.names)], seq, max(min(len(seq), piece), 1), true)
+		c.qs.addRecord(b, name, seq, max(min(len(seq), piece), 1), true)
 		bases += int64(len(seq))
 	})
 	b.ok = ok && !long
