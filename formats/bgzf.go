@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"io"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -103,6 +103,8 @@ func newBGZFReader(src *bufio.Reader, threads int) *bgzfReader {
 }
 
 // cut reads the members' headers and bytes into jobs, handed to the workers and, in order, to Read.
+// At the stream's end, a member that is not BGZF (then a tail job follows the members) or a read
+// error, it stops.
 func (r *bgzfReader) cut() {
 	defer close(r.order)
 	defer close(r.work)
@@ -115,24 +117,20 @@ func (r *bgzfReader) cut() {
 		}
 		j.in, j.members, j.out, j.err, j.tail = j.in[:0], j.members[:0], j.out[:0], nil, false
 		j.done = make(chan struct{})
-		end := false
-		for len(j.members) < bgzfJobMembers {
+		rest := false // a member that is not BGZF follows: the gzip reader takes the rest
+		for len(j.members) < bgzfJobMembers && !rest && j.err == nil {
 			head, err := r.src.Peek(18)
 			if len(head) == 0 && err == io.EOF {
-				end = true
 				break
 			}
 			size, ok := bgzfSize(head)
 			if !ok && len(head) >= 12 && head[3] == 4 {
 				// An extra field longer than 18 bytes: look again with all of it.
-				xlen := int(binary.LittleEndian.Uint16(head[10:]))
-				head, _ = r.src.Peek(12 + xlen)
+				head, _ = r.src.Peek(12 + int(binary.LittleEndian.Uint16(head[10:])))
 				size, ok = bgzfSize(head)
 			}
 			if !ok {
-				// Not a BGZF member: the gzip reader takes the rest (or says what is wrong).
-				j.tail = len(j.members) == 0
-				end = true
+				rest = true // (or says what is wrong with it)
 				break
 			}
 			n := len(j.in)
@@ -141,29 +139,21 @@ func (r *bgzfReader) cut() {
 				if err == io.EOF {
 					err = io.ErrUnexpectedEOF
 				}
-				j.in = j.in[:n]
-				j.err = err
-				end = true
+				j.in, j.err = j.in[:n], err
 				break
 			}
 			j.members = append(j.members, len(j.in))
 		}
-		// Whether the rest goes to the gzip reader after these members: decided before j is
-		// sent, since the workers then write its err.
-		tailAfter := end && len(j.members) > 0 && !j.tail && j.err == nil
-		if len(j.members) > 0 || j.err != nil || j.tail {
+		full := len(j.members) == bgzfJobMembers && j.err == nil
+		if len(j.members) > 0 || j.err != nil {
 			if !r.send(j) {
 				return
 			}
 		}
-		if end {
-			if tailAfter {
-				// The members that ended the loop left the rest, if any, to the gzip reader.
-				if _, err := r.src.Peek(1); err == nil {
-					t := &bgzfJob{tail: true, done: make(chan struct{})}
-					r.send(t)
-				}
-			}
+		if rest {
+			r.send(&bgzfJob{tail: true, done: make(chan struct{})})
+		}
+		if !full {
 			return
 		}
 	}
@@ -304,5 +294,25 @@ func (r *bgzfReader) Close() error {
 	return nil
 }
 
-// bgzfThreads is how many goroutines inflate a BGZF stream.
-func bgzfThreads() int { return runtime.GOMAXPROCS(0) }
+// AppendBGZFMember appends data (at most 65,536 bytes; bgzip puts 65,280 in each) to dst as one
+// BGZF member, deflated at level: what tools/bgzf writes, and the tests' inputs.
+func AppendBGZFMember(dst, data []byte, level int) ([]byte, error) {
+	var def bytes.Buffer
+	w, err := flate.NewWriter(&def, level)
+	if err != nil {
+		return dst, err
+	}
+	w.Write(data)
+	if err := w.Close(); err != nil {
+		return dst, err
+	}
+	size := 18 + def.Len() + 8
+	if size > bgzfMaxMember || len(data) > bgzfMaxMember {
+		return dst, fmt.Errorf("a BGZF member of %d bytes (%d before deflating)", size, len(data))
+	}
+	dst = append(dst, 0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 'B', 'C', 2, 0)
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(size-1))
+	dst = append(dst, def.Bytes()...)
+	dst = binary.LittleEndian.AppendUint32(dst, crc32.ChecksumIEEE(data))
+	return binary.LittleEndian.AppendUint32(dst, uint32(len(data))), nil
+}

@@ -199,7 +199,7 @@ func (in *input) open(name string, rd io.Reader, peek int) error {
 		if head, _ := br.Peek(18); isBGZF(head) {
 			// Inflated on every core, the goroutines started by the first read.
 			in.src = &lazy{open: func() (io.Reader, error) {
-				z := newBGZFReader(br, bgzfThreads())
+				z := newBGZFReader(br, runtime.GOMAXPROCS(0))
 				in.dec = z
 				return z, nil
 			}}

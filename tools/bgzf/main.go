@@ -7,41 +7,16 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
 	"runtime"
 
-	"github.com/klauspost/compress/flate"
+	"github.com/sapipe/sapipe/formats"
 )
 
 // blockBytes is bgzip's input a member.
 const blockBytes = 65280
-
-// member returns data (at most blockBytes) as one BGZF member, deflated at level.
-func member(data []byte, level int) ([]byte, error) {
-	var def bytes.Buffer
-	w, err := flate.NewWriter(&def, level)
-	if err != nil {
-		return nil, err
-	}
-	w.Write(data)
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	m := []byte{0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 'B', 'C', 2, 0, 0, 0}
-	size := len(m) + def.Len() + 8
-	if size > 1<<16 {
-		return nil, fmt.Errorf("a member of %d bytes", size)
-	}
-	binary.LittleEndian.PutUint16(m[16:], uint16(size-1))
-	m = append(m, def.Bytes()...)
-	m = binary.LittleEndian.AppendUint32(m, crc32.ChecksumIEEE(data))
-	return binary.LittleEndian.AppendUint32(m, uint32(len(data))), nil
-}
 
 // compress writes src to dst as BGZF, blocks deflated on threads goroutines, in order.
 func compress(dst io.Writer, src io.Reader, threads, level int) error {
@@ -78,7 +53,7 @@ func compress(dst io.Writer, src io.Reader, threads, level int) error {
 	for range threads {
 		go func() {
 			for j := range work {
-				j.out, j.err = member(j.in, level)
+				j.out, j.err = formats.AppendBGZFMember(nil, j.in, level)
 				close(j.done)
 			}
 		}()
@@ -96,7 +71,7 @@ func compress(dst io.Writer, src io.Reader, threads, level int) error {
 	if err := <-readErr; err != nil {
 		return err
 	}
-	eof, err := member(nil, level)
+	eof, err := formats.AppendBGZFMember(nil, nil, level)
 	if err != nil {
 		return err
 	}
