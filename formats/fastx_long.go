@@ -41,6 +41,18 @@ type seqPart struct {
 	dst, at int // where its bytes go in seqBuf; its offset in the file
 }
 
+// scanPart returns what b, at offset at of the file, holds of the sequence: up to its first '>'
+// (or all of it), the sequence bytes and newlines in that.
+func scanPart(b []byte, at int) seqPart {
+	p := seqPart{at: at, end: len(b)}
+	if g := bytes.IndexByte(b, '>'); g >= 0 {
+		p.end, p.gt = g, true
+	}
+	p.n = nonSpaceCount(b[:p.end])
+	p.nl = bytes.Count(b[:p.end], []byte{'\n'})
+	return p
+}
+
 // scanSeqMapped reads the rest of the current sequence from a mapping of r.whole, as scanSeq
 // does: it appends its bytes without white space to seqBuf, counts its newlines, and consumes the
 // '>' that ends it, reporting whether there was one. ok is false where the mapping cannot be made
@@ -72,11 +84,11 @@ func (r *Reader) scanSeqMapped() (found, ok bool) {
 	var parts []seqPart
 	next := data[at:min(at+longSeq, size)]
 	populate(next, false) // its pages mapped at once, not faulted in one by one
-	if g := bytes.IndexByte(next, '>'); g >= 0 {
-		// It ends within longSeq bytes: one part, found by one goroutine's memchr.
-		b := data[at : at+g]
-		parts = append(parts, seqPart{at: at, end: g, gt: true, n: nonSpaceCount(b), nl: bytes.Count(b, []byte{'\n'})})
-		at, found = at+g+1, true
+	if bytes.IndexByte(next, '>') >= 0 {
+		// It ends within longSeq bytes: one part, on this goroutine.
+		p := scanPart(next, at)
+		parts = append(parts, p)
+		at, found = at+p.end+1, true
 	}
 	step := min(4*longSeq, longWindow)
 	for ; at < size && !found; step = min(2*step, longWindow) {
@@ -88,19 +100,13 @@ func (r *Reader) scanSeqMapped() (found, ok bool) {
 		}
 		round := parts[first:]
 		if forEach(threads, k, func(i int) {
-			p := &round[i]
 			hi := at + len(win)
 			if i+1 < k {
 				hi = round[i+1].at
 			}
-			b := data[p.at:hi]
+			b := data[round[i].at:hi]
 			populate(b, false)
-			p.end = len(b)
-			if g := bytes.IndexByte(b, '>'); g >= 0 {
-				p.end, p.gt = g, true
-			}
-			p.n = nonSpaceCount(b[:p.end])
-			p.nl = bytes.Count(b[:p.end], []byte{'\n'})
+			round[i] = scanPart(b, round[i].at)
 		}) != nil {
 			r.rerr = errFileChanged
 			return false, true
