@@ -206,11 +206,7 @@ func (g *gateMatcher) Close() error { return nil }
 func TestMummerPiecesPastSlowOne(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(5, 6))
-	fa, recs := randomFasta(rng, 1, 4000)
-	ref, err := LoadReference(writeTemp(t, dir, "ref.fa", fa), false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, recs := loadRandomFasta(t, rng, dir, 1, 4000)
 	// 50 batches of 64 bases, each of 16 pieces.
 	query := writeTemp(t, dir, "q.fa", ">long\n"+strings.Repeat(recs[0], 3200/len(recs[0])+1)+"\n")
 	opts := MummerOptions{Mode: kernels.MaxMatch, MinLen: 20, Strands: Strands{Forward: true}, Threads: 2, BatchSize: 64}
@@ -383,11 +379,7 @@ func randomChr(b *testing.B, rng *rand.Rand, n int) (*kernels.Reference, []byte)
 func TestMummerChunksAfterRefused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	dir := t.TempDir()
-	fa, recs := randomFasta(rng, 2, 4000)
-	ref, err := LoadReference(writeTemp(t, dir, "ref.fa", fa), false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, recs := loadRandomFasta(t, rng, dir, 2, 4000)
 	all := strings.Join(recs, "")
 	plain := func(n int) string {
 		var b strings.Builder
@@ -400,11 +392,7 @@ func TestMummerChunksAfterRefused(t *testing.T) {
 	paths := []string{writeTemp(t, dir, "odd.fq", odd), writeTemp(t, dir, "plain.fq", plain(400))}
 	opts := MummerOptions{Mode: kernels.MaxMatch, MinLen: 15, Strands: Strands{Forward: true, Reverse: true},
 		Threads: 2, BatchSize: 2000, ChunkSize: 1000}
-	m, err := cpu.New(2).NewMatcher(ref, kernels.MatchOptions{Mode: opts.Mode, MinLen: opts.MinLen})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := cpuMatcher(t, ref, opts)
 	var got, want bytes.Buffer
 	before := chunksWritten.Load()
 	if err := Mummer(context.Background(), opts, ref, m, paths, nil, &got); err != nil {
@@ -473,11 +461,7 @@ func (c *codeMemMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
 func TestMummerCodeMemory(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	dir := t.TempDir()
-	fa, recs := randomFasta(rng, 2, 4000)
-	ref, err := LoadReference(writeTemp(t, dir, "ref.fa", fa), false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, recs := loadRandomFasta(t, rng, dir, 2, 4000)
 	var fq strings.Builder
 	for range 3000 {
 		fmt.Fprintf(&fq, "%s", queryInput(rng, strings.Join(recs, ""), 1, true, false))
@@ -485,11 +469,7 @@ func TestMummerCodeMemory(t *testing.T) {
 	path := writeTemp(t, dir, "q.fq", fq.String())
 	opts := MummerOptions{Mode: kernels.MaxMatch, MinLen: 15, Strands: Strands{Forward: true, Reverse: true},
 		Threads: 3, BatchSize: 4000, ChunkSize: 8000}
-	m, err := cpu.New(2).NewMatcher(ref, kernels.MatchOptions{Mode: opts.Mode, MinLen: opts.MinLen})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := cpuMatcher(t, ref, opts)
 	var want, got bytes.Buffer
 	if err := Mummer(context.Background(), opts, ref, m, []string{path}, nil, &want); err != nil {
 		t.Fatal(err)
@@ -504,4 +484,24 @@ func TestMummerCodeMemory(t *testing.T) {
 	if cm.inGo > cm.late || cm.inOwn < 5*cm.late {
 		t.Errorf("%d batches matched in the matcher's memory, %d in Go's (%d calls before it gave any)", cm.inOwn, cm.inGo, cm.late)
 	}
+}
+
+// cpuMatcher returns a CPU matcher of ref for opts' mode and length, closed when the test ends.
+func cpuMatcher(t testing.TB, ref *kernels.Reference, opts MummerOptions) kernels.Matcher {
+	m, err := cpu.New(2).NewMatcher(ref, kernels.MatchOptions{Mode: opts.Mode, MinLen: opts.MinLen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// loadRandomFasta writes randomFasta(rng, records, n) to dir's ref.fa and loads it.
+func loadRandomFasta(t testing.TB, rng *rand.Rand, dir string, records, n int) (*kernels.Reference, []string) {
+	fa, recs := randomFasta(rng, records, n)
+	ref, err := LoadReference(writeTemp(t, dir, "ref.fa", fa), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref, recs
 }
