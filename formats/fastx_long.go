@@ -100,11 +100,7 @@ func (r *Reader) scanSeqMapped() (found, ok bool) {
 		}
 		round := parts[first:]
 		if forEach(threads, k, func(i int) {
-			hi := at + len(win)
-			if i+1 < k {
-				hi = round[i+1].at
-			}
-			b := data[round[i].at:hi]
+			b := data[at+len(win)*i/k : at+len(win)*(i+1)/k] // round[i]'s bytes, to round[i+1]'s
 			populate(b, false)
 			round[i] = scanPart(b, round[i].at)
 		}) != nil {
