@@ -187,6 +187,28 @@ func (w *worker) growAhead(b *devBuf, n int) error {
 	return b.ensure(w.m.dev, uint64(n)) // no room for the bound's: this launch's
 }
 
+// growPass is grow for a buffer of a pass of -maxmatch's last stage, n bytes now and full for a
+// pass of ChunkRows rows: it is made full at once where the card has room, so that it is not grown
+// again. Grown to each pass's rows, the first launches' buffers of the 150 Mbp pair were grown
+// again and again, 34-83 ms a launch on one H200 (SAPIPE_GPU_TRACE), each free waiting for the
+// whole card.
+func (w *worker) growPass(b *devBuf, n, full int) error {
+	if uint64(max(n, 256)) <= b.n {
+		return nil
+	}
+	if err := w.s.sync(); err != nil {
+		return err
+	}
+	if b.n != 0 {
+		w.m.stats.regrown.Add(1)
+	}
+	err := b.ensureRoom(w.m.dev, uint64(max(n, full)), 0)
+	if err == nil || !isOutOfMemory(err) {
+		return err
+	}
+	return b.ensure(w.m.dev, uint64(n)) // no room for a whole pass's: this one's
+}
+
 // setAhead sets w.ahead for a launch of nSlots positions: how many times its buffers' first
 // allocations hold (growAhead).
 func (w *worker) setAhead(nSlots int) {
@@ -1050,7 +1072,7 @@ func (w *worker) maxMatchPage(i int, desc *pageDev, nPieces, nSlots int) error {
 				b *devBuf
 				n int
 			}{{&w.dCand, 16 * cnt}, {&w.dValid, 4 * cnt}, {&w.dValidOff, 4 * cnt}, {&w.dOut, 16 * cnt}} {
-				if err := w.grow(g.b, g.n); err != nil {
+				if err := w.growPass(g.b, g.n, g.n/cnt*chunk); err != nil {
 					return err
 				}
 			}
