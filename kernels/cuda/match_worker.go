@@ -1163,20 +1163,7 @@ func (w *worker) sortOnCard(n, nSlots int) (devPtr, error) {
 	if err := s.sync(); err != nil {
 		return 0, err
 	}
-	// Each pass's digit starts; a pass whose digit is one for every key is left out.
-	var run []int
-	for p := range passes {
-		sum, trivial := uint32(0), false
-		for d := range 256 {
-			c := w.sortHist[p*256+d]
-			trivial = trivial || int(c) == n
-			w.sortStarts[p*256+d] = sum
-			sum += c
-		}
-		if !trivial {
-			run = append(run, p)
-		}
-	}
+	run := digitStarts(w.sortHist, w.sortStarts, passes, n)
 	cur := 0
 	if len(run) > 0 {
 		if err := s.toDevice(starts, unsafe.Pointer(&w.sortStarts[0]), 4*256*passes); err != nil {

@@ -496,3 +496,41 @@ func TestSortRecordsOrderedRuns(t *testing.T) {
 		t.Fatal("records not in stable (slot, text position) order")
 	}
 }
+
+// TestDigitStarts: each pass's starts are the sums of the counts of the digits below, and a pass
+// is left out exactly where one digit holds every key.
+func TestDigitStarts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for trial := range 200 {
+		passes, n := 1+rng.IntN(8), 1+rng.IntN(5000)
+		hist := make([]uint32, 256*8)
+		for p := range passes {
+			if rng.IntN(3) == 0 {
+				hist[p*256+rng.IntN(256)] = uint32(n) // one digit for all
+				continue
+			}
+			for range n {
+				hist[p*256+rng.IntN(256)]++
+			}
+		}
+		starts := make([]uint32, 256*8)
+		run := digitStarts(hist, starts, passes, n)
+		var want []int
+		for p := range passes {
+			sum, one := uint32(0), false
+			for d := range 256 {
+				if starts[p*256+d] != sum {
+					t.Fatalf("trial %d pass %d digit %d: start %d, want %d", trial, p, d, starts[p*256+d], sum)
+				}
+				sum += hist[p*256+d]
+				one = one || hist[p*256+d] == uint32(n)
+			}
+			if !one {
+				want = append(want, p)
+			}
+		}
+		if !slices.Equal(run, want) {
+			t.Fatalf("trial %d: passes %v, want %v", trial, run, want)
+		}
+	}
+}

@@ -261,22 +261,7 @@ func (d *device) radixSortOnesweep(b *saBuffers, k, v [2]devPtr, n, lo, hi, keyB
 		return 0, err
 	}
 	var starts [8 * 256]uint32
-	var run []int
-	for p := 0; p < passes; p++ {
-		sum := uint32(0)
-		trivial := false
-		for dg := 0; dg < 256; dg++ {
-			c := hist[p*256+dg]
-			if int(c) == n {
-				trivial = true
-			}
-			starts[p*256+dg] = sum
-			sum += c
-		}
-		if !trivial {
-			run = append(run, p)
-		}
-	}
+	run := digitStarts(hist[:], starts[:], passes, n)
 	if len(run) == 0 {
 		return 0, nil
 	}
@@ -307,6 +292,26 @@ func (d *device) radixSortOnesweep(b *saBuffers, k, v [2]devPtr, n, lo, hi, keyB
 		cur = 1 - cur
 	}
 	return cur, nil
+}
+
+// digitStarts sets starts[p*256+d] to where the keys of digit d go in pass p (the sum of hist's
+// counts of the digits below it) and returns the passes whose digit is not the same for all n
+// keys: the onesweep passes to run.
+func digitStarts(hist, starts []uint32, passes, n int) []int {
+	var run []int
+	for p := range passes {
+		sum, trivial := uint32(0), false
+		for d := range 256 {
+			c := hist[p*256+d]
+			trivial = trivial || int(c) == n
+			starts[p*256+d] = sum
+			sum += c
+		}
+		if !trivial {
+			run = append(run, p)
+		}
+	}
+	return run
 }
 
 // radixSortSplit sorts n (key, value) pairs held in k[cur], v[cur] by key bits [lo, hi), 8 bits a pass,
