@@ -205,13 +205,7 @@ func (in *input) open(name string, rd io.Reader, peek int) error {
 			}}
 			break
 		}
-		in.src = &lazy{open: func() (io.Reader, error) {
-			z, err := gzip.NewReader(br)
-			if err == nil {
-				in.dec = z
-			}
-			return z, err
-		}}
+		in.src = &lazy{open: func() (io.Reader, error) { return in.openGzip(br) }}
 	case "zstd":
 		z, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(zstdBlocksInFlight()))
 		if err != nil {
@@ -234,6 +228,21 @@ func (in *input) open(name string, rd io.Reader, peek int) error {
 		in.src = br
 	}
 	return nil
+}
+
+// openGzip starts inflating the gzip stream br: on every core where there are several
+// (gzpar.go), else by compress/gzip.
+func (in *input) openGzip(br *bufio.Reader) (io.Reader, error) {
+	if threads := runtime.GOMAXPROCS(0); threads > 1 {
+		z := newGzparReader(br, threads)
+		in.dec = z
+		return z, nil
+	}
+	z, err := gzip.NewReader(br)
+	if err == nil {
+		in.dec = z
+	}
+	return z, err
 }
 
 // close closes the decompressor and the file, once; it reports whether this call closed them.
