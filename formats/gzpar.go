@@ -208,6 +208,10 @@ func gzHeaderLen(b []byte) (int, bool) {
 // waits for anything but its next job.
 func (r *gzparReader) decode() {
 	var f inflater
+	lut := new([1 << 16]byte)
+	for i := range markerBase {
+		lut[i] = byte(i)
+	}
 	work, fills := r.work, r.fills
 	for work != nil || fills != nil {
 		select {
@@ -233,7 +237,7 @@ func (r *gzparReader) decode() {
 				fills = nil
 				continue
 			}
-			j.fill()
+			j.fill(lut)
 			close(j.filled)
 		case <-r.quit:
 			return
@@ -241,48 +245,38 @@ func (r *gzparReader) decode() {
 	}
 }
 
-// fill makes j.out, j.marked with its markers filled from j.win, and j.crc.
-func (j *gzJob) fill() {
+// fill makes j.out, j.marked with its markers filled from j.win, and j.crc. lut is the worker's
+// table of what each 16-bit value stands for: 0-255 themselves (set once), then the window.
+func (j *gzJob) fill(lut *[1 << 16]byte) {
 	op := gzPlainPool.Get().(*[]byte)
-	out := slices.Grow((*op)[:0], len(j.marked))[:len(j.marked)]
-	win := j.win
 	m := j.marked
-	i := 0
-	for ; i+4 <= len(m); i += 4 {
-		// Four at a time where none is a marker (nearly always).
-		a, b, c, d := m[i], m[i+1], m[i+2], m[i+3]
-		if a|b|c|d >= markerBase {
-			break
+	out := slices.Grow((*op)[:0], len(m))[:len(m)]
+	win := j.win
+	if len(win) == winSize {
+		// One load a value, no branch: in FASTQ a marker every few tens of bytes ("+", the
+		// names' prefixes copied from record to record back to the unknown window).
+		copy(lut[markerBase:], win)
+		for i, v := range m {
+			out[i] = lut[v]
 		}
-		out[i], out[i+1], out[i+2], out[i+3] = byte(a), byte(b), byte(c), byte(d)
-	}
-	for ; i < len(m); i++ {
-		v := m[i]
-		if v < markerBase {
-			out[i] = byte(v)
-			if i&3 == 3 {
-				// Back to four at a time.
-				for i+4 < len(m) {
-					a, b, c, d := m[i+1], m[i+2], m[i+3], m[i+4]
-					if a|b|c|d >= markerBase {
-						break
-					}
-					out[i+1], out[i+2], out[i+3], out[i+4] = byte(a), byte(b), byte(c), byte(d)
-					i += 4
-				}
+	} else {
+		// Within 32 KiB of a member's start: a marker before it is damage.
+		for i, v := range m {
+			if v < markerBase {
+				out[i] = byte(v)
+				continue
 			}
-			continue
+			back := winSize - int(v-markerBase)
+			if back > len(win) {
+				j.fillErr = flate.CorruptInputError(int64(j.idx))
+				out = out[:i]
+				break
+			}
+			out[i] = win[len(win)-back]
 		}
-		back := winSize - int(v-markerBase)
-		if back > len(win) {
-			j.fillErr = flate.CorruptInputError(int64(j.idx))
-			out = out[:i]
-			break
-		}
-		out[i] = win[len(win)-back]
 	}
 	j.out = out
-	m = j.marked[:0]
+	m = m[:0]
 	gzMarkedPool.Put(&m)
 	j.marked = nil
 	j.crc = crc32Combine(crc32.ChecksumIEEE(out), crc32.ChecksumIEEE(j.plain), len(j.plain))
