@@ -363,3 +363,47 @@ func TestPieceChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestReadReferenceSeenStream: the bytes seen in a streamed reference's text (what its encoding is
+// chosen from), parsed in chunks on several goroutines, are the mapped file's (0, the records'
+// separator, aside: the stream's text holds it, and encoders give it its own code).
+func TestReadReferenceSeenStream(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 9))
+	path := filepath.Join(t.TempDir(), "ref.fa")
+	for i, in := range referenceShapes(rng, 100) {
+		if err := os.WriteFile(path, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		seenOf := func(stream bool, chunk int) (string, error) {
+			var seen [256]bool
+			opts := identityOptions(3, chunk)
+			opts.Encode = func(s *[256]bool) *[256]byte {
+				seen = *s
+				seen[0] = false
+				var code [256]byte
+				for c := range code {
+					code[c] = byte(c)
+				}
+				return &code
+			}
+			p := path
+			if stream {
+				f, err := os.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				opts.Stdin, p = struct{ io.Reader }{f}, "-"
+			}
+			_, err := ReadReference(p, opts)
+			return fmt.Sprint(seen), err
+		}
+		want, werr := seenOf(false, 1<<20)
+		for _, chunk := range []int{1, 7, 64, 1 << 20} {
+			got, err := seenOf(true, chunk)
+			if (err == nil) != (werr == nil) || (err == nil && got != want) {
+				t.Fatalf("case %d, chunks of %d: %v %s, want %v %s", i, chunk, err, got, werr, want)
+			}
+		}
+	}
+}
