@@ -366,7 +366,7 @@ func TestPieceChanged(t *testing.T) {
 
 // TestReadReferenceSeenStream: the bytes seen in a streamed reference's text (what its encoding is
 // chosen from), parsed in chunks on several goroutines, are the mapped file's (0, the records'
-// separator, aside: the stream's text holds it, and encoders give it its own code).
+// separator, aside: the stream's text holds it; kernels.NewAlphabet reads the set from byte 1).
 func TestReadReferenceSeenStream(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 9))
 	path := filepath.Join(t.TempDir(), "ref.fa")
