@@ -17,12 +17,13 @@ import (
 // concatenated) on every core. The stream is cut into chunks of gzChunk bytes. A worker takes a
 // chunk, finds the first block that starts in it (findBlock: a header that decodes, then its
 // block), and decodes from there to the first block that starts in the next chunk, without the
-// 32 KiB before its start (inflate.go's markers). Read takes the chunks in order: where a chunk's
-// decoding starts at the very bit where the one before it stopped, its markers are filled from the
-// bytes before it and its bytes handed out; anywhere else (a block the search missed or took
-// wrongly, a member's end and the next one's header, a damaged block) Read decodes the stream
-// itself, a block at a time, up to the next chunk's start. Only what Read has reached through the
-// stream's own blocks is handed out, and each member's CRC-32 and size are checked at its end.
+// 32 KiB before its start (inflate.go's markers). The chain (one goroutine) takes the chunks in
+// order: where a chunk's decoding starts at the very bit where the one before it stopped, it makes
+// the window after it and hands it to a worker, which fills its markers from the window before
+// it; anywhere else (a block the search missed or took wrongly, a member's end and the next one's
+// header, a damaged block) the chain decodes the stream itself, a block at a time, up to the next
+// chunk's start. Only what the chain has reached through the stream's own blocks is handed out,
+// in order by Read, which checks each member's CRC-32 and size at its end.
 
 // gzChunk is the compressed bytes of a chunk; gzOverlap the bytes of the next chunk that a
 // chunk's decoding may read, for its last block. (Variables for the tests, which make them small.)
