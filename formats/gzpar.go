@@ -468,11 +468,16 @@ func xPow8n(n uint64) uint32 {
 	return p
 }
 
-// job returns the job of chunk idx, waiting for its decoding; nil past the stream's last chunk.
+// job returns the job of chunk idx, waiting for its decoding; nil past the stream's last chunk,
+// or once Close has stopped the workers.
 func (r *gzparReader) job(idx int) *gzJob {
 	j := r.chunkOf(idx)
 	if j != nil {
-		<-j.done
+		select {
+		case <-j.done:
+		case <-r.quit:
+			return nil
+		}
 	}
 	return j
 }
@@ -506,7 +511,11 @@ func (r *gzparReader) release(idx int) {
 		j := r.held[0]
 		r.held = r.held[1:]
 		r.base++
-		<-j.done // a chunk passed over may still be in its worker's hands
+		select {
+		case <-j.done: // a chunk passed over may still be in its worker's hands
+		case <-r.quit:
+			continue // closed: its worker may never reach it; its bytes are left to the collector
+		}
 		raw := j.raw[:0]
 		gzRawPool.Put(&raw)
 		j.raw = nil
@@ -621,6 +630,9 @@ func (r *gzparReader) slide(b []byte) {
 // starts at.
 func (r *gzparReader) bytesAt(k int, off int64, want int) ([]byte, int64) {
 	j := r.job(k)
+	if j == nil {
+		return nil, off // closed
+	}
 	at := int(off) - k*r.chunk
 	if len(j.raw)-at >= want || j.last || j.err != nil {
 		return j.raw[at:], off

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"testing"
+	"time"
 
 	kgzip "github.com/klauspost/compress/gzip"
 )
@@ -172,6 +173,26 @@ func TestGzparRuns(t *testing.T) {
 	}
 	if r.maxTaken > gzChunkOut*chunk+258 || r.serial == 0 {
 		t.Errorf("a chunk's decoding of %d bytes used (at most %d), %d blocks by the chain", r.maxTaken, gzChunkOut*chunk+258, r.serial)
+	}
+}
+
+// TestGzparClose: a reader closed part way ends its goroutines.
+func TestGzparClose(t *testing.T) {
+	z := gzEncoders(t)["std1"](fastqText(rand.New(rand.NewPCG(13, 14)), 20000))
+	base := runtime.NumGoroutine()
+	for range 20 {
+		c, o := gzChunk, gzOverlap
+		gzChunk, gzOverlap = 1<<14, 1<<12
+		r := newGzparReader(bufio.NewReader(bytes.NewReader(z)), 4)
+		gzChunk, gzOverlap = c, o
+		io.ReadFull(r, make([]byte, 100000))
+		r.Close()
+	}
+	for i := 0; runtime.NumGoroutine() > base && i < 200; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > base {
+		t.Errorf("%d goroutines left of 20 readers closed part way (%d before)", n-base, base)
 	}
 }
 
