@@ -196,16 +196,14 @@ func (in *input) open(name string, rd io.Reader, peek int) error {
 	in.kind = compression(head)
 	switch in.kind {
 	case "gzip":
-		if head, _ := br.Peek(18); isBGZF(head) {
-			// Inflated on every core, the goroutines started by the first read.
-			in.src = &lazy{open: func() (io.Reader, error) {
-				z := newBGZFReader(br, runtime.GOMAXPROCS(0))
+		// Inflated on every core, the goroutines started by the first read.
+		in.src = &lazy{open: func() (io.Reader, error) {
+			z, err := openGzip(br, stdGzip)
+			if err == nil {
 				in.dec = z
-				return z, nil
-			}}
-			break
-		}
-		in.src = &lazy{open: func() (io.Reader, error) { return in.openGzip(br) }}
+			}
+			return z, err
+		}}
 	case "zstd":
 		z, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(zstdBlocksInFlight()))
 		if err != nil {
@@ -230,20 +228,22 @@ func (in *input) open(name string, rd io.Reader, peek int) error {
 	return nil
 }
 
-// openGzip starts inflating the gzip stream br: on every core where there are several
-// (gzpar.go), else by compress/gzip.
-func (in *input) openGzip(br *bufio.Reader) (io.Reader, error) {
-	if threads := runtime.GOMAXPROCS(0); threads > 1 {
-		z := newGzparReader(br, threads)
-		in.dec = z
-		return z, nil
+// openGzip starts inflating the gzip stream br: BGZF member by member (bgzf.go) and other gzip
+// in chunks (gzpar.go) on every core where there are several, else by one (the caller's own
+// reader: query files and references compress/gzip's, pattern files klauspost's).
+func openGzip(br *bufio.Reader, one func(io.Reader) (io.ReadCloser, error)) (io.ReadCloser, error) {
+	threads := runtime.GOMAXPROCS(0)
+	if head, _ := br.Peek(18); isBGZF(head) {
+		return newBGZFReader(br, threads), nil
 	}
-	z, err := gzip.NewReader(br)
-	if err == nil {
-		in.dec = z
+	if threads > 1 {
+		return newGzparReader(br, threads), nil
 	}
-	return z, err
+	return one(br)
 }
+
+// stdGzip is compress/gzip's reader, for openGzip.
+func stdGzip(r io.Reader) (io.ReadCloser, error) { return gzip.NewReader(r) }
 
 // close closes the decompressor and the file, once; it reports whether this call closed them.
 func (in *input) close() (bool, error) {

@@ -83,7 +83,7 @@ func NewPatternReader(name string, rd io.Reader) (*PatternReader, error) {
 	var src io.Reader = raw
 	switch r.kind = compression(head); r.kind {
 	case "gzip":
-		z, err := gzip.NewReader(raw)
+		z, err := openGzip(raw, func(r io.Reader) (io.ReadCloser, error) { return gzip.NewReader(r) })
 		if err != nil {
 			return nil, fmt.Errorf("%s: gzip: %s", name, oneLine(err.Error()))
 		}
