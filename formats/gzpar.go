@@ -55,6 +55,8 @@ type gzJob struct {
 	final      bool     // the block before end was a member's last
 	marked     []uint16 // output decoded while part of the window was unknown
 	plain      []byte   // the rest of it, as bytes
+	markedBuf  []uint16 // their buffers from the start (the window before them included), for
+	plainBuf   []byte   // the pools
 	done       chan struct{}
 
 	// Set by the chain where it takes the decoding: the window before its start (the member's
@@ -69,14 +71,13 @@ type gzJob struct {
 }
 
 // gzItem is what the chain hands Read, in the stream's order: a chunk's decoding (once filled),
-// bytes the chain decoded itself, a member's end (its CRC-32 and size to check), or the error
-// that ends the stream.
+// bytes the chain decoded itself, a member's end (its CRC-32 to check; the chain checks its size),
+// or the error that ends the stream.
 type gzItem struct {
 	job     *gzJob
 	b       []byte
 	trailer bool
 	crc     uint32
-	size    uint32
 	err     error
 }
 
@@ -166,7 +167,7 @@ func (r *gzparReader) cut() {
 		j := &gzJob{idx: idx, raw: buf, own: n, first: -1, err: err, done: make(chan struct{}),
 			filled: make(chan struct{})}
 		if idx == 0 {
-			if h, ok := gzHeaderLen(buf); ok {
+			if h, err := gzHeaderLen(buf); err == nil {
 				j.first = 8 * h
 			}
 		}
@@ -193,14 +194,14 @@ func (r *gzparReader) send(j *gzJob) bool {
 	}
 }
 
-// gzHeaderLen returns the length of the gzip header at the start of b, if b holds all of it and
-// compress/gzip takes it.
-func gzHeaderLen(b []byte) (int, bool) {
+// gzHeaderLen returns the length of the gzip header at the start of b, read by compress/gzip
+// itself, or what it says is wrong with it (io.ErrUnexpectedEOF: b does not hold all of it).
+func gzHeaderLen(b []byte) (int, error) {
 	br := bytes.NewReader(b)
 	if _, err := gzip.NewReader(br); err != nil {
-		return 0, false
+		return 0, err
 	}
-	return len(b) - br.Len(), true
+	return len(b) - br.Len(), nil
 }
 
 // decode decodes jobs: from the member's start in the stream's first chunk, elsewhere from the
@@ -260,27 +261,33 @@ func (j *gzJob) fill(lut *[1 << 16]byte) {
 		for i, v := range m {
 			out[i] = lut[v]
 		}
-	} else {
+	} else if k := fillMarked(out, m, win); k < len(m) {
 		// Within 32 KiB of a member's start: a marker before it is damage.
-		for i, v := range m {
-			if v < markerBase {
-				out[i] = byte(v)
-				continue
-			}
-			back := winSize - int(v-markerBase)
-			if back > len(win) {
-				j.fillErr = flate.CorruptInputError(int64(j.idx))
-				out = out[:i]
-				break
-			}
-			out[i] = win[len(win)-back]
-		}
+		j.fillErr = flate.CorruptInputError(int64(j.idx))
+		out = out[:k]
 	}
 	j.out = out
-	m = m[:0]
+	m = j.markedBuf[:0]
 	gzMarkedPool.Put(&m)
-	j.marked = nil
+	j.marked, j.markedBuf = nil, nil
 	j.crc = crc32Combine(crc32.ChecksumIEEE(out), crc32.ChecksumIEEE(j.plain), len(j.plain))
+}
+
+// fillMarked writes to dst the bytes of m, its markers filled from win (the bytes before m,
+// up to winSize), up to the first marker that points before win's start; it returns how many.
+func fillMarked(dst []byte, m []uint16, win []byte) int {
+	for i, v := range m {
+		if v < markerBase {
+			dst[i] = byte(v)
+			continue
+		}
+		back := winSize - int(v-markerBase)
+		if back > len(win) {
+			return i
+		}
+		dst[i] = win[len(win)-back]
+	}
+	return len(m)
 }
 
 // markerWindow is the window of a chunk whose bytes before it are not known: a marker each.
@@ -312,17 +319,9 @@ func decodeChunk(f *inflater, j *gzJob, p int, found bool) bool {
 		var final bool
 		strict := found && blocks == 0
 		if !plainMode {
-			before := len(m)
 			end, m, final, err = inflateBlock(f, j.raw, pos, m, strict, limit)
-			if err != nil {
-				m = m[:before]
-			}
 		} else {
-			before := len(pl)
 			end, pl, final, err = inflateBlock(f, j.raw, pos, pl, strict, limit-len(m)+2*winSize)
-			if err != nil {
-				pl = pl[:before]
-			}
 		}
 		if err == nil && found && final && !endsMember(j, end) {
 			err = errCorrupt
@@ -351,9 +350,9 @@ func decodeChunk(f *inflater, j *gzJob, p int, found bool) bool {
 		}
 	}
 	j.start, j.end = p, pos
-	j.marked = m[winSize:]
+	j.marked, j.markedBuf = m[winSize:], m
 	if plainMode {
-		j.plain = pl[winSize:]
+		j.plain, j.plainBuf = pl[winSize:], pl
 	}
 	return true
 }
@@ -576,28 +575,11 @@ func (r *gzparReader) take(j *gzJob) gzItem {
 	// The window after j: its last bytes, the markers among them filled from the window before.
 	n := len(j.marked) + len(j.plain)
 	r.maxTaken = max(r.maxTaken, n)
-	if len(j.plain) >= winSize {
-		r.win = append(r.win[:0], j.plain[len(j.plain)-winSize:]...)
-	} else {
-		tail := j.marked[max(0, len(j.marked)-(winSize-len(j.plain))):]
-		next := make([]byte, 0, winSize)
-		if keep := winSize - len(tail) - len(j.plain); keep > 0 {
-			next = append(next, r.win[max(0, len(r.win)-keep):]...)
-		}
-		for _, v := range tail {
-			if v < markerBase {
-				next = append(next, byte(v))
-				continue
-			}
-			back := winSize - int(v-markerBase)
-			if back > len(old) {
-				next = append(next, 0) // the worker reports it
-				continue
-			}
-			next = append(next, old[len(old)-back])
-		}
-		r.win = append(next, j.plain...)
-	}
+	tail := j.marked[max(0, len(j.marked)-max(winSize-len(j.plain), 0)):]
+	t := make([]byte, len(tail))
+	fillMarked(t, tail, old) // a marker before the member's start: the worker reports it
+	r.slide(t)
+	r.slide(j.plain)
 	j.win = old
 	select {
 	case r.fills <- j:
@@ -626,19 +608,18 @@ func (r *gzparReader) slide(b []byte) {
 }
 
 // bytesAt returns the stream's compressed bytes from byte off, within chunk k (which holds off)
-// and at least min bytes past off where the stream has them, and the stream's byte the slice
-// starts at.
-func (r *gzparReader) bytesAt(k int, off int64, want int) ([]byte, int64) {
+// and at least want bytes past off where the stream has them.
+func (r *gzparReader) bytesAt(k int, off int64, want int) []byte {
 	j := r.job(k)
 	if j == nil {
-		return nil, off // closed
+		return nil // closed
 	}
 	at := int(off) - k*r.chunk
 	if len(j.raw)-at >= want || j.last || j.err != nil {
-		return j.raw[at:], off
+		return j.raw[at:]
 	}
 	if r.span != nil && r.spanAt <= off && int(r.spanAt)+len(r.span)-int(off) >= want {
-		return r.span[off-r.spanAt:], off
+		return r.span[off-r.spanAt:]
 	}
 	r.span = append(r.span[:0], j.raw[at:j.own]...)
 	for i := k + 1; len(r.span) < want; i++ {
@@ -652,7 +633,7 @@ func (r *gzparReader) bytesAt(k int, off int64, want int) ([]byte, int64) {
 		}
 	}
 	r.spanAt = off
-	return r.span, off
+	return r.span
 }
 
 // block decodes the block at pos itself, from the window: where no chunk's decoding starts there.
@@ -660,7 +641,7 @@ func (r *gzparReader) block(k int) gzItem {
 	want := 1 << 16
 	for {
 		off := r.pos / 8
-		src, _ := r.bytesAt(k, off, want)
+		src := r.bytesAt(k, off, want)
 		out := append(r.scratch[:0], r.win...)
 		end, out, final, err := inflateBlock(&r.f, src, int(r.pos-8*off), out, false, len(r.win)+gzBlockMax)
 		r.scratch = out[:0]
@@ -695,17 +676,13 @@ func (r *gzparReader) block(k int) gzItem {
 func (r *gzparReader) trailer(it gzItem) gzItem {
 	off := (r.pos + 7) / 8
 	k := int(off / int64(r.chunk))
-	var t []byte
-	if r.job(k) != nil {
-		t, _ = r.bytesAt(k, off, 8)
-	}
+	t := r.bytesAt(k, off, 8) // nil past the stream's end
 	if len(t) < 8 {
 		it.err = io.ErrUnexpectedEOF
 		return it
 	}
-	it.trailer = true
-	it.crc, it.size = binary.LittleEndian.Uint32(t), binary.LittleEndian.Uint32(t[4:])
-	if it.size != r.size {
+	it.trailer, it.crc = true, binary.LittleEndian.Uint32(t)
+	if binary.LittleEndian.Uint32(t[4:]) != r.size {
 		it.err = gzip.ErrChecksum
 	}
 	r.pos = 8 * (off + 8)
@@ -718,12 +695,11 @@ func (r *gzparReader) header(k int) error {
 	off := r.pos / 8
 	want := 1 << 9
 	for {
-		src, _ := r.bytesAt(k, off, want)
+		src := r.bytesAt(k, off, want)
 		if len(src) == 0 {
 			return io.EOF
 		}
-		br := bytes.NewReader(src)
-		_, err := gzip.NewReader(br)
+		h, err := gzHeaderLen(src)
 		if err == io.ErrUnexpectedEOF && len(src) >= want {
 			want *= 2
 			continue
@@ -731,7 +707,7 @@ func (r *gzparReader) header(k int) error {
 		if err != nil {
 			return err
 		}
-		r.pos = 8 * (off + int64(len(src)-br.Len()))
+		r.pos = 8 * (off + int64(h))
 		r.inside, r.size, r.win = true, 0, r.win[:0]
 		return nil
 	}
@@ -791,13 +767,13 @@ func (r *gzparReader) Read(p []byte) (int, error) {
 func (r *gzparReader) giveBack() {
 	if j := r.cur; j != nil {
 		r.cur = nil
-		for _, b := range [][]byte{j.out, j.plain} {
+		for _, b := range [][]byte{j.out, j.plainBuf} {
 			if b != nil {
 				b = b[:0]
 				gzPlainPool.Put(&b)
 			}
 		}
-		j.out, j.plain = nil, nil
+		j.out, j.plain, j.plainBuf = nil, nil, nil
 	}
 }
 

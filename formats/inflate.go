@@ -329,10 +329,11 @@ func (f *inflater) dynamicHeader(r *bitReader, strict bool) error {
 
 // inflateBlock decodes the block at bit pos of src, appending its bytes to out, which holds the
 // window before them (out may be longer than a window). It returns the bit after the block, out
-// with its new length, and whether the block was the last of its stream. errShort means src
-// ends within the block; errTooBig that out would grow past limit bytes (at most a length's 258
-// past it).
+// with its new length, and whether the block was the last of its stream; on an error, out as it
+// was (none of the block's bytes). errShort means src ends within the block; errTooBig that out
+// would grow past limit bytes (at most a length's 258 past it).
 func inflateBlock[T byte | uint16](f *inflater, src []byte, pos int, out []T, strict bool, limit int) (int, []T, bool, error) {
+	n0 := len(out)
 	r := bitReader{src: src}
 	r.seek(pos)
 	final, typ, stored, err := f.blockHeader(&r, strict)
@@ -366,13 +367,13 @@ func inflateBlock[T byte | uint16](f *inflater, src []byte, pos int, out []T, st
 				r.pos += int(63-r.n) >> 3
 				r.n |= 56
 			} else if !r.refillEnd() {
-				return pos, out[:n], final, errShort
+				return pos, out[:n0], final, errShort
 			}
 		}
 		e := lit.lookup(r.b)
 		l := uint(e & 15)
 		if l == 0 {
-			return pos, out[:n], final, errCorrupt
+			return pos, out[:n0], final, errCorrupt
 		}
 		r.b >>= l
 		r.n -= l
@@ -380,7 +381,7 @@ func inflateBlock[T byte | uint16](f *inflater, src []byte, pos int, out []T, st
 		if sym < 256 {
 			if n >= len(out) {
 				if n >= limit {
-					return pos, out[:n], final, errTooBig
+					return pos, out[:n0], final, errTooBig
 				}
 				out = growOut(out, n, 1, limit)
 			}
@@ -393,7 +394,7 @@ func inflateBlock[T byte | uint16](f *inflater, src []byte, pos int, out []T, st
 		}
 		sym -= 257
 		if sym >= 29 {
-			return pos, out[:n], final, errCorrupt
+			return pos, out[:n0], final, errCorrupt
 		}
 		x := uint(lenExtra[sym])
 		length := int(lenBase[sym]) + int(r.b&(1<<x-1))
@@ -402,24 +403,24 @@ func inflateBlock[T byte | uint16](f *inflater, src []byte, pos int, out []T, st
 		e = dist.lookup(r.b)
 		l = uint(e & 15)
 		if l == 0 {
-			return pos, out[:n], final, errCorrupt
+			return pos, out[:n0], final, errCorrupt
 		}
 		r.b >>= l
 		r.n -= l
 		ds := e >> 16
 		if ds >= 30 {
-			return pos, out[:n], final, errCorrupt
+			return pos, out[:n0], final, errCorrupt
 		}
 		x = uint(distExtra[ds])
 		d := int(distBase[ds]) + int(r.b&(1<<x-1))
 		r.b >>= x
 		r.n -= x
 		if d > n {
-			return pos, out[:n], final, errCorrupt
+			return pos, out[:n0], final, errCorrupt
 		}
 		if n+length > len(out) {
 			if n >= limit {
-				return pos, out[:n], final, errTooBig
+				return pos, out[:n0], final, errTooBig
 			}
 			out = growOut(out, n, length, limit)
 		}
@@ -437,7 +438,7 @@ func inflateBlock[T byte | uint16](f *inflater, src []byte, pos int, out []T, st
 	}
 	end := r.bit()
 	if end > len(src)*8 {
-		return pos, out[:n], final, errShort
+		return pos, out[:n0], final, errShort
 	}
 	return end, out[:n], final, nil
 }
