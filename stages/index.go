@@ -525,6 +525,10 @@ func (ix *Index) MatcherOn(b kernels.Backend, opts kernels.MatchOptions) (kernel
 		early := make([]cpu.DeviceArrays, len(fi.Pages))
 		for i := range fi.Pages {
 			pg := &fi.Pages[i]
+			// The device may never ask for the checked pages, whose matcher refuses this too.
+			if err := cpu.CheckOverlap(opts.MinLen, int(pg.End), int(pg.WinEnd), len(ix.Ref.Text)); err != nil {
+				return nil, err
+			}
 			early[i] = cpu.UncheckedDeviceArrays(int(pg.Start), int(pg.End), int(pg.WinEnd), fi.Sigma, pageArrays(pg))
 		}
 		return eb.NewMatcherFromEarlyPages(ix.Ref, opts, early, ix.Sums, checked) // the device may check the pages

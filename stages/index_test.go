@@ -882,3 +882,46 @@ func BenchmarkSearchStage(b *testing.B) {
 		})
 	}
 }
+
+// sumsBackend takes an index file's early pages as a GPU that checks their checksums itself
+// does: it never asks for the host's checked pages.
+type sumsBackend struct{ *cpu.Backend }
+
+func (sumsBackend) NewMatcherFromEarlyPages(ref *kernels.Reference, opts kernels.MatchOptions, early []cpu.DeviceArrays, sums func() error, checked func() (*cpu.Matcher, error)) (kernels.Matcher, error) {
+	if err := sums(); err != nil {
+		return nil, err
+	}
+	return stubMatcher{}, nil
+}
+
+// TestMatcherOnOverlap: a minimum length over what the index's pages overlap is refused on a
+// device that takes the pages early, as the host's checked pages refuse it.
+func TestMatcherOnOverlap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	dir := t.TempDir()
+	fa, _ := randomFasta(rng, 2, 3000)
+	built, err := BuildIndex(cpu.New(2), writeTemp(t, dir, "ref.fa", fa), false, nil, IndexOptions{PageSize: 500, Overlap: 10, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := built.Write(&buf, "", 2); err != nil {
+		t.Fatal(err)
+	}
+	path := writeTemp(t, dir, "ref.sai", buf.String())
+	for _, minLen := range []int{11, 12, 30} {
+		ix, err := OpenIndexChecking(path, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := kernels.MatchOptions{Mode: kernels.MaxMatch, MinLen: minLen}
+		_, err = ix.MatcherOn(sumsBackend{cpu.New(2)}, opts)
+		if _, want := ix.MatcherOn(nil, opts); (err == nil) != (want == nil) || err != nil && !errors.Is(err, cpu.ErrOverlap) {
+			t.Errorf("-l %d: %v, the host's pages: %v", minLen, err, want)
+		}
+		if (err == nil) != (minLen <= 11) {
+			t.Errorf("-l %d against pages overlapping by 10: %v", minLen, err)
+		}
+		ix.Close()
+	}
+}

@@ -589,6 +589,15 @@ func (o *Occ) storedCount(b, c int) int {
 // that starts near a page's end would be cut at its window's end before it is long enough.
 var ErrOverlap = errors.New("minimum match length over what the index's page overlap allows")
 
+// CheckOverlap returns ErrOverlap's error where a page ending at end, whose window ends at winEnd
+// before the text's end n, overlaps the next page by too little for matches of minLen.
+func CheckOverlap(minLen, end, winEnd, n int) error {
+	if winEnd < n && winEnd-end+1 < minLen {
+		return fmt.Errorf("%w: -l %d, pages overlapping by %d (rebuild the index with sapipe index --overlap %d)", ErrOverlap, minLen, winEnd-end, minLen-1)
+	}
+	return nil
+}
+
 // NewMatcherFromPages returns a matcher for ref over pages that tile ref.Text (from LoadPage or
 // NewPageFromSA, in text order), with the output of NewMatcher. Each window must run at least
 // opts.MinLen-1 past what its page owns (or to the text's end). Matchers with different options
@@ -606,8 +615,8 @@ func NewMatcherFromPages(ref *kernels.Reference, opts kernels.MatchOptions, page
 		if p.lcp == nil {
 			return nil, fmt.Errorf("page %d of the index was loaded for searching only (LoadSearchPage)", i)
 		}
-		if p.WinEnd < len(p.text) && p.WinEnd-p.End+1 < opts.MinLen {
-			return nil, fmt.Errorf("%w: -l %d, pages overlapping by %d (rebuild the index with sapipe index --overlap %d)", ErrOverlap, opts.MinLen, p.WinEnd-p.End, opts.MinLen-1)
+		if err := CheckOverlap(opts.MinLen, p.End, p.WinEnd, len(p.text)); err != nil {
+			return nil, err
 		}
 		next = p.End
 	}
