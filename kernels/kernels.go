@@ -96,6 +96,38 @@ type Segment struct {
 type Batch struct {
 	Codes []byte
 	Segs  []Segment
+
+	// Lines, where set, lets the matcher write the batch's text itself (Result.Text) in place of
+	// its matches: each segment's head, Heads[HeadEnds[i-1]:HeadEnds[i]] (HeadEnds[-1] taken as
+	// 0; none where Heads is nil), then its MUMmer match lines. A GPU writes them on the card where
+	// a launch has many. Reverse (parallel to Segs, nil for none) marks the segments that are a
+	// reverse strand, whose query positions Lines.ReversePositions counts from the sequence's end.
+	Lines    *Lines
+	Reverse  []bool
+	Heads    []byte
+	HeadEnds []int
+}
+
+// Lines is the form of MUMmer 3.23's match lines (formats.MummerWriter, which is the reference
+// for every byte): "  NAME<pad>  " where FourColumn, names padded to the longest of Names; then
+// the reference position within its record, the query position (1-based, or under
+// ReversePositions the sequence's length less the 0-based position on a reverse strand) and the
+// length, each as C's "%8d", separated by two spaces; and a newline. Only -maxmatch lines
+// without -s are asked of a matcher (the other modes' lines depend on more than one segment's
+// matches, or on the reference's text).
+type Lines struct {
+	Names            []string
+	FourColumn       bool
+	ReversePositions bool
+}
+
+// NameWidth is the width of the name column: the longest name.
+func (l *Lines) NameWidth() int {
+	w := 0
+	for _, n := range l.Names {
+		w = max(w, len(n))
+	}
+	return w
 }
 
 // Match is one maximal exact match: reference text position, query position (0-based, on the
@@ -114,12 +146,44 @@ type Match struct {
 type Result struct {
 	Matches []Match
 	Ends    []int
+
+	// Where the matcher wrote the batch's text (Batch.Lines), segment i's head and lines are
+	// Text[TextEnds[i-1]:TextEnds[i]] (TextEnds[-1] taken as 0) and its matches are left out.
+	// TextEnds is empty where it did not: the caller then formats the matches. Where Release is
+	// set, Text is the matcher's memory (a GPU's pinned buffer, the text as it came down), lent
+	// until ReleaseText.
+	Text     []byte
+	TextEnds []int
+	Release  func()
 }
 
-// Reset empties r for reuse.
+// Reset empties r for reuse, giving back lent text.
 func (r *Result) Reset() {
+	r.ReleaseText()
 	r.Matches = r.Matches[:0]
 	r.Ends = r.Ends[:0]
+	r.Text = r.Text[:0]
+	r.TextEnds = r.TextEnds[:0]
+}
+
+// ReleaseText gives lent text back to the matcher (Release), after which r has no text.
+func (r *Result) ReleaseText() {
+	if f := r.Release; f != nil {
+		r.Release, r.Text, r.TextEnds = nil, nil, r.TextEnds[:0]
+		f()
+	}
+}
+
+// HasText says whether the matcher wrote the lines of the batch's nSegs segments.
+func (r *Result) HasText(nSegs int) bool { return nSegs > 0 && len(r.TextEnds) == nSegs }
+
+// SegText returns the lines of segment i, where HasText.
+func (r *Result) SegText(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = r.TextEnds[i-1]
+	}
+	return r.Text[start:r.TextEnds[i]]
 }
 
 // Seg returns the matches of segment i.

@@ -57,9 +57,29 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 	// (Under the other modes a piece's lines depend on it alone, so a genome-long query's output,
 	// hundreds of MB, is not formatted on one goroutine.)
 	onWorker := func(b *QueryBatch) bool { return b.whole || opts.Mode != kernels.Mum }
+	// -maxmatch lines without -s depend on one match each: the matcher may write them (a GPU
+	// does, on the card, where a launch has many).
+	var lines *kernels.Lines
+	if opts.Mode == kernels.MaxMatch && !opts.ShowString {
+		lines = &kernels.Lines{Names: ref.Names, FourColumn: mw.FourColumn, ReversePositions: opts.ReversePositions}
+	}
 	match := func(b *QueryBatch) error {
+		if lines != nil {
+			b.Lines = lines
+			b.Reverse, b.Heads, b.HeadEnds = b.Reverse[:0], b.Heads[:0], b.HeadEnds[:0]
+			for i, info := range b.Info {
+				b.Reverse = append(b.Reverse, info.Reverse)
+				if info.First {
+					b.Heads = mw.AppendHeader(b.Heads, info.Name, info.Reverse, b.Segs[i].Len)
+				}
+				b.HeadEnds = append(b.HeadEnds, len(b.Heads))
+			}
+		}
 		if err := m.Match(&b.Batch, &b.Res); err != nil {
 			return err
+		}
+		if b.Res.HasText(len(b.Segs)) {
+			return nil // written whole by the matcher: heads and lines
 		}
 		if onWorker(b) {
 			wp := printer{opts: &opts, ref: ref, out: mw, mums: b.mums[:0], sub: b.sub}
@@ -90,13 +110,23 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 		return nil
 	}
 	write := func(b *QueryBatch, done func()) error {
-		if !onWorker(b) {
+		text := b.Out
+		if b.Res.HasText(len(b.Segs)) {
+			// The matcher's text, written from where it is and given back once written.
+			text = b.Res.Text
+			next := done
+			done = func() {
+				b.Res.ReleaseText()
+				next()
+			}
+		} else if !onWorker(b) {
 			b.Out = p.batch(b.Out[:0], b)
+			text = b.Out
 		}
 		records += b.records
 		bases += b.bases
 		opts.Progress.Update(records, bases, time.Since(start))
-		return out.write(b.Out, done) // b may be reused from done on
+		return out.write(text, done) // b may be reused from done on
 	}
 	// Two batches a worker keep every worker busy while the sink writes results in order; more
 	// would only hold memory.

@@ -505,3 +505,106 @@ func loadRandomFasta(t testing.TB, rng *rand.Rand, dir string, records, n int) (
 	}
 	return ref, recs
 }
+
+// linesMatcher writes the text (heads and match lines) of every other batch that asks for it, as
+// a GPU does on the card (kernels.Batch.Lines), the lines by fmt's "%8d", and lends it; it counts
+// the batches whose text it wrote, and the texts given back.
+type linesMatcher struct {
+	kernels.Matcher
+	ref          *kernels.Reference
+	mu           sync.Mutex
+	calls, lines int
+	lent, back   int
+}
+
+func (l *linesMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
+	l.mu.Lock()
+	l.calls++
+	write := b.Lines != nil && l.calls%2 == 0
+	if write {
+		l.lines++
+	}
+	l.mu.Unlock()
+	if !write {
+		return l.Matcher.Match(b, res)
+	}
+	var r kernels.Result
+	if err := l.Matcher.Match(b, &r); err != nil {
+		return err
+	}
+	f := b.Lines
+	for i, sg := range b.Segs {
+		h := 0
+		if i > 0 {
+			h = b.HeadEnds[i-1]
+		}
+		res.Text = append(res.Text, b.Heads[h:b.HeadEnds[i]]...)
+		for _, m := range r.Seg(i) {
+			rec, off := l.ref.RecordOf(int(m.Ref))
+			if f.FourColumn {
+				res.Text = fmt.Appendf(res.Text, "  %-*s  ", f.NameWidth(), f.Names[rec])
+			}
+			q := int(m.Query) + 1
+			if b.Reverse[i] && f.ReversePositions {
+				q = sg.Len - int(m.Query)
+			}
+			res.Text = fmt.Appendf(res.Text, "%8d  %8d  %8d\n", off+1, q, m.Len)
+		}
+		res.TextEnds = append(res.TextEnds, len(res.Text))
+		res.Ends = append(res.Ends, len(res.Matches))
+	}
+	// Lent, as a GPU lends its pinned buffer: the caller must give it back once written.
+	l.mu.Lock()
+	l.lent++
+	l.mu.Unlock()
+	res.Release = func() {
+		l.mu.Lock()
+		l.back++
+		l.mu.Unlock()
+	}
+	return nil
+}
+
+// TestMummerMatcherLines: where the matcher writes a batch's match lines (a GPU, on the card),
+// the output is the same as where the printer formats its matches: -maxmatch with and without
+// -c, one record and several, -F; and no lines are asked for under the other modes or -s.
+func TestMummerMatcherLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	for _, records := range []int{1, 3} {
+		dir := t.TempDir()
+		ref, recs := loadRandomFasta(t, rng, dir, records, 3000)
+		var fq strings.Builder
+		for range 400 {
+			fmt.Fprintf(&fq, "%s", queryInput(rng, strings.Join(recs, ""), 1, true, false))
+		}
+		path := writeTemp(t, dir, "q.fq", fq.String())
+		for _, c := range []struct {
+			mode           kernels.Mode
+			rev, four, sub bool
+		}{{kernels.MaxMatch, false, false, false}, {kernels.MaxMatch, true, false, false}, {kernels.MaxMatch, true, true, false},
+			{kernels.MaxMatch, true, false, true}, {kernels.MumReference, true, false, false}} {
+			opts := MummerOptions{Mode: c.mode, MinLen: 12, Strands: Strands{Forward: true, Reverse: true},
+				ReversePositions: c.rev, FourColumn: c.four, ShowString: c.sub, Threads: 3, BatchSize: 3000, ChunkSize: 6000}
+			m := cpuMatcher(t, ref, opts)
+			var want, got bytes.Buffer
+			if err := Mummer(context.Background(), opts, ref, m, []string{path}, nil, &want); err != nil {
+				t.Fatal(err)
+			}
+			lm := &linesMatcher{Matcher: m, ref: ref}
+			if err := Mummer(context.Background(), opts, ref, lm, []string{path}, nil, &got); err != nil {
+				t.Fatal(err)
+			}
+			what := fmt.Sprintf("%d records %+v", records, c)
+			if got.String() != want.String() {
+				i := firstDiff(got.Bytes(), want.Bytes())
+				t.Fatalf("%s: output differs at byte %d: %q, want %q", what, i, got.Bytes()[i:min(i+80, got.Len())], want.Bytes()[i:min(i+80, want.Len())])
+			}
+			if asked := c.mode == kernels.MaxMatch && !c.sub; (lm.lines > 0) != asked || asked && lm.lines < 2 {
+				t.Errorf("%s: lines written for %d of %d batches", what, lm.lines, lm.calls)
+			}
+			if lm.back != lm.lent {
+				t.Errorf("%s: %d texts lent, %d given back", what, lm.lent, lm.back)
+			}
+		}
+	}
+}
