@@ -54,6 +54,7 @@ type driver struct {
 	cuMemcpyDtoD                 func(dst, src devPtr, bytes uint64) int32
 	cuMemcpyHtoDAsync            func(dst devPtr, src unsafe.Pointer, bytes uint64, stream uintptr) int32
 	cuMemcpyDtoHAsync            func(dst unsafe.Pointer, src devPtr, bytes uint64, stream uintptr) int32
+	cuMemcpyDtoDAsync            func(dst, src devPtr, bytes uint64, stream uintptr) int32
 	cuMemsetD8                   func(p devPtr, v uint8, n uint64) int32
 	cuMemsetD32                  func(p devPtr, v uint32, n uint64) int32
 	cuStreamCreate               func(s *uintptr, flags uint32) int32
@@ -227,6 +228,7 @@ func (d *driver) entryPoints() []binding {
 		{&d.cuMemcpyDtoD, "cuMemcpyDtoD_v2"},
 		{&d.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"},
 		{&d.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"},
+		{&d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"},
 		{&d.cuMemsetD8, "cuMemsetD8_v2"},
 		{&d.cuMemsetD32, "cuMemsetD32_v2"},
 		{&d.cuStreamCreate, "cuStreamCreate"},

@@ -149,6 +149,14 @@ func (s *stream) toHost(dst unsafe.Pointer, src devPtr, n int) error {
 	return s.d.drv.check("cuMemcpyDtoHAsync", s.d.drv.cuMemcpyDtoHAsync(dst, src, uint64(n), s.h))
 }
 
+// onDevice queues a copy of n bytes from src to dst, both on the device.
+func (s *stream) onDevice(dst, src devPtr, n int) error {
+	if n == 0 {
+		return nil
+	}
+	return s.d.drv.check("cuMemcpyDtoDAsync", s.d.drv.cuMemcpyDtoDAsync(dst, src, uint64(n), s.h))
+}
+
 // memset32 queues filling n 32-bit words at p with v.
 func (s *stream) memset32(p devPtr, v uint32, n int) error {
 	if n == 0 {

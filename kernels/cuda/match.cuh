@@ -1081,6 +1081,127 @@ extern "C" __global__ void __launch_bounds__(256) mm_sort_recs(const u64 *__rest
 	}
 }
 
+// ---- -maxmatch lines written on the card ------------------------------------------------------------
+//
+// A launch's records, sorted by (slot, text position), become MUMmer's match lines
+// (formats.MummerWriter.AppendMatch, byte for byte; kernels.Lines): mm_line_len gives each line's
+// length, a scan their offsets, mm_print writes them after the heads of their segment and those
+// before it, and mm_seg_text_ends writes each segment's head and where its text ends. A record's segment is the last whose first slot is at most the record's (empty
+// segments share the next one's first slot, and come before it); its reference record the last
+// whose start is at most the text position.
+
+struct SegLine {
+	u32 slot0, n;   // the segment's slots [slot0, slot0+n)
+	u32 qbase;      // the printed query position of slot0
+	int step;       // +1, or -1 for a reverse strand's positions counted from the sequence's end
+	u32 hoff, hlen; // its head: heads[hoff, hoff+hlen), written before its lines
+};
+
+// pl_decimal_digits: the digits of v in decimal (1 for 0).
+__device__ __forceinline__ u32 pl_decimal_digits(u64 v) {
+	u32 d = 1;
+	while (v >= 10) {
+		v /= 10;
+		d++;
+	}
+	return d;
+}
+
+// pl_field_width: the width of "%8d" for v >= 0.
+__device__ __forceinline__ u32 pl_field_width(u64 v) { return max(8u, pl_decimal_digits(v)); }
+
+// pl_line: the record's reference record, position within it (1-based), and printed query position.
+__device__ __forceinline__ void pl_line(uint4 r, const SegLine *__restrict__ segs, u32 nSegs, const u64 *__restrict__ starts, u32 nRec,
+                                        u32 &rec, u64 &refPos, u64 &q, u32 &heads) {
+	u64 pos = (u64)r.w << 32 | r.x;
+	u32 lo = 0, hi = nRec; // the last start <= pos: starts[0] is 0
+	while (hi - lo > 1) {
+		u32 mid = (lo + hi) / 2;
+		if (starts[mid] <= pos) lo = mid;
+		else hi = mid;
+	}
+	rec = lo;
+	refPos = pos - starts[lo] + 1;
+	lo = 0, hi = nSegs;
+	while (hi - lo > 1) {
+		u32 mid = (lo + hi) / 2;
+		if (segs[mid].slot0 <= r.z) lo = mid;
+		else hi = mid;
+	}
+	SegLine sg = segs[lo];
+	q = (u64)((long long)sg.qbase + (long long)sg.step * (long long)(r.z - sg.slot0));
+	heads = sg.hoff + sg.hlen;
+}
+
+extern "C" __global__ void __launch_bounds__(256) mm_line_len(const uint4 *__restrict__ recs, u32 n, const SegLine *__restrict__ segs, u32 nSegs,
+                                                              const u64 *__restrict__ starts, u32 nRec, u32 prefixW, u32 *__restrict__ lens) {
+	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) return;
+	uint4 r = recs[i];
+	u32 rec, heads;
+	u64 refPos, q;
+	pl_line(r, segs, nSegs, starts, nRec, rec, refPos, q, heads);
+	lens[i] = prefixW + pl_field_width(refPos) + 2 + pl_field_width(q) + 2 + pl_field_width(r.y) + 1;
+}
+
+// pl_field: writes v as "%8d" at out, returning the byte after it.
+__device__ __forceinline__ u8 *pl_field(u8 *out, u64 v) {
+	u32 d = pl_decimal_digits(v), w = max(8u, d);
+	for (u32 k = d; k < w; k++) *out++ = ' ';
+	for (u32 k = d; k > 0; k--) {
+		out[k - 1] = (u8)('0' + v % 10);
+		v /= 10;
+	}
+	return out + d;
+}
+
+extern "C" __global__ void __launch_bounds__(256) mm_print(const uint4 *__restrict__ recs, u32 n, const SegLine *__restrict__ segs, u32 nSegs,
+                                                           const u64 *__restrict__ starts, u32 nRec, const u8 *__restrict__ prefix, u32 prefixW,
+                                                           const u32 *__restrict__ offs, u8 *__restrict__ text) {
+	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) return;
+	uint4 r = recs[i];
+	u32 rec, heads;
+	u64 refPos, q;
+	pl_line(r, segs, nSegs, starts, nRec, rec, refPos, q, heads);
+	u8 *out = text + offs[i] + heads;
+	const u8 *pre = prefix + (u64)rec * prefixW;
+	for (u32 k = 0; k < prefixW; k++) *out++ = pre[k];
+	out = pl_field(out, refPos);
+	*out++ = ' ';
+	*out++ = ' ';
+	out = pl_field(out, q);
+	*out++ = ' ';
+	*out++ = ' ';
+	out = pl_field(out, r.y);
+	*out = '\n';
+}
+
+// pl_lines_before: the lines' bytes before the first record whose slot is slot or more (total
+// where there is none).
+__device__ __forceinline__ u32 pl_lines_before(const uint4 *__restrict__ recs, u32 n, const u32 *__restrict__ offs, u32 total, u32 slot) {
+	u32 lo = 0, hi = n;
+	while (lo < hi) {
+		u32 mid = (lo + hi) / 2;
+		if (recs[mid].z < slot) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo < n ? offs[lo] : total;
+}
+
+// mm_seg_text_ends writes segment s's head before its lines, and ends[s], where its text ends.
+// total is the lines' bytes.
+extern "C" __global__ void __launch_bounds__(256) mm_seg_text_ends(const uint4 *__restrict__ recs, u32 n, const SegLine *__restrict__ segs,
+                                                                   u32 nSegs, const u32 *__restrict__ offs, u32 total, const u8 *__restrict__ heads,
+                                                                   u8 *__restrict__ text, u32 *__restrict__ ends) {
+	u32 s = blockIdx.x * blockDim.x + threadIdx.x;
+	if (s >= nSegs) return;
+	SegLine sg = segs[s];
+	u8 *out = text + pl_lines_before(recs, n, offs, total, sg.slot0) + sg.hoff;
+	for (u32 k = 0; k < sg.hlen; k++) out[k] = heads[sg.hoff + k];
+	ends[s] = pl_lines_before(recs, n, offs, total, sg.slot0 + sg.n) + sg.hoff + sg.hlen;
+}
+
 // ---- -mumreference and -mum ---------------------------------------------------------------------
 
 struct Cand {

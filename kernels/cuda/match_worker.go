@@ -86,6 +86,20 @@ type worker struct {
 	dSort, dSortStatus        devBuf   // the card's sort of records: digit counts and starts; tiles' status (sortOnCard)
 	sortHist, sortStarts      []uint32 // their copies on the host
 
+	// Lines written on the card (match_print.go): the lines the launch's batches ask for, while
+	// its records are kept on the card (nAll of them in dAll); the text, each segment's slots and
+	// head and where its text ends, the heads; their host copies; the launch's text on the host,
+	// and the pool of buffers for it.
+	keep                       *kernels.Lines
+	dAll                       devBuf
+	nAll                       int
+	dText, dSegLines, dSegEnds devBuf
+	dHeads                     devBuf
+	segLines                   []segLine
+	heads                      []byte
+	textNow                    *textBuf
+	texts                      textPool
+
 	spans      map[*byte]*codeSpan
 	spanOrder  []*codeSpan
 	pieces     []piece
@@ -141,9 +155,11 @@ func (w *worker) free() {
 	w.hUp.free(d)
 	for _, b := range []*devBuf{&w.dCodes, &w.dPieces, &w.dCounts, &w.dStarts, &w.dEnds, &w.dBlockEnd, &w.dLong, &w.dOffs,
 		&w.dSums, &w.dTot, &w.dRegion, &w.dRegionPiece, &w.dQRun, &w.dBest, &w.dItems, &w.dItemPiece, &w.dRangeCnt, &w.dItemRows,
-		&w.dRangeOff, &w.dRanges, &w.dRowCnt, &w.dRowOff, &w.dCand, &w.dValid, &w.dValidOff, &w.dOut, &w.dSort, &w.dSortStatus} {
+		&w.dRangeOff, &w.dRanges, &w.dRowCnt, &w.dRowOff, &w.dCand, &w.dValid, &w.dValidOff, &w.dOut, &w.dSort, &w.dSortStatus,
+		&w.dAll, &w.dText, &w.dSegLines, &w.dSegEnds, &w.dHeads} {
 		b.free(d)
 	}
+	w.freeText()
 	for _, e := range w.events {
 		w.s.destroyEvent(e)
 	}
@@ -363,6 +379,7 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 		return false, err
 	}
 	var recs []outRec
+	printed := false
 	if m.opts.Mode == kernels.MaxMatch {
 		if l.recs != nil { // the records of the cards before, page after page
 			old := w.recs
@@ -370,8 +387,9 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 			part.links.putRecs(old)
 		}
 		starts := append(w.pageStarts[:0], l.starts...)
+		w.keep, w.nAll = w.printable(batch), 0
 		for _, i := range m.fs.order(m.npages) {
-			starts = append(starts, len(w.recs))
+			starts = append(starts, w.keptCount())
 			f, err := m.fs.acquire(m, i)
 			if err != nil {
 				return false, err
@@ -390,15 +408,22 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 			w.recs, w.pageStarts = part.links.getRecs(), starts
 			return true, w.collect()
 		}
-		w.pageStarts = append(starts, len(w.recs))
-		t := time.Now()
-		if len(w.pageStarts) == 2 {
-			sortRecords(w.recs, true)
-		} else {
-			w.recs, w.spare = mergeRecords(w.recs, w.spare, w.pageStarts)
+		w.pageStarts = append(starts, w.keptCount())
+		if w.keep != nil {
+			if printed, err = w.printKept(batch, nSlots); err != nil {
+				return false, err
+			}
 		}
-		if m.cfg.Profile {
-			m.stats.addPhase("host sort", time.Since(t))
+		if !printed {
+			t := time.Now()
+			if len(w.pageStarts) == 2 {
+				sortRecords(w.recs, true)
+			} else {
+				w.recs, w.spare = mergeRecords(w.recs, w.spare, w.pageStarts)
+			}
+			if m.cfg.Profile {
+				m.stats.addPhase("host sort", time.Since(t))
+			}
 		}
 		recs = w.recs
 	} else {
@@ -422,13 +447,26 @@ func (w *worker) runOnce(l *launch) (forward bool, err error) {
 		return false, err
 	}
 	if w.cut && *(*uint32)(hit) != 0 {
+		if printed {
+			w.putText(w.textNow)
+			w.textNow, w.nAll = nil, 0
+		}
 		return false, errMoreCodes
 	}
-	m.stats.matches.Add(int64(len(recs)))
-	m.cfg.sizer.done(nSlots, len(recs))
+	nRecs := len(recs)
+	if printed {
+		nRecs = w.nAll
+		w.nAll = 0
+	}
+	m.stats.matches.Add(int64(nRecs))
+	m.cfg.sizer.done(nSlots, nRecs)
 	t := time.Now()
-	w.traceRecs, w.traceMatched = len(recs), t
-	w.unpack(batch, recs)
+	w.traceRecs, w.traceMatched = nRecs, t
+	if printed {
+		w.unpackText(batch)
+	} else {
+		w.unpack(batch, recs)
+	}
 	if m.cfg.Profile {
 		m.stats.addPhase("host unpack", time.Since(t))
 	}
@@ -704,6 +742,10 @@ func (h *recHold) release() {
 // grow once; they are turned into matches on several goroutines where there are many (against
 // repeats, millions a launch: on one goroutine that had taken as long as the card's work).
 func (r *request) finish() {
+	if r.textHold != nil {
+		r.finishText()
+		return
+	}
 	if r.hold == nil {
 		return
 	}
@@ -1089,6 +1131,27 @@ func (w *worker) maxMatchPage(i int, desc *pageDev, nPieces, nSlots int) error {
 				continue
 			}
 			nValid := int(nValid32)
+			if w.keep != nil {
+				// Kept on the card for the launch's lines, where there is room.
+				ok, err := w.keepRoom(nValid)
+				if err != nil {
+					return err
+				}
+				if ok {
+					if err := s.launch("compact_valid", m.fn["compact_valid"], ceilDiv(cnt, 256), 256, w.dValid.p, w.dValidOff.p, w.dCand.p,
+						uint32(cnt), w.dAll.p+devPtr(16*w.nAll)); err != nil {
+						return err
+					}
+					w.nAll += nValid
+					if err := w.mark("rows kept"); err != nil {
+						return err
+					}
+					continue
+				}
+				if err := w.flushKept(); err != nil {
+					return err
+				}
+			}
 			if err := s.launch("compact_valid", m.fn["compact_valid"], ceilDiv(cnt, 256), 256, w.dValid.p, w.dValidOff.p, w.dCand.p,
 				uint32(cnt), w.dOut.p); err != nil {
 				return err
@@ -1097,7 +1160,7 @@ func (w *worker) maxMatchPage(i int, desc *pageDev, nPieces, nSlots int) error {
 			// chunks share, and the chunks of few.
 			out := w.dOut.p
 			if m.cfg.CardSort > 0 && nValid >= m.cfg.CardSort {
-				if out, err = w.sortOnCard(nValid, nSlots); err != nil {
+				if out, err = w.sortOnCard(w.dOut.p, nValid, nSlots, w.dCand.p, w.dOut.p); err != nil {
 					return err
 				}
 			}
@@ -1118,19 +1181,20 @@ func (w *worker) maxMatchPage(i int, desc *pageDev, nPieces, nSlots int) error {
 	return nil
 }
 
-// sortOnCard sorts the n records of a chunk (in w.dOut, in slot order) into (slot, text position)
-// order on the card, and returns where they are then: keys of slot << tb | text position (the
-// slots of a launch are below nSlots) are radix-sorted with the records' lengths beside them, in
-// the room of w.dCand and w.dOut, whose records are then made again in the other of the two. On the
-// host, sorting records took 17 of 77 CPU-s of -maxmatch -l 30 against the 3.1 Gbp genscale
-// genome (456 M records, lent H200): runs of millions of records in a satellite's slots.
+// sortOnCard sorts the n records at src (a chunk's in w.dOut, or a launch's kept in w.dAll) into
+// (slot, text position) order on the card, and returns where they are then: keys of slot << tb |
+// text position (the slots of a launch are below nSlots) are radix-sorted with the records'
+// lengths beside them, in the room of a and b (16n bytes each; src may be b), whose records are
+// then made again in the other of the two. On the host, sorting records took 17 of 77 CPU-s of
+// -maxmatch -l 30 against the 3.1 Gbp genscale genome (456 M records, lent H200): runs of
+// millions of records in a satellite's slots.
 // Where the key would not fit 64 bits, the records are left to the host.
-func (w *worker) sortOnCard(n, nSlots int) (devPtr, error) {
+func (w *worker) sortOnCard(src devPtr, n, nSlots int, a, b devPtr) (devPtr, error) {
 	m, s := w.m, w.s
 	tb := bits.Len(uint(len(m.ref.Text)))
 	hi := bits.Len(uint(max(nSlots-1, 0))) + tb
 	if hi > 64 || tb >= 64 {
-		return w.dOut.p, nil
+		return src, nil
 	}
 	passes := ceilDiv(hi, 8)
 	tile := 256 * cardSortItems
@@ -1142,9 +1206,9 @@ func (w *worker) sortOnCard(n, nSlots int) (devPtr, error) {
 		return 0, err
 	}
 	hist, starts := w.dSort.p, w.dSort.p+4*256*8
-	keys := [2]devPtr{w.dCand.p, w.dOut.p}
-	lens := [2]devPtr{w.dCand.p + devPtr(8*n), w.dOut.p + devPtr(8*n)}
-	if err := s.launch("mm_sort_keys", m.fn["mm_sort_keys"], ceilDiv(n, 256), 256, w.dOut.p, uint32(n), uint32(tb), keys[0], lens[0]); err != nil {
+	keys := [2]devPtr{a, b}
+	lens := [2]devPtr{a + devPtr(8*n), b + devPtr(8*n)}
+	if err := s.launch("mm_sort_keys", m.fn["mm_sort_keys"], ceilDiv(n, 256), 256, src, uint32(n), uint32(tb), keys[0], lens[0]); err != nil {
 		return 0, err
 	}
 	if err := s.memset32(hist, 0, 256*passes); err != nil {
@@ -1185,7 +1249,7 @@ func (w *worker) sortOnCard(n, nSlots int) (devPtr, error) {
 		}
 	}
 	// The records into the buffer that does not hold the sorted keys.
-	out := [2]devPtr{w.dOut.p, w.dCand.p}[cur]
+	out := [2]devPtr{b, a}[cur]
 	if err := s.launch("mm_sort_recs", m.fn["mm_sort_recs"], ceilDiv(n, 256), 256, keys[cur], lens[cur], uint32(n), uint32(tb), out); err != nil {
 		return 0, err
 	}

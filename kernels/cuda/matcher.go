@@ -42,11 +42,18 @@ type matchConfig struct {
 	Lookahead    int   // codes of a long sequence copied past a batch's last position at first (default 1<<16; -1: all)
 	ChunkRows    int   // candidate rows examined per pass of -maxmatch's last stage (default 1<<22)
 	CardSort     int   // fewest records of such a pass that the card sorts (default cardSortMin; -1: the host sorts all)
+	PrintMin     int   // fewest records of a launch whose lines the card writes, where asked (default printMin; -1: none)
 	HostIndex    bool  // build the page indexes on the CPU even when they could be built on the device
 	Profile      bool  // time each stage with events (SAPIPE_GPU_PROFILE=1)
 	// Requests, when set, is the queue the workers take batches from, shared with the matchers of
 	// other cards (Group); otherwise the matcher has its own.
 	Requests chan *request
+	// keepMax, when positive, bounds the records a launch keeps on the card for its lines
+	// (keptMax otherwise): tests of the launches that outgrow it.
+	keepMax int
+	// textMax, when positive, bounds a launch's text written on the card (printTextMax
+	// otherwise): tests of launches sorted on the card but formatted on the host.
+	textMax int
 	// failAfter, when positive, makes the workers fail every launch after that many (tests of a
 	// card that fails mid-run).
 	failAfter int64
@@ -88,6 +95,9 @@ func (c *matchConfig) defaults(info Info, threads int) {
 	}
 	if c.CardSort == 0 {
 		c.CardSort = cardSortMin
+	}
+	if c.PrintMin == 0 {
+		c.PrintMin = printMin
 	}
 }
 
@@ -201,6 +211,9 @@ func tuneFromEnv(c *matchConfig) {
 	if v, err := strconv.Atoi(os.Getenv("SAPIPE_GPU_CARDSORT")); err == nil && v != 0 && c.CardSort == 0 {
 		c.CardSort = v
 	}
+	if v, err := strconv.Atoi(os.Getenv("SAPIPE_GPU_PRINT")); err == nil && v != 0 && c.PrintMin == 0 {
+		c.PrintMin = v
+	}
 }
 
 // defaultLookahead is how many codes of a long query sequence a launch copies past a batch's last
@@ -226,7 +239,7 @@ func (m *gpuMatcher) lookMore() {
 
 // matchKernels are the kernels the matcher launches, looked up once.
 var matchKernels = []string{"piece_start", "piece_long", "piece_link", "mm_walk", "compact_pieces", "mm_chain", "mm_rows",
-	"compact_valid", "mm_sort_keys", "mm_sort_recs", "radix_hist_all", "radix_pass_8", "mu_walk", "scan_reduce", "scan_single", "scan_down", "rl_mark", "rl_list"}
+	"compact_valid", "mm_sort_keys", "mm_sort_recs", "mm_line_len", "mm_print", "mm_seg_text_ends", "radix_hist_all", "radix_pass_8", "mu_walk", "scan_reduce", "scan_single", "scan_down", "rl_mark", "rl_list"}
 
 // gpuMatcher is a kernels.Matcher on one GPU.
 type gpuMatcher struct {
@@ -253,6 +266,9 @@ type gpuMatcher struct {
 	stats matchStats
 	note  func(string) // the backend's notes: the profile at Close
 
+	printMu  sync.Mutex
+	printTab *printTable // the form of lines the card writes (match_print.go)
+
 	// lookahead is how far past a batch's last position a long sequence's codes are copied up;
 	// at most 0: all of it (see worker.pack).
 	lookahead atomic.Int64
@@ -270,6 +286,12 @@ type request struct {
 	recs  []outRec
 	slot0 uint32
 	hold  *recHold
+	// Or, where the card wrote the launch's lines, the request's (from textLo in the launch's
+	// text) and where each of its segments' end.
+	text     []byte
+	textEnds []uint32
+	textLo   int
+	textHold *textHold
 }
 
 // wait waits for the request's launch and turns its records into matches.
@@ -279,6 +301,10 @@ func (r *request) wait() error {
 		if r.hold != nil {
 			r.hold.release()
 			r.recs, r.hold = nil, nil
+		}
+		if r.textHold != nil {
+			r.textHold.release()
+			r.text, r.textHold = nil, nil
 		}
 		return err
 	}
@@ -295,6 +321,8 @@ type matchStats struct {
 	runItems                                                  atomic.Int64 // -maxmatch items whose matches came from a page's runs
 	jumps                                                     atomic.Int64 // start states moved on through a run by the page's runs
 	cardSorted                                                atomic.Int64 // -maxmatch records sorted on the card
+	printed                                                   atomic.Int64 // -maxmatch records whose lines the card wrote
+	textsMade, textsOut                                       atomic.Int64 // the workers' text buffers: made, out of their pools
 	regrown                                                   atomic.Int64 // worker buffers reallocated larger (each free waits for the card)
 	waits                                                     waitTally    // the workers' syncs with the card (profiled)
 	mu                                                        sync.Mutex
@@ -334,6 +362,9 @@ func (s *matchStats) String() string {
 	}
 	if n := s.cardSorted.Load(); n > 0 {
 		fmt.Fprintf(&b, " (%d records sorted on the card)", n)
+	}
+	if n := s.printed.Load(); n > 0 {
+		fmt.Fprintf(&b, " (%d lines written on the card, %d text buffers)", n, s.textsMade.Load())
 	}
 	if n := s.regrown.Load(); n > 0 {
 		fmt.Fprintf(&b, " (%d buffers reallocated larger)", n)
@@ -771,6 +802,7 @@ func (m *gpuMatcher) freeDevice() {
 	_ = m.dev.run(func() error {
 		m.text.free(m.dev)
 		m.runs.free(m.dev)
+		m.freePrint()
 		return nil
 	})
 }
