@@ -207,7 +207,9 @@ type MatchOptions struct {
 
 // Matcher matches query batches against one reference. It is safe for concurrent use.
 type Matcher interface {
-	// Match appends the matches of every segment of b to res (one Ends entry per segment).
+	// Match appends the matches of every segment of b to res (one Ends entry per segment), or,
+	// where b asks for its text (Batch.Lines) and the matcher writes it, the text (one TextEnds
+	// entry per segment, and no matches).
 	Match(b *Batch, res *Result) error
 	Close() error
 }

@@ -10,26 +10,29 @@ import (
 	"github.com/sapipe/sapipe/kernels"
 )
 
-// -maxmatch lines written on the card. Where a launch's batches ask for their match lines
+// -maxmatch lines written on the card. Where a launch's batches ask for their text
 // (kernels.Batch.Lines), its records stay on the card from page to page and pass to pass
-// (worker.dAll), are sorted there once into (slot, text position) order, and the card writes
-// their lines (mm_line_len, a scan, mm_print) and where each segment's end (mm_seg_text_ends).
-// The text comes down into one of the worker's two pinned text buffers in place of the records,
-// and each request copies its segments' lines into its result (request.finishText). The host's
-// formatting of the lines was 25 of 55 CPU-s in -maxmatch -l 30 -b -c of 1 M reads against the
-// 3.1 Gbp genscale genome (lent H200, 456 M lines): kernels/cuda/NOTES.md.
+// (worker.dAll), are sorted there once into (slot, text position) order, and the card writes each
+// segment's head (Batch.Heads) and match lines (mm_line_len, a scan, mm_print, mm_seg_text_ends).
+// The text comes down into a pinned buffer of the worker's pool in place of the records, and each
+// request's result borrows its part (request.finishText) until the caller has written it
+// (kernels.Result.ReleaseText), when the last of the launch's requests gives the buffer back. The
+// host's formatting of the lines was 25 of 55 CPU-s in -maxmatch -l 30 -b -c of 1 M reads against
+// the 3.1 Gbp genscale genome (lent H200, 456 M lines), and copying the text instead of lending it
+// cost as much again in memory bandwidth: kernels/cuda/NOTES.md.
 //
-// A launch of fewer than PrintMin records, one whose records outgrow the room kept for them, and
-// one whose text would pass printTextMax go the host's way: its records come down, are sorted
-// on the host and handed out as matches.
+// A launch of fewer than PrintMin records, one whose records outgrow the room kept for them, one
+// whose text would pass printTextMax or whose sort or text finds no room on the card, and one
+// that finds its worker's text buffers all lent go the host's way: its records come down, are
+// sorted on the host and handed out as matches.
 
 // printMin is the fewest records of a launch whose lines the card writes: a launch of reads
 // against a bacterial genome has tens of thousands, whose formatting on the host costs less
 // than the card's sort (a round trip for its digit counts) and the print's.
 const printMin = 1 << 18
 
-// printTextMax bounds a launch's text written on the card (each worker keeps two pinned buffers
-// of it); keptMax bounds the records a launch keeps on the card for it.
+// printTextMax bounds a launch's text written on the card (and so each of a worker's pinned text
+// buffers); keptMax bounds the records a launch keeps on the card for it.
 const (
 	printTextMax = 1 << 29
 	keptMax      = printTextMax / 32
