@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,28 +59,45 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 	// hundreds of MB, is not formatted on one goroutine.)
 	onWorker := func(b *QueryBatch) bool { return b.whole || opts.Mode != kernels.Mum }
 	// -maxmatch lines without -s depend on one match each: the matcher may write them (a GPU
-	// does, on the card, where a launch has many).
+	// does, on the card, where a launch has many). Asking costs the batch its heads and strands
+	// made first, about 7% of the host's rate of reads where the matcher writes none (the CPU's,
+	// a GPU's launches of few matches: BenchmarkMummerHost), so once lostAsks batches in a row
+	// came back without text, only one batch in askAgain asks. (A GPU writes a launch's text only
+	// where all its batches asked, so a run whose first lostAsks batches got none mostly stays on
+	// the host's formatting after them.)
 	var lines *kernels.Lines
 	if opts.Mode == kernels.MaxMatch && !opts.ShowString {
 		lines = &kernels.Lines{Names: ref.Names, FourColumn: mw.FourColumn, ReversePositions: opts.ReversePositions}
 	}
+	var batches, noText atomic.Int64
 	match := func(b *QueryBatch) error {
-		if lines != nil {
+		b.Lines = nil
+		b.HeadEnds = b.HeadEnds[:0]
+		asked := lines != nil && (noText.Load() < lostAsks || batches.Add(1)%askAgain == 0)
+		if asked {
 			b.Lines = lines
-			b.Reverse, b.Heads, b.HeadEnds = b.Reverse[:0], b.Heads[:0], b.HeadEnds[:0]
-			for i, info := range b.Info {
-				b.Reverse = append(b.Reverse, info.Reverse)
+			n := len(b.Info)
+			b.Reverse, b.HeadEnds = slices.Grow(b.Reverse[:0], n)[:n], slices.Grow(b.HeadEnds[:0], n)[:n]
+			heads, rev, ends := b.Heads[:0], b.Reverse[:n], b.HeadEnds[:n]
+			for i := range b.Info {
+				info := &b.Info[i]
+				rev[i] = info.Reverse
 				if info.First {
-					b.Heads = mw.AppendHeader(b.Heads, info.Name, info.Reverse, b.Segs[i].Len)
+					heads = mw.AppendHeader(heads, info.Name, info.Reverse, b.Segs[i].Len)
 				}
-				b.HeadEnds = append(b.HeadEnds, len(b.Heads))
+				ends[i] = len(heads)
 			}
+			b.Heads = heads
 		}
 		if err := m.Match(&b.Batch, &b.Res); err != nil {
 			return err
 		}
 		if b.Res.HasText(len(b.Segs)) {
+			noText.Store(0)
 			return nil // written whole by the matcher: heads and lines
+		}
+		if asked {
+			noText.Add(1)
 		}
 		if onWorker(b) {
 			wp := printer{opts: &opts, ref: ref, out: mw, mums: b.mums[:0], sub: b.sub}
@@ -187,11 +205,27 @@ func (c *recordCursor) of(ref *kernels.Reference, pos int) (rec, off int) {
 	return rec, off
 }
 
-// batch appends the text of b's results to dst.
+// lostAsks is how many batches in a row may ask for the matcher's text in vain before only one in
+// askAgain asks.
+const (
+	lostAsks = 64
+	askAgain = 64
+)
+
+// batch appends the text of b's results to dst. Where the batch's heads were made for the
+// matcher (Batch.Heads), they are copied rather than made again.
 func (p *printer) batch(dst []byte, b *QueryBatch) []byte {
+	heads := len(b.HeadEnds) == len(b.Segs)
 	for i, info := range b.Info {
 		sg := b.Segs[i]
-		if info.First {
+		switch {
+		case heads:
+			h := 0
+			if i > 0 {
+				h = b.HeadEnds[i-1]
+			}
+			dst = append(dst, b.Heads[h:b.HeadEnds[i]]...)
+		case info.First:
 			dst = p.out.AppendHeader(dst, info.Name, info.Reverse, sg.Len)
 		}
 		ms := b.Res.Seg(i)

@@ -608,3 +608,58 @@ func TestMummerMatcherLines(t *testing.T) {
 		}
 	}
 }
+
+// askMatcher counts the batches that ask for their text (Batch.Lines) and writes none.
+type askMatcher struct {
+	kernels.Matcher
+	calls, asked atomic.Int64
+}
+
+func (a *askMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
+	a.calls.Add(1)
+	if b.Lines != nil {
+		a.asked.Add(1)
+	}
+	return a.Matcher.Match(b, res)
+}
+
+// TestMummerAsksForText: batches ask for the matcher's text while it writes some; once lostAsks
+// in a row got none (the CPU's matcher), one in askAgain asks. The output is the same either way.
+func TestMummerAsksForText(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	dir := t.TempDir()
+	ref, recs := loadRandomFasta(t, rng, dir, 1, 3000)
+	var fq strings.Builder
+	for range 10000 {
+		fmt.Fprintf(&fq, "%s", queryInput(rng, recs[0], 1, true, false))
+	}
+	path := writeTemp(t, dir, "q.fq", fq.String())
+	opts := MummerOptions{Mode: kernels.MaxMatch, MinLen: 12, Strands: Strands{Forward: true, Reverse: true}, Threads: 2, BatchSize: 400, ChunkSize: 2000}
+	m := cpuMatcher(t, ref, opts)
+	var want, got bytes.Buffer
+	if err := Mummer(context.Background(), opts, ref, m, []string{path}, nil, &want); err != nil {
+		t.Fatal(err)
+	}
+	am := &askMatcher{Matcher: m}
+	if err := Mummer(context.Background(), opts, ref, am, []string{path}, nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Fatal("output differs")
+	}
+	calls, asked := am.calls.Load(), am.asked.Load()
+	inFlight := int64(2*(2*opts.Threads+1) + 2)
+	if calls < 4*lostAsks || asked < lostAsks || asked > lostAsks+inFlight+calls/askAgain+1 {
+		t.Errorf("%d of %d batches asked for text", asked, calls)
+	}
+	// A matcher that writes text is asked for it every time.
+	lm := &linesMatcher{Matcher: m, ref: ref}
+	got.Reset()
+	if err := Mummer(context.Background(), opts, ref, lm, []string{path}, nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() || lm.calls < 4*lostAsks || 2*lm.lines < lm.calls-1 || lm.back != lm.lent {
+		t.Errorf("a matcher writing every other batch's text: %d calls, %d written, %d lent, %d back; output same %v",
+			lm.calls, lm.lines, lm.lent, lm.back, got.String() == want.String())
+	}
+}
