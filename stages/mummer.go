@@ -11,6 +11,7 @@ import (
 
 	"github.com/sapipe/sapipe/formats"
 	"github.com/sapipe/sapipe/kernels"
+	"github.com/sapipe/sapipe/kernels/cpu"
 	"github.com/sapipe/sapipe/stream"
 )
 
@@ -66,7 +67,7 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 	// where all its batches asked, so a run whose first lostAsks batches got none mostly stays on
 	// the host's formatting after them.)
 	var lines *kernels.Lines
-	if opts.Mode == kernels.MaxMatch && !opts.ShowString {
+	if _, onCPU := m.(*cpu.Matcher); opts.Mode == kernels.MaxMatch && !opts.ShowString && !onCPU { // the CPU's writes none
 		lines = &kernels.Lines{Names: ref.Names, FourColumn: mw.FourColumn, ReversePositions: opts.ReversePositions}
 	}
 	var batches, noText atomic.Int64
