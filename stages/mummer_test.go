@@ -459,14 +459,7 @@ func (c *codeMemMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
 // chunks' batches are encoded into its memory, those made before it gave any move in when they
 // are reused, and the output is the same as without.
 func TestMummerCodeMemory(t *testing.T) {
-	rng := rand.New(rand.NewPCG(41, 42))
-	dir := t.TempDir()
-	ref, recs := loadRandomFasta(t, rng, dir, 2, 4000)
-	var fq strings.Builder
-	for range 3000 {
-		fmt.Fprintf(&fq, "%s", queryInput(rng, strings.Join(recs, ""), 1, true, false))
-	}
-	path := writeTemp(t, dir, "q.fq", fq.String())
+	ref, path := readsCase(t, rand.New(rand.NewPCG(41, 42)), 2, 4000, 3000)
 	opts := MummerOptions{Mode: kernels.MaxMatch, MinLen: 15, Strands: Strands{Forward: true, Reverse: true},
 		Threads: 3, BatchSize: 4000, ChunkSize: 8000}
 	m := cpuMatcher(t, ref, opts)
@@ -484,6 +477,18 @@ func TestMummerCodeMemory(t *testing.T) {
 	if cm.inGo > cm.late || cm.inOwn < 5*cm.late {
 		t.Errorf("%d batches matched in the matcher's memory, %d in Go's (%d calls before it gave any)", cm.inOwn, cm.inGo, cm.late)
 	}
+}
+
+// readsCase writes a random reference of records records of up to n bases and a FASTQ file of
+// reads drawn from it, and returns the loaded reference and the reads' path.
+func readsCase(t *testing.T, rng *rand.Rand, records, n, reads int) (*kernels.Reference, string) {
+	dir := t.TempDir()
+	ref, recs := loadRandomFasta(t, rng, dir, records, n)
+	var fq strings.Builder
+	for range reads {
+		fmt.Fprintf(&fq, "%s", queryInput(rng, strings.Join(recs, ""), 1, true, false))
+	}
+	return ref, writeTemp(t, dir, "q.fq", fq.String())
 }
 
 // cpuMatcher returns a CPU matcher of ref for opts' mode and length, closed when the test ends.
@@ -571,13 +576,7 @@ func (l *linesMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
 func TestMummerMatcherLines(t *testing.T) {
 	rng := rand.New(rand.NewPCG(43, 44))
 	for _, records := range []int{1, 3} {
-		dir := t.TempDir()
-		ref, recs := loadRandomFasta(t, rng, dir, records, 3000)
-		var fq strings.Builder
-		for range 400 {
-			fmt.Fprintf(&fq, "%s", queryInput(rng, strings.Join(recs, ""), 1, true, false))
-		}
-		path := writeTemp(t, dir, "q.fq", fq.String())
+		ref, path := readsCase(t, rng, records, 3000, 400)
 		for _, c := range []struct {
 			mode           kernels.Mode
 			rev, four, sub bool
@@ -626,14 +625,7 @@ func (a *askMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
 // TestMummerAsksForText: batches ask for the matcher's text while it writes some; once lostAsks
 // in a row got none (the CPU's matcher), one in askAgain asks. The output is the same either way.
 func TestMummerAsksForText(t *testing.T) {
-	rng := rand.New(rand.NewPCG(45, 46))
-	dir := t.TempDir()
-	ref, recs := loadRandomFasta(t, rng, dir, 1, 3000)
-	var fq strings.Builder
-	for range 10000 {
-		fmt.Fprintf(&fq, "%s", queryInput(rng, recs[0], 1, true, false))
-	}
-	path := writeTemp(t, dir, "q.fq", fq.String())
+	ref, path := readsCase(t, rand.New(rand.NewPCG(45, 46)), 1, 3000, 10000)
 	opts := MummerOptions{Mode: kernels.MaxMatch, MinLen: 12, Strands: Strands{Forward: true, Reverse: true}, Threads: 2, BatchSize: 400, ChunkSize: 2000}
 	m := cpuMatcher(t, ref, opts)
 	var want, got bytes.Buffer
