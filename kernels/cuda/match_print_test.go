@@ -65,9 +65,8 @@ func wantLines(ref *kernels.Reference, l *kernels.Lines, ms []kernels.Match, sg 
 
 // TestGPUMatcherLines: -maxmatch lines written on the card are the CPU's matches as MUMmer prints
 // them, byte for byte: one record and several (the name column), -c and not, pages, passes of few
-// rows, launches done again with more of a sequence, launches whose records outgrow the room kept
-// for them and launches whose text would be too long (then the host's way). With PrintMin -1 the
-// card writes none.
+// rows, short pieces, launches whose records outgrow the room kept for them and launches whose
+// text would be too long (then the host's way). With PrintMin -1 the card writes none.
 func TestGPUMatcherLines(t *testing.T) {
 	b := gpuBackend(t)
 	rng := rand.New(rand.NewPCG(21, 22))
