@@ -60,45 +60,18 @@ func Mummer(ctx context.Context, opts MummerOptions, ref *kernels.Reference, m k
 	// hundreds of MB, is not formatted on one goroutine.)
 	onWorker := func(b *QueryBatch) bool { return b.whole || opts.Mode != kernels.Mum }
 	// -maxmatch lines without -s depend on one match each: the matcher may write them (a GPU
-	// does, on the card, where a launch has many). Asking costs the batch its heads and strands
-	// made first, about 7% of the host's rate of reads where the matcher writes none (the CPU's,
-	// a GPU's launches of few matches: BenchmarkMummerHost), so once lostAsks batches in a row
-	// came back without text, only one batch in askAgain asks. (A GPU writes a launch's text only
-	// where all its batches asked, so a run whose first lostAsks batches got none mostly stays on
-	// the host's formatting after them.)
-	var lines *kernels.Lines
-	if _, onCPU := m.(*cpu.Matcher); opts.Mode == kernels.MaxMatch && !opts.ShowString && !onCPU { // the CPU's writes none
-		lines = &kernels.Lines{Names: ref.Names, FourColumn: mw.FourColumn, ReversePositions: opts.ReversePositions}
+	// does, on the card, where a launch has many; the CPU's writes none).
+	var asks *textAsks
+	if _, onCPU := m.(*cpu.Matcher); opts.Mode == kernels.MaxMatch && !opts.ShowString && !onCPU {
+		asks = &textAsks{lines: &kernels.Lines{Names: ref.Names, FourColumn: mw.FourColumn, ReversePositions: opts.ReversePositions}}
 	}
-	var batches, noText atomic.Int64
 	match := func(b *QueryBatch) error {
-		b.Lines = nil
-		b.HeadEnds = b.HeadEnds[:0]
-		asked := lines != nil && (noText.Load() < lostAsks || batches.Add(1)%askAgain == 0)
-		if asked {
-			b.Lines = lines
-			n := len(b.Info)
-			b.Reverse, b.HeadEnds = slices.Grow(b.Reverse[:0], n)[:n], slices.Grow(b.HeadEnds[:0], n)[:n]
-			heads, rev, ends := b.Heads[:0], b.Reverse[:n], b.HeadEnds[:n]
-			for i := range b.Info {
-				info := &b.Info[i]
-				rev[i] = info.Reverse
-				if info.First {
-					heads = mw.AppendHeader(heads, info.Name, info.Reverse, b.Segs[i].Len)
-				}
-				ends[i] = len(heads)
-			}
-			b.Heads = heads
-		}
+		asked := asks.ask(b, mw)
 		if err := m.Match(&b.Batch, &b.Res); err != nil {
 			return err
 		}
-		if b.Res.HasText(len(b.Segs)) {
-			noText.Store(0)
+		if asks.answered(asked, b.Res.HasText(len(b.Segs))) {
 			return nil // written whole by the matcher: heads and lines
-		}
-		if asked {
-			noText.Add(1)
 		}
 		if onWorker(b) {
 			wp := printer{opts: &opts, ref: ref, out: mw, mums: b.mums[:0], sub: b.sub}
@@ -206,12 +179,59 @@ func (c *recordCursor) of(ref *kernels.Reference, pos int) (rec, off int) {
 	return rec, off
 }
 
+// textAsks decides which batches ask the matcher for their text (kernels.Batch.Lines). Asking
+// costs the batch its heads and strands made first, 2-4% of the host's formatting where the
+// matcher writes none (a GPU's launches of few matches: BenchmarkMummerHost), so once lostAsks
+// batches in a row came back without text, only one in askAgain asks. (A GPU writes a launch's
+// text only where all its batches asked, so a run whose first lostAsks batches got none mostly
+// stays on the host's formatting after them.) A nil textAsks asks for none.
+type textAsks struct {
+	lines           *kernels.Lines
+	batches, noText atomic.Int64
+}
+
 // lostAsks is how many batches in a row may ask for the matcher's text in vain before only one in
 // askAgain asks.
 const (
 	lostAsks = 64
 	askAgain = 64
 )
+
+// ask sets b up to ask for its text, or not, and says which: its Lines, each segment's strand and
+// head (the header lines the printer would write before it, which it then copies).
+func (a *textAsks) ask(b *QueryBatch, mw *formats.MummerWriter) bool {
+	b.Lines = nil
+	b.HeadEnds = b.HeadEnds[:0]
+	if a == nil || a.noText.Load() >= lostAsks && a.batches.Add(1)%askAgain != 0 {
+		return false
+	}
+	b.Lines = a.lines
+	n := len(b.Info)
+	b.Reverse, b.HeadEnds = slices.Grow(b.Reverse[:0], n)[:n], slices.Grow(b.HeadEnds[:0], n)[:n]
+	heads := b.Heads[:0]
+	for i := range b.Info {
+		info := &b.Info[i]
+		b.Reverse[i] = info.Reverse
+		if info.First {
+			heads = mw.AppendHeader(heads, info.Name, info.Reverse, b.Segs[i].Len)
+		}
+		b.HeadEnds[i] = len(heads)
+	}
+	b.Heads = heads
+	return true
+}
+
+// answered counts a batch's answer and returns text: whether the matcher wrote its text.
+func (a *textAsks) answered(asked, text bool) bool {
+	switch {
+	case a == nil:
+	case text:
+		a.noText.Store(0)
+	case asked:
+		a.noText.Add(1)
+	}
+	return text
+}
 
 // batch appends the text of b's results to dst. Where the batch's heads were made for the
 // matcher (Batch.Heads), they are copied rather than made again.
