@@ -1110,9 +1110,16 @@ __device__ __forceinline__ u32 pl_decimal_digits(u64 v) {
 // pl_field_width: the width of "%8d" for v >= 0.
 __device__ __forceinline__ u32 pl_field_width(u64 v) { return max(8u, pl_decimal_digits(v)); }
 
-// pl_line: the record's reference record, position within it (1-based), and printed query position.
-__device__ __forceinline__ void pl_line(uint4 r, const SegLine *__restrict__ segs, u32 nSegs, const u64 *__restrict__ starts, u32 nRec,
-                                        u32 &rec, u64 &refPos, u64 &q, u32 &heads) {
+// PlLine is what a record's line needs: its reference record, the position within it
+// (1-based), the printed query position and length, and the heads before it in the text.
+struct PlLine {
+	u32 rec, heads;
+	u64 refPos, q, len;
+};
+
+// pl_line: record r's line.
+__device__ __forceinline__ PlLine pl_line(uint4 r, const SegLine *__restrict__ segs, u32 nSegs, const u64 *__restrict__ starts, u32 nRec) {
+	PlLine l;
 	u64 pos = (u64)r.w << 32 | r.x;
 	u32 lo = 0, hi = nRec; // the last start <= pos: starts[0] is 0
 	while (hi - lo > 1) {
@@ -1120,8 +1127,8 @@ __device__ __forceinline__ void pl_line(uint4 r, const SegLine *__restrict__ seg
 		if (starts[mid] <= pos) lo = mid;
 		else hi = mid;
 	}
-	rec = lo;
-	refPos = pos - starts[lo] + 1;
+	l.rec = lo;
+	l.refPos = pos - starts[lo] + 1;
 	lo = 0, hi = nSegs;
 	while (hi - lo > 1) {
 		u32 mid = (lo + hi) / 2;
@@ -1129,19 +1136,18 @@ __device__ __forceinline__ void pl_line(uint4 r, const SegLine *__restrict__ seg
 		else hi = mid;
 	}
 	SegLine sg = segs[lo];
-	q = (u64)((long long)sg.qbase + (long long)sg.step * (long long)(r.z - sg.slot0));
-	heads = sg.hoff + sg.hlen;
+	l.q = (u64)((long long)sg.qbase + (long long)sg.step * (long long)(r.z - sg.slot0));
+	l.heads = sg.hoff + sg.hlen;
+	l.len = r.y;
+	return l;
 }
 
 extern "C" __global__ void __launch_bounds__(256) mm_line_len(const uint4 *__restrict__ recs, u32 n, const SegLine *__restrict__ segs, u32 nSegs,
                                                               const u64 *__restrict__ starts, u32 nRec, u32 prefixW, u32 *__restrict__ lens) {
 	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n) return;
-	uint4 r = recs[i];
-	u32 rec, heads;
-	u64 refPos, q;
-	pl_line(r, segs, nSegs, starts, nRec, rec, refPos, q, heads);
-	lens[i] = prefixW + pl_field_width(refPos) + 2 + pl_field_width(q) + 2 + pl_field_width(r.y) + 1;
+	PlLine l = pl_line(recs[i], segs, nSegs, starts, nRec);
+	lens[i] = prefixW + pl_field_width(l.refPos) + 2 + pl_field_width(l.q) + 2 + pl_field_width(l.len) + 1;
 }
 
 // pl_field: writes v as "%8d" at out, returning the byte after it.
@@ -1160,20 +1166,17 @@ extern "C" __global__ void __launch_bounds__(256) mm_print(const uint4 *__restri
                                                            const u32 *__restrict__ offs, u8 *__restrict__ text) {
 	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n) return;
-	uint4 r = recs[i];
-	u32 rec, heads;
-	u64 refPos, q;
-	pl_line(r, segs, nSegs, starts, nRec, rec, refPos, q, heads);
-	u8 *out = text + offs[i] + heads;
-	const u8 *pre = prefix + (u64)rec * prefixW;
+	PlLine l = pl_line(recs[i], segs, nSegs, starts, nRec);
+	u8 *out = text + offs[i] + l.heads;
+	const u8 *pre = prefix + (u64)l.rec * prefixW;
 	for (u32 k = 0; k < prefixW; k++) *out++ = pre[k];
-	out = pl_field(out, refPos);
+	out = pl_field(out, l.refPos);
 	*out++ = ' ';
 	*out++ = ' ';
-	out = pl_field(out, q);
+	out = pl_field(out, l.q);
 	*out++ = ' ';
 	*out++ = ' ';
-	out = pl_field(out, r.y);
+	out = pl_field(out, l.len);
 	*out = '\n';
 }
 

@@ -179,19 +179,7 @@ func (w *worker) keepRoom(n int) (bool, error) {
 
 // flushKept copies the records kept on the card down to w.recs and ends the keeping: the rest of
 // the launch goes the host's way.
-func (w *worker) flushKept() error {
-	w.keep = nil
-	if w.nAll == 0 {
-		return nil
-	}
-	at := len(w.recs)
-	w.recs = growRecs(w.recs, w.nAll)
-	if err := w.s.toHost(unsafe.Pointer(&w.recs[at]), w.dAll.p, 16*w.nAll); err != nil {
-		return err
-	}
-	w.nAll = 0
-	return w.s.sync()
-}
+func (w *worker) flushKept() error { return w.unprinted(w.dAll.p, false) }
 
 // printKept writes the lines of the launch's kept records on the card and brings them down into
 // a text buffer, or, where the launch is too small or its lines too long, flushes them (false).
@@ -334,15 +322,22 @@ func (w *worker) printKept(batch []*request, nSlots int) (bool, error) {
 // segLineBytes is the size of a segLine on the device.
 const segLineBytes = int(unsafe.Sizeof(segLine{}))
 
-// unprinted sends the launch's kept records (at src, sorted or not) the host's way after all, and
-// gives its text buffer back.
+// unprinted sends the launch's kept records (at src, sorted or not) the host's way after all,
+// giving back its text buffer where it took one.
 func (w *worker) unprinted(src devPtr, sorted bool) error {
-	w.putText(w.textNow)
-	w.textNow, w.keep = nil, nil
+	if w.textNow != nil {
+		w.putText(w.textNow)
+		w.textNow = nil
+	}
+	w.keep = nil
 	n := w.nAll
+	if n == 0 {
+		return nil
+	}
 	w.nAll = 0
-	w.recs = growRecs(w.recs[:0], n)
-	if err := w.s.toHost(unsafe.Pointer(&w.recs[0]), src, 16*n); err != nil {
+	at := len(w.recs) // none: the records are kept on the card or on the host, not both
+	w.recs = growRecs(w.recs, n)
+	if err := w.s.toHost(unsafe.Pointer(&w.recs[at]), src, 16*n); err != nil {
 		return err
 	}
 	if sorted {
