@@ -14,7 +14,7 @@ import "unsafe"
 // As libsais's blocks do (libsais 2.10.4, *_block_prepare and *_block_place).
 
 const (
-	ownCap = 8192 // entries of a part at most
+	ownCap = 32768 // entries of a part at most
 	ownMin = 2048 // entries of a part at least, unless the block is shorter
 )
 
