@@ -15,7 +15,7 @@ import "unsafe"
 
 const (
 	ownCap = 32768 // entries of a part at most
-	ownMin = 2048 // entries of a part at least, unless the block is shorter
+	ownMin = 2048  // entries of a part at least, unless the block is shorter
 )
 
 // ownPart is a part of a block and its inductions (rec1 or rec3 records from recs to end).
