@@ -184,7 +184,7 @@ func saisReduced(t, sa []int32, k int, g *team, bufs *parBufs, mem saScratch) {
 	case len(t) < 1<<12:
 		saisInt(t, sa, k)
 		return
-	case doublingDense(len(t), k):
+	case doublingDense(len(t), k, g.size):
 		m := mem
 		if sortDoubling(t, sa, k, &m, g) {
 			return

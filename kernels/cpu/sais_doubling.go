@@ -26,10 +26,20 @@ const (
 )
 
 // doublingDense reports whether a string of n symbols with k distinct ones is worth sorting by
-// doubling: at least 35% of its symbols distinct. The Linux tar's second reduced level (9 M
-// symbols, 39% distinct, repeats of up to ~2,000 of them) takes ~0.65 s by doubling on 2
-// threads, ~0.8 s by SA-IS.
-func doublingDense(n, k int) bool { return 20*k >= 7*n }
+// doubling on threads threads: at least 35% of its symbols distinct on several threads, 50% on
+// one. The Linux tar's second reduced level (9 M symbols, 39% distinct, repeats of up to ~2,000
+// of them) takes ~0.65 s by doubling on 2 threads, ~0.8 s by SA-IS. On one thread SA-IS wins
+// there (doubling's rounds no longer share out): the tar's first 100 MiB took 4.46-4.59 s
+// against 4.73-4.93 s and 35 MB less at the peak, 64 MiB of Go sources 2.82-3.06 s against 3.08
+// s, DNA with repeats 4.96-5.19 s against 5.12-5.67 s (whose third level is 48% distinct); E.
+// coli's dense level (89% distinct, 418 K symbols) still goes faster by doubling (0.096-0.103 s
+// against 0.124-0.130 s by SA-IS).
+func doublingDense(n, k, threads int) bool {
+	if threads == 1 {
+		return 2*k >= n
+	}
+	return 20*k >= 7*n
+}
 
 // sortDoubling fills sa with the suffix array of t, whose symbols are in [0, k), and reports
 // true; or gives up (sa then holds garbage; t is unchanged) and reports false. Its tables come
