@@ -108,6 +108,15 @@ type Batch struct {
 	HeadEnds []int
 }
 
+// Head returns segment i's head (Heads[HeadEnds[i-1]:HeadEnds[i]]), where Heads is set.
+func (b *Batch) Head(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = b.HeadEnds[i-1]
+	}
+	return b.Heads[start:b.HeadEnds[i]]
+}
+
 // Lines is the form of MUMmer 3.23's match lines (formats.MummerWriter, which is the reference
 // for every byte): "  NAME<pad>  " where FourColumn, names padded to the longest of Names; then
 // the reference position within its record, the query position (1-based, or under

@@ -241,11 +241,7 @@ func (p *printer) batch(dst []byte, b *QueryBatch) []byte {
 		sg := b.Segs[i]
 		switch {
 		case heads:
-			h := 0
-			if i > 0 {
-				h = b.HeadEnds[i-1]
-			}
-			dst = append(dst, b.Heads[h:b.HeadEnds[i]]...)
+			dst = append(dst, b.Head(i)...)
 		case info.First:
 			dst = p.out.AppendHeader(dst, info.Name, info.Reverse, sg.Len)
 		}

@@ -539,11 +539,7 @@ func (l *linesMatcher) Match(b *kernels.Batch, res *kernels.Result) error {
 	}
 	f := b.Lines
 	for i, sg := range b.Segs {
-		h := 0
-		if i > 0 {
-			h = b.HeadEnds[i-1]
-		}
-		res.Text = append(res.Text, b.Heads[h:b.HeadEnds[i]]...)
+		res.Text = append(res.Text, b.Head(i)...)
 		for _, m := range r.Seg(i) {
 			rec, off := l.ref.RecordOf(int(m.Ref))
 			if f.FourColumn {
