@@ -210,11 +210,7 @@ func (w *worker) printKept(batch []*request, nSlots int) (bool, error) {
 				sl.qbase, sl.step = uint32(sg.Len-sg.From), -1
 			}
 			if r.b.Heads != nil {
-				h := 0
-				if i > 0 {
-					h = r.b.HeadEnds[i-1]
-				}
-				w.heads = append(w.heads, r.b.Heads[h:r.b.HeadEnds[i]]...)
+				w.heads = append(w.heads, r.b.Head(i)...)
 			}
 			sl.hlen = uint32(len(w.heads)) - sl.hoff
 			w.segLines = append(w.segLines, sl)

@@ -36,15 +36,6 @@ func linesBatch(seqs [][]byte, a *kernels.Alphabet, cut int, l *kernels.Lines) *
 	return b
 }
 
-// segHead is batch b's head of segment i.
-func segHead(b *kernels.Batch, i int) string {
-	h := 0
-	if i > 0 {
-		h = b.HeadEnds[i-1]
-	}
-	return string(b.Heads[h:b.HeadEnds[i]])
-}
-
 // wantLines formats a segment's matches as MUMmer 3.23 prints them, by fmt's "%8d" (an oracle
 // apart from formats.MummerWriter, which the CPU's runs use).
 func wantLines(ref *kernels.Reference, l *kernels.Lines, ms []kernels.Match, sg kernels.Segment, rev bool) string {
@@ -134,7 +125,7 @@ func TestGPUMatcherLines(t *testing.T) {
 						t.Errorf("%s: text written %v", what, text)
 					}
 					for i, sg := range batch.Segs {
-						want := segHead(batch, i) + wantLines(ref, l, wr.Seg(i), sg, batch.Reverse[i])
+						want := string(batch.Head(i)) + wantLines(ref, l, wr.Seg(i), sg, batch.Reverse[i])
 						var have string
 						if text {
 							have = string(gr.SegText(i))
@@ -142,7 +133,7 @@ func TestGPUMatcherLines(t *testing.T) {
 								t.Fatalf("%s: segment %d has matches beside its text", what, i)
 							}
 						} else {
-							have = segHead(batch, i) + wantLines(ref, l, gr.Seg(i), sg, batch.Reverse[i])
+							have = string(batch.Head(i)) + wantLines(ref, l, gr.Seg(i), sg, batch.Reverse[i])
 						}
 						if have != want {
 							t.Fatalf("%s: segment %d (len %d, [%d,%d), reverse %v):\n%q\nwant\n%q", what, i, sg.Len, sg.From, sg.To, batch.Reverse[i], have, want)
@@ -213,8 +204,8 @@ func TestGPUMatcherLinesConcurrent(t *testing.T) {
 					t.Errorf("batch %d: text %v, lent %v", i, lent, gr.Release != nil)
 				}
 				for s, sg := range bt.Segs {
-					w := segHead(bt, s) + wantLines(ref, l, wr.Seg(s), sg, bt.Reverse[s])
-					h := segHead(bt, s) + wantLines(ref, l, gr.Seg(s), sg, bt.Reverse[s])
+					w := string(bt.Head(s)) + wantLines(ref, l, wr.Seg(s), sg, bt.Reverse[s])
+					h := string(bt.Head(s)) + wantLines(ref, l, gr.Seg(s), sg, bt.Reverse[s])
 					if lent {
 						h = string(gr.SegText(s))
 					}
