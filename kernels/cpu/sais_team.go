@@ -30,6 +30,7 @@ type team struct {
 	finished chan struct{}
 
 	unhelped int // steps in a row the helpers took no task of
+	slow     int // slowScore for each step a helper kept the caller waiting, less one for each other
 	solo     int // the scans' blocks left to run without them (alone)
 	backoff  int // times in a row the caller went alone
 }
@@ -45,6 +46,8 @@ const (
 	soloAfter  = 16      // steps in a row without help before the caller goes it alone...
 	soloSteps  = 32      // ...for this many of the scans' blocks, doubled up to maxBackoff times in a row
 	maxBackoff = 7
+	slowScore  = 4         // a step that kept the caller waiting counts as many steps that did not...
+	slowAfter  = 3         // ...and the caller goes alone when that reaches this many slow steps' worth
 	yieldEvery = 1<<10 - 1 // spinning yields the core every 1024 loads
 
 	// The longest the caller waits for helpers to finish a step (after its own tasks, and
@@ -107,22 +110,31 @@ func (tm *team) run(n int, f func(int)) {
 	tm.await(e<<32 | uint64(n))
 	wait := time.Since(t1)
 	// Helpers that get no tasks, or that did fewer than the caller and kept it waiting longer
-	// than it worked, are not being run as they should (the machine is busy, and a helper may
-	// share the caller's core, where its spinning takes the caller's time): go alone for a
-	// while, longer each time in a row. One helper stopped by the system while the others did
-	// their share (many threads) delays that step only: going alone would idle the others.
+	// than it worked, again and again, are not being run as they should (the machine is busy,
+	// and a helper may share the caller's core, where its spinning takes the caller's time): go
+	// alone for a while, longer each time in a row. One slow step is not enough: a helper woken
+	// late, or handed the larger of two uneven tasks, keeps the caller waiting now and then on
+	// an idle machine too (on the 2-core VM, 35 times in one construction of 100 MiB, each of
+	// which sent a scan solo). One helper stopped by the system while the others did their share
+	// (many threads) delays that step only: going alone would idle the others.
 	switch {
 	case mine == n:
 		if tm.unhelped++; tm.unhelped >= soloAfter {
-			tm.unhelped = 0
+			tm.unhelped, tm.slow = 0, 0
 			tm.goSolo()
 		}
 	case wait > slowWait && wait > t1.Sub(t0) && 2*mine >= n:
 		tm.unhelped = 0
-		tm.goSolo()
+		if tm.slow += slowScore; tm.slow >= slowAfter*slowScore {
+			tm.slow = 0
+			tm.goSolo()
+		}
 	default:
 		tm.unhelped = 0
-		tm.backoff = 0
+		tm.slow = max(tm.slow-1, 0)
+		if tm.slow == 0 {
+			tm.backoff = 0
+		}
 	}
 }
 
