@@ -48,7 +48,7 @@ func sortDoubling(t, sa []int32, k int, mem *saScratch, tm *team) bool {
 	n := len(t)
 	rank, next := mem.take(n), mem.take(n)
 	// Bucket sort by first symbol, each part of the text counting its symbols and placing its
-	// suffixes with a table of its own. A suffix's rank is an index of sa inside its group:
+	// suffixes with a table of its own. A suffix's rank is the start of its group in sa:
 	// suffixes in one group agree on their first h symbols (h = 1, then 2, 4, ...), and the
 	// groups are in the order of those.
 	// A table of k counts per part: two, or more while they take at most n/2 entries in all.
@@ -129,7 +129,8 @@ func sortDoubling(t, sa []int32, k int, mem *saScratch, tm *team) bool {
 			}
 		}
 	})
-	// Now the last part's table holds the end of each bucket: its last entry is the rank.
+	// Now the last part's table holds the end of each bucket, which is where the next begins:
+	// a suffix's first rank is its bucket's start (the end of the bucket before).
 	end := cnts[parts-1]
 	ep := unsafe.Pointer(unsafe.SliceData(end))
 	tm.run(parts, func(p int) {
@@ -137,13 +138,17 @@ func sortDoubling(t, sa []int32, k int, mem *saScratch, tm *team) bool {
 			askAhead(ep, t, i0, hi)
 			r := rank[i0:min(i0+dblChunk, hi)]
 			for x, c := range t[i0 : i0+len(r)] {
-				r[x] = end[c] - 1
+				r[x] = 0
+				if c > 0 {
+					r[x] = end[c-1]
+				}
 			}
 		}
 	})
 	var (
 		cut   [dblTasks + 1]int
 		nexts [dblTasks][]int32
+		chgs  [dblTasks][]int32
 		keys  [dblTasks][]uint64
 	)
 	work := 0
@@ -175,10 +180,10 @@ func sortDoubling(t, sa []int32, k int, mem *saScratch, tm *team) bool {
 		// Sort each group by the rank h symbols on (the end of the string lowest), with the
 		// ranks of the last round: the new ranks wait in next until every group is sorted.
 		tm.run(tasks, func(x int) {
-			nexts[x], keys[x] = sortGroups(sa, rank, next, groups[cut[x]:cut[x+1]], h, nexts[x][:0], keys[x])
+			nexts[x], chgs[x], keys[x] = sortGroups(sa, rank, next, groups[cut[x]:cut[x+1]], h, nexts[x][:0], chgs[x][:0], keys[x])
 		})
 		tm.run(tasks, func(x int) {
-			updateRanks(sa, rank, next, groups[cut[x]:cut[x+1]])
+			updateRanks(sa, rank, next, chgs[x])
 		})
 		groups = groups[:0]
 		for x := range tasks {
@@ -223,9 +228,10 @@ func (w *groupWalk) ensure(upto int) {
 }
 
 // sortGroups sorts each of groups by the rank h entries on, writes the new ranks (the start of
-// each entry's new group) to next at the entries' indexes, and appends the new groups of more
-// than one entry to out.
-func sortGroups(sa, rank, next, groups []int32, h int, out []int32, keys []uint64) ([]int32, []uint64) {
+// each entry's new group) to next at the entries' indexes, appends the new groups of more than
+// one entry to out, and the entries whose rank changes to chg (start, end, ...: a group's entries
+// after its first new group, whose rank stays the group's start).
+func sortGroups(sa, rank, next, groups []int32, h int, out, chg []int32, keys []uint64) ([]int32, []int32, []uint64) {
 	n := len(sa)
 	w := groupWalk{base: unsafe.Add(unsafe.Pointer(unsafe.SliceData(rank)), 4*h), sa: sa, groups: groups}
 	done := 0
@@ -270,6 +276,9 @@ func sortGroups(sa, rank, next, groups []int32, h int, out []int32, keys []uint6
 				if j-start > 1 {
 					out = append(out, int32(start), int32(j))
 				}
+				if start == a {
+					chg = append(chg, int32(j), int32(b))
+				}
 				start, prev = j, kp>>32
 			}
 			next[j] = int32(start)
@@ -278,10 +287,11 @@ func sortGroups(sa, rank, next, groups []int32, h int, out []int32, keys []uint6
 			out = append(out, int32(start), int32(b))
 		}
 	}
-	return out, keys
+	return out, chg, keys
 }
 
-// updateRanks sets the rank of each suffix in groups to the one sortGroups left in next.
+// updateRanks sets the rank of each suffix in groups (sortGroups's chg) to the one sortGroups
+// left in next.
 func updateRanks(sa, rank, next, groups []int32) {
 	w := groupWalk{base: unsafe.Pointer(unsafe.SliceData(rank)), sa: sa, groups: groups}
 	done := 0
