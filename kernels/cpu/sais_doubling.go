@@ -148,7 +148,6 @@ func sortDoubling(t, sa []int32, k int, mem *saScratch, tm *team) bool {
 	var (
 		cut   [dblTasks + 1]int
 		nexts [dblTasks][]int32
-		chgs  [dblTasks][]int32
 		keys  [dblTasks][]uint64
 	)
 	work := 0
@@ -180,10 +179,10 @@ func sortDoubling(t, sa []int32, k int, mem *saScratch, tm *team) bool {
 		// Sort each group by the rank h symbols on (the end of the string lowest), with the
 		// ranks of the last round: the new ranks wait in next until every group is sorted.
 		tm.run(tasks, func(x int) {
-			nexts[x], chgs[x], keys[x] = sortGroups(sa, rank, next, groups[cut[x]:cut[x+1]], h, nexts[x][:0], chgs[x][:0], keys[x])
+			nexts[x], keys[x] = sortGroups(sa, rank, next, groups[cut[x]:cut[x+1]], h, nexts[x][:0], keys[x])
 		})
 		tm.run(tasks, func(x int) {
-			updateRanks(sa, rank, next, chgs[x])
+			updateRanks(sa, rank, next, groups[cut[x]:cut[x+1]])
 		})
 		groups = groups[:0]
 		for x := range tasks {
@@ -218,7 +217,9 @@ func (w *groupWalk) ensure(upto int) {
 		}
 		e := int(w.groups[w.g+1])
 		c := min(e-w.j, upto-w.asked, dblChunk)
-		prefetchIdx(w.base, w.sa[w.j:w.j+c], 0, 2)
+		if c > 0 {
+			prefetchIdx(w.base, w.sa[w.j:w.j+c], 0, 2)
+		}
 		w.j += c
 		w.asked += c
 		if w.j == e {
@@ -228,10 +229,10 @@ func (w *groupWalk) ensure(upto int) {
 }
 
 // sortGroups sorts each of groups by the rank h entries on, writes the new ranks (the start of
-// each entry's new group) to next at the entries' indexes, appends the new groups of more than
-// one entry to out, and the entries whose rank changes to chg (start, end, ...: a group's entries
-// after its first new group, whose rank stays the group's start).
-func sortGroups(sa, rank, next, groups []int32, h int, out, chg []int32, keys []uint64) ([]int32, []int32, []uint64) {
+// each entry's new group) to next at the entries' indexes, and appends the new groups of more
+// than one entry to out. It moves each group's start to the end of its first new group: the
+// entries before keep their rank (the group's start), and updateRanks sets the others'.
+func sortGroups(sa, rank, next, groups []int32, h int, out []int32, keys []uint64) ([]int32, []uint64) {
 	n := len(sa)
 	w := groupWalk{base: unsafe.Add(unsafe.Pointer(unsafe.SliceData(rank)), 4*h), sa: sa, groups: groups}
 	done := 0
@@ -267,7 +268,7 @@ func sortGroups(sa, rank, next, groups []int32, h int, out, chg []int32, keys []
 		default:
 			slices.Sort(keys)
 		}
-		start := a
+		start, first := a, b
 		prev := keys[0] >> 32
 		for x, kp := range keys {
 			j := a + x
@@ -276,9 +277,7 @@ func sortGroups(sa, rank, next, groups []int32, h int, out, chg []int32, keys []
 				if j-start > 1 {
 					out = append(out, int32(start), int32(j))
 				}
-				if start == a {
-					chg = append(chg, int32(j), int32(b))
-				}
+				first = min(first, j)
 				start, prev = j, kp>>32
 			}
 			next[j] = int32(start)
@@ -286,12 +285,14 @@ func sortGroups(sa, rank, next, groups []int32, h int, out, chg []int32, keys []
 		if b-start > 1 {
 			out = append(out, int32(start), int32(b))
 		}
+		// The walk has asked for this group's entries: its start is no longer read.
+		groups[g] = int32(first)
 	}
-	return out, chg, keys
+	return out, keys
 }
 
-// updateRanks sets the rank of each suffix in groups (sortGroups's chg) to the one sortGroups
-// left in next.
+// updateRanks sets the rank of each suffix in groups (as sortGroups left them: the entries whose
+// rank changes) to the one sortGroups left in next.
 func updateRanks(sa, rank, next, groups []int32) {
 	w := groupWalk{base: unsafe.Pointer(unsafe.SliceData(rank)), sa: sa, groups: groups}
 	done := 0
