@@ -73,7 +73,18 @@ type bucketLayout struct {
 	nLL, nLS, nLMS []int32 // k each
 	m              int     // LMS positions in all
 	parts          textParts
+	// la (k+1, where buckets are small: splitRegions) splits stage 1 into two regions, as
+	// libsais's scans of names do, so that each scan reads only entries that induce. The left
+	// region [0, la[k]) holds each symbol's LL suffixes and LMS seeds, at [la[c], la[c+1]): LL
+	// from the start, the seeds at the end; the right region [la[k], n) holds each symbol's LS
+	// and S suffixes, at [ra(c), ra(c+1)): LS from the start, S from the end. The right-to-left
+	// scan induces the LMS substrings, sorted, into [0, m), each symbol's after the ones before
+	// (the left region is read by then). Stage 3 keeps the plain buckets of start.
+	la []int32
 }
+
+// ra is where symbol c's LS and S suffixes begin in stage 1's right region (la set).
+func (l *bucketLayout) ra(c int) int32 { return l.la[l.k] + l.start[c] - l.la[c] }
 
 func saisBytes(t []byte, sa []int32, threads int) {
 	if len(t) < 1<<16 {
@@ -193,16 +204,19 @@ func saisReduced(t, sa []int32, k int, g *team, bufs *parBufs, mem saScratch) {
 	saisLevel(t, sa, k, g, bufs, mem)
 }
 
-// collectNames moves the sorted LMS positions from their regions to sa[:m], and stores the name
+// collectNames moves the sorted LMS positions from their regions to sa[:m] (where stage 1 was
+// split, the scan put them there), and stores the name
 // of each (the rank of its LMS substring among the distinct ones) plus one in sa[m+p/2] for
 // position p, zero elsewhere in sa[m:m+n/2+1]. It returns the number of distinct names.
 func (l *bucketLayout) collectNames(sa []int32, tm *team) int {
-	j := 0
-	for c := range l.k {
-		nc := int(l.nLMS[c])
-		e := int(l.start[c+1])
-		moveDown(sa[j:j+nc], sa[e-nc:e])
-		j += nc
+	if l.la == nil {
+		j := 0
+		for c := range l.k {
+			nc := int(l.nLMS[c])
+			e := int(l.start[c+1])
+			moveDown(sa[j:j+nc], sa[e-nc:e])
+			j += nc
+		}
 	}
 	m := l.m
 	tm.clear(sa[m:min(m+len(sa)/2+1, len(sa))], false)

@@ -117,19 +117,33 @@ func newBucketLayout[T symbol](t []T, k int, mem *saScratch, cnt []int32, tm *te
 	for q := 1; q < tp.p; q++ {
 		tp.tot[0] -= tp.tot[q]
 	}
+	if !l.skipRegions() {
+		l.la = mem.take(k + 1)
+		sum := int32(0)
+		for c := range k {
+			l.la[c] = sum
+			sum += l.nLL[c] + l.nLMS[c]
+		}
+		l.la[k] = sum
+	}
 	return l
 }
 
-// placeLMS writes the LMS positions of t into their buckets' LMS regions, in text order within
-// each: each part below those of the parts after it. tail has k entries.
+// placeLMS writes the LMS positions of t into their buckets' LMS regions (or the ends of their
+// stretches of the left region, la set), in text order within each: each part below those of
+// the parts after it. tail has k entries.
 func placeLMS[T symbol](t []T, sa []int32, l *bucketLayout, tail []int32, tm *team) {
 	tp := &l.parts
 	tails := [maxThreads][]int32{tail}
 	for q := 1; q < tp.p; q++ {
 		tails[q] = tp.lms[q][l.k:]
 	}
+	ends := l.start[1:]
+	if l.la != nil {
+		ends = l.la[1:] // the seeds end each symbol's stretch of the left region
+	}
 	for c := range l.k {
-		x := l.start[c+1]
+		x := ends[c]
 		for q := tp.p - 1; q > 0; q-- {
 			tails[q][c] = x
 			x -= tp.lms[q][c]
