@@ -237,23 +237,29 @@ func partialLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, s
 			hi = l.start[x+1]
 		}
 		hi = max(min(hi, limit), i+1)
-		if hi-i >= minRun {
-			d = ps.block(i, hi, d)
-			i = hi
-			continue
-		}
-		// A short run of final entries (a bucket inducing into itself, as in a run of one
-		// symbol): one at a time.
-		for ; i < hi; i++ {
-			v := sa[i]
-			d -= v >> 31
-			if u := v & ^saFlag; uint32(u-1) < uint32(pb-1) {
-				q := u - 1
-				a := t[q]
-				induceL(sa, st, q, int32(a), bit(t[max(q-1, 0)] < a), d, pb)
-			}
+		d = partialLeftRun(ps, t, sa, st, i, hi, d)
+		i = hi
+	}
+}
+
+// partialLeftRun induces from the final entries [i, hi) of partialLeft, as a block or, when
+// they are few (a bucket inducing into itself, as in a run of one symbol), one at a time, and
+// returns the group number after them.
+func partialLeftRun[T symbol](ps *parScan[T], t []T, sa, st []int32, i, hi, d int32) int32 {
+	if hi-i >= minRun {
+		return ps.block(i, hi, d)
+	}
+	pb := ps.pb
+	for ; i < hi; i++ {
+		v := sa[i]
+		d -= v >> 31
+		if u := v & ^saFlag; uint32(u-1) < uint32(pb-1) {
+			q := u - 1
+			a := t[q]
+			induceL(sa, st, q, int32(a), bit(t[max(q-1, 0)] < a), d, pb)
 		}
 	}
+	return d
 }
 
 // partialRight induces the S-type entries of stage 1 from the L-type ones, right to left, in
@@ -312,21 +318,28 @@ func partialRight[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, 
 			lo = l.start[x]
 		}
 		lo = min(max(lo, limit), i)
-		if i+1-lo >= minRun {
-			d = ps.block(lo, i+1, d)
-			i = lo - 1
-			continue
-		}
-		for ; i >= lo; i-- {
-			v := sa[i]
-			d -= v >> 31
-			if u := v & ^saFlag; u > pb {
-				q := u&pm - 1
-				a := t[q]
-				induceS(sa, st, q, int32(a), bit(t[max(q-1, 0)] > a), d, pb)
-			}
+		d = partialRightRun(ps, t, sa, st, lo, i+1, d)
+		i = lo - 1
+	}
+}
+
+// partialRightRun induces from the final entries [lo, hi) of partialRight, downwards, as a
+// block or, when they are few, one at a time, and returns the group number after them.
+func partialRightRun[T symbol](ps *parScan[T], t []T, sa, st []int32, lo, hi, d int32) int32 {
+	if hi-lo >= minRun {
+		return ps.block(lo, hi, d)
+	}
+	pm, pb := ps.pm, ps.pb
+	for i := hi - 1; i >= lo; i-- {
+		v := sa[i]
+		d -= v >> 31
+		if u := v & ^saFlag; u > pb {
+			q := u&pm - 1
+			a := t[q]
+			induceS(sa, st, q, int32(a), bit(t[max(q-1, 0)] > a), d, pb)
 		}
 	}
+	return d
 }
 
 // partialLeftSplit is partialLeft over the left region of a split stage 1 (la): every entry
@@ -338,7 +351,7 @@ func partialLeftSplit[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayo
 		ps.serial(0, n, 0)
 		return
 	}
-	k, pb := l.k, l.pb
+	k := l.k
 	d := int32(0)
 	cb := 0 // the symbol whose stretch holds i
 	for i := int32(0); i < n; {
@@ -354,20 +367,8 @@ func partialLeftSplit[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayo
 			hi = l.la[x+1]
 		}
 		hi = max(min(hi, limit), i+1)
-		if hi-i >= minRun {
-			d = ps.block(i, hi, d)
-			i = hi
-			continue
-		}
-		for ; i < hi; i++ {
-			v := sa[i]
-			d -= v >> 31
-			if u := v & ^saFlag; uint32(u-1) < uint32(pb-1) {
-				q := u - 1
-				a := t[q]
-				induceL(sa, st, q, int32(a), bit(t[max(q-1, 0)] < a), d, pb)
-			}
-		}
+		d = partialLeftRun(ps, t, sa, st, i, hi, d)
+		i = hi
 	}
 }
 
@@ -380,7 +381,6 @@ func partialRightSplit[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLay
 		ps.serial(bottom, n, 0)
 		return
 	}
-	pm, pb := l.pm, l.pb
 	d := int32(0)
 	cb := l.k - 1 // the symbol whose stretch holds i
 	for i := n - 1; i >= bottom; {
@@ -396,20 +396,8 @@ func partialRightSplit[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLay
 			lo = l.ra(x)
 		}
 		lo = min(max(lo, limit), i)
-		if i+1-lo >= minRun {
-			d = ps.block(lo, i+1, d)
-			i = lo - 1
-			continue
-		}
-		for ; i >= lo; i-- {
-			v := sa[i]
-			d -= v >> 31
-			if u := v & ^saFlag; u > pb {
-				q := u&pm - 1
-				a := t[q]
-				induceS(sa, st, q, int32(a), bit(t[max(q-1, 0)] > a), d, pb)
-			}
-		}
+		d = partialRightRun(ps, t, sa, st, lo, i+1, d)
+		i = lo - 1
 	}
 }
 
