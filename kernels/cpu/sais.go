@@ -73,7 +73,7 @@ type bucketLayout struct {
 	nLL, nLS, nLMS []int32 // k each
 	m              int     // LMS positions in all
 	parts          textParts
-	// la (k+1, where buckets are small: splitRegions) splits stage 1 into two regions, as
+	// la (k+1, where buckets are small: not skipRegions) splits stage 1 into two regions, as
 	// libsais's scans of names do, so that each scan reads only entries that induce. The left
 	// region [0, la[k]) holds each symbol's LL suffixes and LMS seeds, at [la[c], la[c+1]): LL
 	// from the start, the seeds at the end; the right region [la[k], n) holds each symbol's LS
@@ -205,9 +205,9 @@ func saisReduced(t, sa []int32, k int, g *team, bufs *parBufs, mem saScratch) {
 }
 
 // collectNames moves the sorted LMS positions from their regions to sa[:m] (where stage 1 was
-// split, the scan put them there), and stores the name
-// of each (the rank of its LMS substring among the distinct ones) plus one in sa[m+p/2] for
-// position p, zero elsewhere in sa[m:m+n/2+1]. It returns the number of distinct names.
+// split, the scan put them there), and stores the name of each (the rank of its LMS substring
+// among the distinct ones) plus one in sa[m+p/2] for position p, zero elsewhere in
+// sa[m:m+n/2+1]. It returns the number of distinct names.
 func (l *bucketLayout) collectNames(sa []int32, tm *team) int {
 	if l.la == nil {
 		j := 0
