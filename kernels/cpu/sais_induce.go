@@ -185,10 +185,10 @@ func clearS(sa []int32, l *bucketLayout, tm *team) {
 }
 
 // partialLeft induces the L-type entries of stage 1 from the LMS positions, left to right, in
-// blocks. Every slot is read, or only the LL and LMS regions (skipRegions): the slots of S-type
-// suffixes are still empty, and LS entries say that they induce nothing here (l.pb). A block goes
-// on across buckets as long as its entries are final (below the head of an LL region; the other
-// regions induce nothing here, and their entries are complete or still empty).
+// blocks. Only the LL and LMS regions are read, per bucket (skipRegions) or as the left region
+// of a split stage 1 (partialLeftSplit). A block goes on across buckets as long as its entries
+// are final (below the head of an LL region; the other regions induce nothing here, and their
+// entries are complete or still empty).
 func partialLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, st []int32) {
 	initLeft(t, sa, l, st)
 	n := int32(len(t))
@@ -196,16 +196,12 @@ func partialLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, s
 	pm, pb := l.pm, l.pb
 	ps.start(scanL, st, pm, pb, l)
 	span := ps.span()
-	skip := l.skipRegions()
 	if l.la != nil {
 		partialLeftSplit(ps, t, sa, l, st, span)
 		return
 	}
+	// Large buckets (skipRegions): each bucket's LL and LMS regions.
 	if ps.wholeSerial() {
-		if !skip {
-			ps.serial(0, n, 0)
-			return
-		}
 		d := int32(0)
 		for c := range k {
 			s := l.start[c]
@@ -220,18 +216,15 @@ func partialLeft[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, s
 		for l.start[cb+1] <= i {
 			cb++
 		}
-		if lmsStart := l.start[cb+1] - l.nLMS[cb]; skip && i == l.start[cb]+l.nLL[cb] && i < lmsStart {
+		if lmsStart := l.start[cb+1] - l.nLMS[cb]; i == l.start[cb]+l.nLL[cb] && i < lmsStart {
 			// The LS and S regions induce nothing here.
 			i = lmsStart
 			continue
 		}
 		hi, limit := i, i+min(span, n-i) // i+span could pass 2^31-1
 		for x := cb; x < k && hi < limit; x++ {
-			if llEnd := l.start[x] + l.nLL[x]; hi < llEnd && st[4*x] < llEnd {
-				hi = max(hi, st[4*x])
-				break
-			} else if skip && hi < llEnd {
-				hi = llEnd
+			if llEnd := l.start[x] + l.nLL[x]; hi < llEnd {
+				hi = min(llEnd, max(hi, st[4*x])) // final up to the head, or the whole LL region
 				break
 			}
 			hi = l.start[x+1]
@@ -263,26 +256,22 @@ func partialLeftRun[T symbol](ps *parScan[T], t []T, sa, st []int32, i, hi, d in
 }
 
 // partialRight induces the S-type entries of stage 1 from the L-type ones, right to left, in
-// blocks. Every slot is read; the entries that induce (S and LS) say so (l.pb). A group boundary
-// is marked on its entry nearest the end (a mark advances d before the entry). A block goes on across buckets as long as
-// its entries are final (at or above the tail of an S region; LS regions are complete, and the
-// others induce nothing here).
+// blocks. Only the LS and S regions are read, per bucket (skipRegions) or as the right region
+// of a split stage 1 (partialRightSplit). A group boundary is marked on its entry nearest the
+// end (a mark advances d before the entry). A block goes on across buckets as long as its
+// entries are final (at or above the tail of an S region; LS regions are complete).
 func partialRight[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, st []int32) {
 	initRight(l, st)
 	n := int32(len(t))
 	pm, pb := l.pm, l.pb
 	ps.start(scanR, st, pm, pb, l)
 	span := ps.span()
-	skip := l.skipRegions()
 	if l.la != nil {
 		partialRightSplit(ps, t, sa, l, st, span)
 		return
 	}
+	// Large buckets (skipRegions): each bucket's S and LS regions.
 	if ps.wholeSerial() {
-		if !skip {
-			ps.serial(0, n, 0)
-			return
-		}
 		d := int32(0)
 		for c := l.k - 1; c >= 0; c-- {
 			d = ps.serial(l.start[c]+l.nLL[c], l.start[c+1]-l.nLMS[c], d)
@@ -295,27 +284,21 @@ func partialRight[T symbol](ps *parScan[T], t []T, sa []int32, l *bucketLayout, 
 		for l.start[cb] > i {
 			cb--
 		}
-		if skip {
-			// The LMS and LL regions induce nothing here.
-			if lmsStart := l.start[cb+1] - l.nLMS[cb]; i >= lmsStart {
-				i = lmsStart - 1
-				continue
-			}
-			if i < l.start[cb]+l.nLL[cb] {
-				i = l.start[cb] - 1
-				continue
-			}
+		// The LMS and LL regions induce nothing here.
+		if lmsStart := l.start[cb+1] - l.nLMS[cb]; i >= lmsStart {
+			i = lmsStart - 1
+			continue
 		}
+		if i < l.start[cb]+l.nLL[cb] {
+			i = l.start[cb] - 1
+			continue
+		}
+		// i is in bucket cb's S or LS region: final down to the tail of S, or the whole of both.
 		lo, limit := i+1, max(i-span+1, 0)
-		for x := cb; x >= 0 && lo > limit; x-- {
-			if sStart := l.start[x] + l.nLL[x] + l.nLS[x]; lo > sStart && st[4*x] > sStart {
-				lo = min(lo, st[4*x])
-				break
-			} else if lsStart := l.start[x] + l.nLL[x]; skip {
-				lo = min(lo, lsStart)
-				break
-			}
-			lo = l.start[x]
+		if sStart := l.start[cb] + l.nLL[cb] + l.nLS[cb]; lo > sStart && st[4*cb] > sStart {
+			lo = min(lo, st[4*cb])
+		} else {
+			lo = min(lo, l.start[cb]+l.nLL[cb])
 		}
 		lo = min(max(lo, limit), i)
 		d = partialRightRun(ps, t, sa, st, lo, i+1, d)
