@@ -86,6 +86,24 @@ type bucketLayout struct {
 // ra is where symbol c's LS and S suffixes begin in stage 1's right region (la set).
 func (l *bucketLayout) ra(c int) int32 { return l.la[l.k] + l.start[c] - l.la[c] }
 
+// seedEnds is where each symbol's LMS seeds end in stage 1 (k entries): its bucket's end, or its
+// stretch of the left region's (la set).
+func (l *bucketLayout) seedEnds() []int32 {
+	if l.la != nil {
+		return l.la[1:]
+	}
+	return l.start[1:]
+}
+
+// lsStart is where symbol c's LS suffixes begin in stage 1: after its LL ones in its bucket, or
+// its stretch of the right region (la set).
+func (l *bucketLayout) lsStart(c int) int32 {
+	if l.la != nil {
+		return l.ra(c)
+	}
+	return l.start[c] + l.nLL[c]
+}
+
 func saisBytes(t []byte, sa []int32, threads int) {
 	if len(t) < 1<<16 {
 		threads = 1

@@ -57,14 +57,13 @@ func bigAlphabet[T symbol](k int) bool {
 // initLeft readies the stage 1 pointers for the left-to-right scan and places the suffix before
 // the sentinel, alone in its group (its LMS substring reaches the end).
 func initLeft[T symbol](t []T, sa []int32, l *bucketLayout, st []int32) {
+	llStart := l.start
+	if l.la != nil {
+		llStart = l.la
+	}
 	for c := range l.k {
-		if l.la != nil {
-			st[4*c] = l.la[c]
-			st[4*c+1] = l.ra(c)
-		} else {
-			st[4*c] = l.start[c]
-			st[4*c+1] = l.start[c] + l.nLL[c]
-		}
+		st[4*c] = llStart[c]
+		st[4*c+1] = l.lsStart(c)
 		st[4*c+2], st[4*c+3] = -1, -1
 	}
 	n := len(t)
@@ -122,10 +121,7 @@ func induceS(sa, st []int32, q, a, b, d, pb int32) {
 // markSeeds marks the first LMS position of each bucket after placeLMS: each bucket's seeds
 // are one group.
 func markSeeds(sa []int32, l *bucketLayout) {
-	ends := l.start[1:]
-	if l.la != nil {
-		ends = l.la[1:]
-	}
+	ends := l.seedEnds()
 	for c := range l.k {
 		if l.nLMS[c] > 0 {
 			sa[ends[c]-l.nLMS[c]] |= saFlag
@@ -141,10 +137,7 @@ func fixLSMarks(sa []int32, l *bucketLayout, tm *team) {
 	tm.run(parts, func(p int) {
 		for c := l.k * p / parts; c < l.k*(p+1)/parts; c++ {
 			if n := l.nLS[c]; n > 0 {
-				lo := l.start[c] + l.nLL[c]
-				if l.la != nil {
-					lo = l.ra(c)
-				}
+				lo := l.lsStart(c)
 				shiftMarks(sa[lo : lo+n])
 			}
 		}

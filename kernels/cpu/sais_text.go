@@ -138,10 +138,7 @@ func placeLMS[T symbol](t []T, sa []int32, l *bucketLayout, tail []int32, tm *te
 	for q := 1; q < tp.p; q++ {
 		tails[q] = tp.lms[q][l.k:]
 	}
-	ends := l.start[1:]
-	if l.la != nil {
-		ends = l.la[1:] // the seeds end each symbol's stretch of the left region
-	}
+	ends := l.seedEnds()
 	for c := range l.k {
 		x := ends[c]
 		for q := tp.p - 1; q > 0; q-- {
